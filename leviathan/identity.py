@@ -1,0 +1,523 @@
+"""Content identity: a versioned canonical byte encoding and the hashes built on it.
+
+A canonical product (a snapshot, a measurement, a perception frame) is identified by
+the SHA-256 of its *scientific content*. This module defines exactly which bytes that
+content is, so that two equivalent values always produce the same identity and anyone
+can recompute it from this specification alone.
+
+Nothing outside the value enters the encoding: no wall-clock time, no ``id()``, no
+``PYTHONHASHSEED``, no dict insertion order and no set iteration order.
+
+Encoding, version 1
+-------------------
+
+A top-level encoding is a domain prefix followed by the encoding of one value::
+
+    canonical_encode(obj) = b"LEVIATHAN-CONTENT-v1\\0" + enc(obj)
+
+Every ``enc(value)`` starts with a one-byte type tag. ``u64`` is an unsigned 64-bit
+little-endian integer; ``str(s)`` means ``u64(len(utf8(s))) + utf8(s)`` (no tag);
+``name(T)`` is ``str(T.__module__ + "." + T.__qualname__)``.
+
+====  =======================  =====================================================================
+Tag   Value                    Payload after the tag
+====  =======================  =====================================================================
+0x00  ``None``                 nothing
+0x01  ``bool``                 one byte: 0x00 (False) or 0x01 (True)
+0x02  ``int``                  sign byte (0x00 for >= 0, 0x01 for < 0), ``u64(n)``, then the ``n``
+                               bytes of ``abs(value)`` little-endian, minimal length (so zero has
+                               ``n`` = 0)
+0x03  ``float``                8 bytes little-endian IEEE binary64 after canonicalisation (-0.0
+                               becomes 0.0; every NaN becomes 0x7FF8000000000000)
+0x04  ``complex``              the real part then the imaginary part, each 8 bytes as for 0x03
+0x05  ``str``                  ``str(value)``
+0x06  ``bytes``/``bytearray``  ``u64(len)`` then the bytes
+0x07  ``list``/``tuple``       ``u64(count)`` then ``enc(item)`` for each item in order
+0x08  ``Mapping``              ``u64(count)`` then, sorted by the key's UTF-8 bytes, ``str(key) +
+                               enc(value)`` for each entry; keys must be ``str``
+0x09  ``set``/``frozenset``    ``u64(count)`` then the ``enc(element)`` byte strings sorted bytewise
+0x0A  ``numpy.ndarray``        ``str(dtype)`` with ``dtype`` the little-endian dtype string
+                               (``'<f8'``, ``'|u1'``, ``'<U3'``), ``u64(ndim)``, ``u64(dim)`` per
+                               axis, ``u64(nbytes)``, then the C-order little-endian element bytes
+                               after canonicalisation: floats and complex parts get -0 -> 0 and NaN
+                               -> the width's quiet NaN (0x7FF8000000000000, 0x7FC00000, 0x7E00);
+                               booleans are exactly 0x00/0x01
+0x0B  ``fractions.Fraction``   ``str("numerator/denominator")`` in lowest terms
+0x0C  ``decimal.Decimal``      ``str(str(value))``, so precision counts (``1.0 != 1.00``); a
+                               negative zero is written without its sign and every NaN as ``"NaN"``
+0x0D  ``enum.Enum``            ``name(type)`` then ``enc(member.value)``
+0x0E  dataclass instance       ``name(type)`` then the fields as a 0x08 mapping ``{field.name:
+                               getattr(obj, field.name)}`` over ``dataclasses.fields``
+0x0F  pydantic ``BaseModel``   ``name(type)`` then ``enc(obj.model_dump(mode="python"))``
+0x10  ``__content__()`` hook   ``name(type)`` then ``enc(obj.__content__())``
+====  =======================  =====================================================================
+
+Choices worth knowing:
+
+* **Lists and tuples share tag 0x07.** Identity is about content, not container kind:
+  a tuple field survives a JSON or ``model_dump`` round trip only as a list, and its
+  identity must survive too.
+* **Sets are encoded, not refused**, sorted by their elements' encodings, so iteration
+  order (which depends on ``PYTHONHASHSEED`` for strings) never matters.
+* **NumPy scalars are encoded as their Python value** (``x.item()``): ``np.float32(0.5)``
+  and ``0.5`` have the same identity. Scalars usually appear incidentally (a reduction
+  stored in a field), and whether some code path called ``float()`` must not change an
+  identity. Arrays, by contrast, keep their dtype and shape: a float32 and a float64
+  array of the same values are different content.
+* **Array dtypes** accepted are bool, signed and unsigned integers, float16/32/64,
+  complex64/128 and fixed-width ``U``/``S`` strings. ``object``, datetime, structured
+  and extended-precision (``longdouble``) arrays are refused: their bytes are either
+  pointers or platform-dependent.
+* **Dispatch order** is: ``None``, the ``__content__`` hook, ``Enum``, NumPy scalar,
+  ``bool``, ``int``, ``float``, ``complex``, ``str``, ``bytes``, ``Fraction``,
+  ``Decimal``, ``ndarray``, list/tuple, mapping, set, pydantic model, dataclass. An
+  explicit hook therefore wins over every structural rule.
+* **Class names are fully qualified** (``module.QualName``). A class defined in a script
+  run as ``__main__`` gets a different identity from the same class imported from a
+  module.
+
+Library types (a transform, a scene, a sonar frame) define their identity by
+implementing ``__content__(self)`` and returning an encodable value, usually a dict of
+their scientific fields.
+
+Display products
+----------------
+
+Display products (an sRGB preview, PNG bytes of a sonar fan) are hashed with
+:func:`display_hash`, which uses the domain prefix ``b"LEVIATHAN-DISPLAY-v1\\0"``.
+The two prefixes make the SHA-256 inputs of the two hashes disjoint, so a display hash
+never equals a content hash. Rule: a display product never enters scientific identity;
+do not pass display bytes or display hashes into an object hashed with
+:func:`content_hash`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+import hashlib
+import struct
+from collections.abc import Mapping
+from decimal import Decimal
+from fractions import Fraction
+from typing import Any
+
+import numpy as np
+import pydantic
+
+__all__ = [
+    "CONTENT_DOMAIN",
+    "DISPLAY_DOMAIN",
+    "ENCODING_VERSION",
+    "QUIET_NAN_BITS",
+    "canonical_encode",
+    "canonicalize_floats",
+    "content_hash",
+    "display_hash",
+]
+
+ENCODING_VERSION = 1
+"""Version of the canonical encoding; it is spelled into both domain prefixes."""
+
+CONTENT_DOMAIN = b"LEVIATHAN-CONTENT-v1\0"
+"""Prefix of every top-level scientific encoding."""
+
+DISPLAY_DOMAIN = b"LEVIATHAN-DISPLAY-v1\0"
+"""Prefix of every display-product encoding; never used for scientific identity."""
+
+QUIET_NAN_BITS = 0x7FF8000000000000
+"""The single float64 bit pattern every NaN is canonicalised to; it means "missing"."""
+
+_TAG_NONE = b"\x00"
+_TAG_BOOL = b"\x01"
+_TAG_INT = b"\x02"
+_TAG_FLOAT = b"\x03"
+_TAG_COMPLEX = b"\x04"
+_TAG_STR = b"\x05"
+_TAG_BYTES = b"\x06"
+_TAG_SEQUENCE = b"\x07"
+_TAG_MAPPING = b"\x08"
+_TAG_SET = b"\x09"
+_TAG_NDARRAY = b"\x0a"
+_TAG_FRACTION = b"\x0b"
+_TAG_DECIMAL = b"\x0c"
+_TAG_ENUM = b"\x0d"
+_TAG_DATACLASS = b"\x0e"
+_TAG_PYDANTIC = b"\x0f"
+_TAG_CONTENT_HOOK = b"\x10"
+
+# Quiet NaN bit pattern per float width: sign clear, quiet bit set, zero payload.
+_QUIET_NAN_BITS_BY_ITEMSIZE = {2: 0x7E00, 4: 0x7FC00000, 8: QUIET_NAN_BITS}
+_ARRAY_KINDS = frozenset("biufcUS")
+
+_U64 = struct.Struct("<Q")
+_F64 = struct.Struct("<d")
+
+
+def canonical_encode(obj: Any) -> bytes:
+    """Return the canonical, versioned byte encoding of ``obj``.
+
+    The format is specified in this module's docstring; the result always starts with
+    :data:`CONTENT_DOMAIN`.
+
+    Args:
+        obj: The value to encode: ``None``, ``bool``, ``int``, ``float``, ``complex``,
+            ``str``, ``bytes``, lists, tuples, str-keyed mappings, sets, NumPy arrays and
+            scalars, ``Fraction``, ``Decimal``, enums, dataclasses, pydantic models, or
+            any object implementing ``__content__()``, nested arbitrarily.
+
+    Returns:
+        The canonical bytes.
+
+    Raises:
+        TypeError: If ``obj`` contains a value of an unsupported type, a mapping with a
+            non-``str`` key, or an array of an unsupported dtype.
+        ValueError: If ``obj`` contains a reference cycle or a string that is not valid
+            Unicode (lone surrogates).
+    """
+    return CONTENT_DOMAIN + _encode_body(obj)
+
+
+def content_hash(obj: Any) -> str:
+    """Return the scientific identity of ``obj``: hex SHA-256 of its canonical encoding.
+
+    Args:
+        obj: Any value accepted by :func:`canonical_encode`.
+
+    Returns:
+        A 64-character lowercase hexadecimal digest.
+    """
+    return hashlib.sha256(canonical_encode(obj)).hexdigest()
+
+
+def display_hash(obj: Any) -> str:
+    """Return the identity of a display product (preview image, PNG bytes).
+
+    The value is encoded exactly as by :func:`canonical_encode` but behind
+    :data:`DISPLAY_DOMAIN` instead of :data:`CONTENT_DOMAIN`, so a display hash never
+    coincides with a content hash. Display products never enter scientific identity.
+
+    Args:
+        obj: Any value accepted by :func:`canonical_encode`, typically ``bytes``.
+
+    Returns:
+        A 64-character lowercase hexadecimal digest.
+    """
+    return hashlib.sha256(DISPLAY_DOMAIN + _encode_body(obj)).hexdigest()
+
+
+def canonicalize_floats(a: np.ndarray) -> np.ndarray:
+    """Return a C-ordered copy of ``a`` with its floats canonicalised.
+
+    Negative zero becomes positive zero and every NaN (any sign, any payload, quiet or
+    signalling) becomes the dtype's single quiet NaN (0x7FF8000000000000 for float64,
+    0x7FC00000 for float32, 0x7E00 for float16). Complex arrays are canonicalised in
+    their real and imaginary parts. Dtype, byte order and shape are preserved; arrays of
+    other dtypes are returned as an unchanged copy.
+
+    Args:
+        a: The array to canonicalise. It is never modified.
+
+    Returns:
+        A new array.
+
+    Raises:
+        TypeError: If ``a`` is not a ``numpy.ndarray`` or is a float or complex array of
+            extended precision (``longdouble``).
+    """
+    if not isinstance(a, np.ndarray):
+        raise TypeError(
+            f"canonicalize_floats: a must be a numpy.ndarray, got {_type_name(type(a))}; "
+            "wrap it with numpy.asarray() first"
+        )
+    out = np.array(a, copy=True, order="C")
+    if out.dtype.kind == "c":
+        part_dtype = np.dtype(f"f{out.dtype.itemsize // 2}").newbyteorder(out.dtype.byteorder)
+        _canonicalize_floats_in_place(out.view(part_dtype), where="a")
+    elif out.dtype.kind == "f":
+        _canonicalize_floats_in_place(out, where="a")
+    return out
+
+
+def _canonicalize_floats_in_place(a: np.ndarray, *, where: str) -> None:
+    """Canonicalise a contiguous real float array in place through an integer view."""
+    nan_bits = _QUIET_NAN_BITS_BY_ITEMSIZE.get(a.dtype.itemsize)
+    if nan_bits is None:
+        raise TypeError(
+            f"{where}: float dtype {a.dtype.str!r} ({a.dtype.itemsize * 8}-bit) has no "
+            "canonical encoding because extended precision is platform-dependent; "
+            "convert it to float64 first"
+        )
+    nan_mask = np.isnan(a)
+    zero_mask = a == 0
+    bits = a.view(np.dtype(f"u{a.dtype.itemsize}").newbyteorder(a.dtype.byteorder))
+    # Writing through the integer view sets exact bit patterns; assigning a float NaN
+    # would leave the pattern to the hardware's conversion rules.
+    bits[nan_mask] = nan_bits
+    bits[zero_mask] = 0
+
+
+def _encode_body(obj: Any) -> bytes:
+    """Encode ``obj`` without the domain prefix."""
+    parts: list[bytes] = []
+    _encode_into(obj, parts, path="$", active=set())
+    return b"".join(parts)
+
+
+def _encode_into(obj: Any, out: list[bytes], *, path: str, active: set[int]) -> None:
+    """Append the encoding of ``obj`` to ``out``.
+
+    ``path`` locates ``obj`` inside the top-level value for error messages; ``active``
+    holds the ``id()`` of the containers being encoded, only to detect reference cycles
+    (ids never enter the bytes).
+    """
+    if obj is None:
+        out.append(_TAG_NONE)
+        return
+
+    hook = getattr(type(obj), "__content__", None)
+    if hook is not None:
+        with _entered(obj, path, active):
+            content = obj.__content__()
+            if content is obj:
+                raise TypeError(
+                    f"{path}: {_type_name(type(obj))}.__content__() returned the object "
+                    "itself; it must return a plain encodable value such as a dict of "
+                    "the object's scientific fields"
+                )
+            out.append(_TAG_CONTENT_HOOK)
+            out.append(_str_payload(_type_name(type(obj)), path=path))
+            _encode_into(content, out, path=f"{path}.__content__()", active=active)
+        return
+
+    if isinstance(obj, enum.Enum):
+        out.append(_TAG_ENUM)
+        out.append(_str_payload(_type_name(type(obj)), path=path))
+        _encode_into(obj.value, out, path=f"{path}.value", active=active)
+        return
+
+    if isinstance(obj, np.generic):
+        _encode_into(_numpy_scalar_to_python(obj, path=path), out, path=path, active=active)
+        return
+
+    if isinstance(obj, bool):
+        out.append(_TAG_BOOL)
+        out.append(b"\x01" if obj else b"\x00")
+        return
+
+    if isinstance(obj, int):
+        magnitude = abs(obj)
+        payload = magnitude.to_bytes((magnitude.bit_length() + 7) // 8, "little")
+        out.append(_TAG_INT)
+        out.append(b"\x01" if obj < 0 else b"\x00")
+        out.append(_U64.pack(len(payload)))
+        out.append(payload)
+        return
+
+    if isinstance(obj, float):
+        out.append(_TAG_FLOAT)
+        out.append(_float_payload(obj))
+        return
+
+    if isinstance(obj, complex):
+        out.append(_TAG_COMPLEX)
+        out.append(_float_payload(obj.real))
+        out.append(_float_payload(obj.imag))
+        return
+
+    if isinstance(obj, str):
+        out.append(_TAG_STR)
+        out.append(_str_payload(obj, path=path))
+        return
+
+    if isinstance(obj, bytes | bytearray):
+        out.append(_TAG_BYTES)
+        out.append(_U64.pack(len(obj)))
+        out.append(bytes(obj))
+        return
+
+    if isinstance(obj, Fraction):
+        out.append(_TAG_FRACTION)
+        out.append(_str_payload(f"{obj.numerator}/{obj.denominator}", path=path))
+        return
+
+    if isinstance(obj, Decimal):
+        if obj.is_nan():
+            text = "NaN"
+        elif obj.is_zero():
+            text = str(obj.copy_abs())
+        else:
+            text = str(obj)
+        out.append(_TAG_DECIMAL)
+        out.append(_str_payload(text, path=path))
+        return
+
+    if isinstance(obj, np.ndarray):
+        _encode_array(obj, out, path=path)
+        return
+
+    if isinstance(obj, list | tuple):
+        with _entered(obj, path, active):
+            out.append(_TAG_SEQUENCE)
+            out.append(_U64.pack(len(obj)))
+            for i, item in enumerate(obj):
+                _encode_into(item, out, path=f"{path}[{i}]", active=active)
+        return
+
+    if isinstance(obj, Mapping):
+        with _entered(obj, path, active):
+            _encode_mapping(obj, out, path=path, active=active)
+        return
+
+    if isinstance(obj, set | frozenset):
+        with _entered(obj, path, active):
+            encoded = []
+            for element in obj:
+                parts: list[bytes] = []
+                _encode_into(element, parts, path=f"{path}{{element}}", active=active)
+                encoded.append(b"".join(parts))
+            encoded.sort()
+            out.append(_TAG_SET)
+            out.append(_U64.pack(len(encoded)))
+            out.extend(encoded)
+        return
+
+    if isinstance(obj, pydantic.BaseModel):
+        with _entered(obj, path, active):
+            out.append(_TAG_PYDANTIC)
+            out.append(_str_payload(_type_name(type(obj)), path=path))
+            _encode_into(obj.model_dump(mode="python"), out, path=path, active=active)
+        return
+
+    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+        with _entered(obj, path, active):
+            out.append(_TAG_DATACLASS)
+            out.append(_str_payload(_type_name(type(obj)), path=path))
+            fields = {f.name: getattr(obj, f.name) for f in dataclasses.fields(obj)}
+            _encode_mapping(fields, out, path=path, active=active)
+        return
+
+    raise TypeError(
+        f"{path}: cannot encode a value of type {_type_name(type(obj))} for content "
+        "identity; supported are None, bool, int, float, complex, str, bytes, list, "
+        "tuple, str-keyed dict, set, numpy arrays and scalars, Fraction, Decimal, Enum, "
+        "dataclasses and pydantic models. To make this type hashable, implement "
+        "`__content__(self)` returning an encodable value (e.g. a dict of its "
+        "scientific fields)"
+    )
+
+
+class _entered:
+    """Context manager marking a container as being encoded, to detect cycles."""
+
+    def __init__(self, obj: Any, path: str, active: set[int]) -> None:
+        self._key = id(obj)
+        self._path = path
+        self._active = active
+
+    def __enter__(self) -> None:
+        if self._key in self._active:
+            raise ValueError(
+                f"{self._path}: the value contains a reference cycle; content identity "
+                "needs a finite tree of values"
+            )
+        self._active.add(self._key)
+
+    def __exit__(self, *exc_info: object) -> None:
+        self._active.discard(self._key)
+
+
+def _encode_mapping(
+    obj: Mapping[Any, Any], out: list[bytes], *, path: str, active: set[int]
+) -> None:
+    """Append a tag-0x08 mapping: entries sorted by the keys' UTF-8 bytes."""
+    entries = []
+    for key, value in obj.items():
+        if not isinstance(key, str):
+            raise TypeError(
+                f"{path}: mapping key {key!r} has type {_type_name(type(key))}; content "
+                "identity requires str keys, so convert the key to a string"
+            )
+        entries.append((_utf8(key, path=f"{path}[{key!r}]"), key, value))
+    entries.sort(key=lambda entry: entry[0])
+    out.append(_TAG_MAPPING)
+    out.append(_U64.pack(len(entries)))
+    for key_bytes, key, value in entries:
+        out.append(_U64.pack(len(key_bytes)))
+        out.append(key_bytes)
+        _encode_into(value, out, path=f"{path}[{key!r}]", active=active)
+
+
+def _encode_array(a: np.ndarray, out: list[bytes], *, path: str) -> None:
+    """Append a tag-0x0A array: little-endian dtype, shape, canonical C-order bytes."""
+    kind = a.dtype.kind
+    if kind not in _ARRAY_KINDS:
+        raise TypeError(
+            f"{path}: numpy array of dtype {a.dtype.str!r} (kind {kind!r}) has no "
+            "canonical encoding; supported are bool, integer, float16/32/64, complex and "
+            "fixed-width U/S string arrays. Convert object arrays element by element "
+            "into lists or a supported dtype"
+        )
+    little = a.dtype.newbyteorder("<")
+    # astype into the explicit little-endian dtype byte-swaps big-endian input, and the
+    # C-order copy makes strided views hash like their contiguous equivalents.
+    data = np.asarray(a, dtype=little, order="C")
+    if kind in "fc":
+        data = canonicalize_floats(data)
+    elif kind == "b":
+        data = (data.view(np.uint8) != 0).astype(np.uint8)
+    payload = data.tobytes(order="C")
+    out.append(_TAG_NDARRAY)
+    out.append(_str_payload(little.str, path=path))
+    out.append(_U64.pack(a.ndim))
+    out.extend(_U64.pack(dim) for dim in a.shape)
+    out.append(_U64.pack(len(payload)))
+    out.append(payload)
+
+
+def _numpy_scalar_to_python(x: np.generic, *, path: str) -> Any:
+    """Return the Python value a NumPy scalar is encoded as."""
+    kind = x.dtype.kind
+    if kind not in _ARRAY_KINDS:
+        raise TypeError(
+            f"{path}: numpy scalar of type {_type_name(type(x))} (dtype {x.dtype.str!r}) "
+            "has no canonical encoding; convert it to a Python bool, int, float, complex "
+            "or str first"
+        )
+    if (kind == "f" and x.dtype.itemsize > 8) or (kind == "c" and x.dtype.itemsize > 16):
+        raise TypeError(
+            f"{path}: numpy scalar of dtype {x.dtype.str!r} is extended precision, which is "
+            "platform-dependent; convert it to float64 first"
+        )
+    return x.item()
+
+
+def _float_payload(value: float) -> bytes:
+    """Return the 8 canonical little-endian bytes of a binary64 value."""
+    if value != value:
+        return _U64.pack(QUIET_NAN_BITS)
+    if value == 0.0:
+        return _F64.pack(0.0)
+    return _F64.pack(value)
+
+
+def _utf8(text: str, *, path: str) -> bytes:
+    """Encode ``text`` as UTF-8, naming the location when it is not valid Unicode."""
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError as error:
+        raise ValueError(
+            f"{path}: string {text!r} cannot be encoded as UTF-8 ({error.reason}); "
+            "content identity needs valid Unicode text"
+        ) from None
+
+
+def _str_payload(text: str, *, path: str) -> bytes:
+    """Return ``u64(len) + utf8`` for ``text``."""
+    encoded = _utf8(text, path=path)
+    return _U64.pack(len(encoded)) + encoded
+
+
+def _type_name(cls: type) -> str:
+    """Return the fully qualified name of ``cls``."""
+    return f"{cls.__module__}.{cls.__qualname__}"

@@ -1,0 +1,350 @@
+"""Keyed randomness: every draw is a pure function of stable identifiers.
+
+A random value in LEVIATHAN does not come from a generator's hidden position. It is a
+pure function of ``(root_seed, sensor_id, sample_index, effect, index)``, where
+``index`` is the cell or beam the value belongs to. A sample is therefore bitwise the
+same whether it is produced alone, in a batch, in any order, or after a World reset.
+
+Algorithm, version ``leviathan.random.v1``
+------------------------------------------
+
+Everything below is exact integer arithmetic until the last float conversion, so the
+description is enough to reimplement it.
+
+1. **Key.** ``digest = SHA-256(canonical_encode(("leviathan.random.v1", root_seed,
+   sensor_id, sample_index, effect)))`` using :func:`leviathan.identity.canonical_encode`
+   (version 1, content domain prefix included). The Philox key words are
+   ``k0 = uint32_le(digest[0:4])`` and ``k1 = uint32_le(digest[4:8])``.
+2. **Counter.** For an element with index ``i`` (``0 <= i < 2**63``) and stream word
+   ``s``, the counter is ``(i & 0xFFFFFFFF, i >> 32, s, 0)``. The stream word separates
+   the independent variates one index needs: stream 0 gives the first uniform, stream 1
+   the second (used by Box–Muller).
+3. **Block.** ``(x0, x1, x2, x3) = Philox4x32-10(counter, (k0, k1))`` (Salmon, Moraes,
+   Dror and Shaw, "Parallel random numbers: as easy as 1, 2, 3", SC 2011). One round
+   maps ``(c0, c1, c2, c3)`` with key ``(k0, k1)`` to::
+
+       p0 = 0xD2511F53 * c0          (exact 64-bit product; hi = p >> 32, lo = p & 0xFFFFFFFF)
+       p1 = 0xCD9E8D57 * c2
+       (hi(p1) ^ c1 ^ k0,  lo(p1),  hi(p0) ^ c3 ^ k1,  lo(p0))
+
+   Ten rounds are applied; after each of the first nine the key is bumped by
+   ``k0 += 0x9E3779B9``, ``k1 += 0xBB67AE85`` (mod 2**32). This reproduces the Random123
+   known-answer vectors.
+4. **Uniform.** ``x = x0 | (x1 << 32)`` (a 64-bit integer, ``x0`` the low word) and
+   ``u = ((x >> 12) + 0.5) * 2**-52``. ``u`` is the midpoint of one of ``2**52`` equal
+   cells of [0, 1): every value is exact in binary64, the smallest is ``2**-53``, the
+   largest ``1 - 2**-53``, so ``u`` is never 0 and never 1, and ``1 - u`` is again a
+   possible draw. (A 53-bit midpoint ``((x >> 11) + 0.5) * 2**-53`` would need 54
+   significant bits: it rounds and its top value becomes exactly 1.0.)
+5. **Distributions.** ``uniform`` is ``u`` from stream 0. ``exponential`` (unit mean)
+   is ``-log(u)`` with ``u`` from stream 0. ``normal`` (standard) is the Box–Muller cosine
+   branch ``sqrt(-2 log(u0)) * cos(2 pi u1)`` with ``u0`` from stream 0 and ``u1`` from
+   stream 1.
+
+The integer steps are bitwise portable. The final ``log``, ``sqrt`` and ``cos`` use
+NumPy's elementwise functions, so values are bitwise identical for the same build and
+platform (the project's repeatability promise), not necessarily across platforms.
+
+Randomness and identity
+-----------------------
+
+The seed enters a product's identity only when a random effect was actually drawn.
+:class:`RandomEffectRecord` states that for one effect; its ``__content__`` carries the
+seed and the algorithm version only when ``drawn`` is true.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import math
+import numbers
+from typing import Any
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from leviathan.identity import canonical_encode
+
+__all__ = [
+    "ALGORITHM",
+    "KeyedRandom",
+    "RandomEffectRecord",
+    "exponential",
+    "normal",
+    "uniform",
+]
+
+ALGORITHM = "leviathan.random.v1"
+"""Name and version of the keyed-randomness algorithm; it is part of every key."""
+
+_MASK32 = 0xFFFFFFFF
+_PHILOX_M0 = np.uint64(0xD2511F53)
+_PHILOX_M1 = np.uint64(0xCD9E8D57)
+_PHILOX_W0 = 0x9E3779B9
+_PHILOX_W1 = 0xBB67AE85
+_PHILOX_ROUNDS = 10
+_INDEX_LIMIT = 2**63
+_SEED_LIMIT = 2**64
+_UNIFORM_SCALE = 2.0**-52
+_TWO_PI = 2.0 * np.pi
+
+_STREAM_FIRST_UNIFORM = 0
+_STREAM_SECOND_UNIFORM = 1
+
+
+def _libm(fn: Any, values: NDArray[np.float64]) -> NDArray[np.float64]:
+    """Applies a ``math`` function element by element, keeping the shape.
+
+    Transcendentals come from Python's ``math`` (the platform libm) rather than
+    numpy's vectorised loops, whose SIMD code paths differ between CPU
+    instruction sets; keyed draws then do not depend on which ones the machine has.
+    """
+    flat = [fn(v) for v in values.ravel().tolist()]
+    return np.array(flat, dtype=np.float64).reshape(values.shape)
+
+
+def uniform(
+    root_seed: int, sensor_id: str, sample_index: int, effect: str, index: ArrayLike
+) -> NDArray[np.float64]:
+    """Draw uniforms strictly inside (0, 1), one per element of ``index``.
+
+    Args:
+        root_seed: Root seed of the run, ``0 <= root_seed < 2**64``.
+        sensor_id: Stable identifier of the sensor, non-empty.
+        sample_index: Index ``n`` of the sensor sample, ``>= 0``.
+        effect: Name of the random effect (e.g. ``"speckle"``), non-empty.
+        index: Cell or beam indices, any shape, integer dtype, ``0 <= index < 2**63``.
+
+    Returns:
+        float64 array with the shape of ``index``.
+
+    Raises:
+        TypeError: If an argument has the wrong type (``index`` must be integer).
+        ValueError: If an argument is out of range or empty.
+    """
+    key = _derive_key(root_seed, sensor_id, sample_index, effect)
+    return _uniform_stream(key, _validate_index(index), _STREAM_FIRST_UNIFORM)
+
+
+def exponential(
+    root_seed: int, sensor_id: str, sample_index: int, effect: str, index: ArrayLike
+) -> NDArray[np.float64]:
+    """Draw unit-mean exponential variates ``-log(u)``, one per element of ``index``.
+
+    Arguments, errors and keying are as for :func:`uniform`; the values are positive
+    and finite.
+
+    Returns:
+        float64 array with the shape of ``index``.
+    """
+    key = _derive_key(root_seed, sensor_id, sample_index, effect)
+    u = _uniform_stream(key, _validate_index(index), _STREAM_FIRST_UNIFORM)
+    return -_libm(math.log, u)
+
+
+def normal(
+    root_seed: int, sensor_id: str, sample_index: int, effect: str, index: ArrayLike
+) -> NDArray[np.float64]:
+    """Draw standard normal variates by Box–Muller, one per element of ``index``.
+
+    Uses the cosine branch ``sqrt(-2 log(u0)) * cos(2 pi u1)`` with ``u0`` from stream 0
+    and ``u1`` from stream 1. Arguments, errors and keying are as for :func:`uniform`.
+
+    Returns:
+        float64 array with the shape of ``index``.
+    """
+    key = _derive_key(root_seed, sensor_id, sample_index, effect)
+    idx = _validate_index(index)
+    u0 = _uniform_stream(key, idx, _STREAM_FIRST_UNIFORM)
+    u1 = _uniform_stream(key, idx, _STREAM_SECOND_UNIFORM)
+    return np.sqrt(-2.0 * _libm(math.log, u0)) * _libm(math.cos, _TWO_PI * u1)
+
+
+@dataclasses.dataclass(frozen=True)
+class KeyedRandom:
+    """Draws bound to one ``(root_seed, sensor_id, sample_index)``.
+
+    Attributes:
+        root_seed: Root seed of the run, ``0 <= root_seed < 2**64``.
+        sensor_id: Stable identifier of the sensor, non-empty.
+        sample_index: Index of the sensor sample, ``>= 0``.
+    """
+
+    root_seed: int
+    sensor_id: str
+    sample_index: int
+
+    def __post_init__(self) -> None:
+        _validate_binding(self.root_seed, self.sensor_id, self.sample_index)
+
+    def uniform(self, effect: str, index: ArrayLike) -> NDArray[np.float64]:
+        """Return :func:`uniform` for ``effect`` at ``index`` under this binding."""
+        return uniform(self.root_seed, self.sensor_id, self.sample_index, effect, index)
+
+    def exponential(self, effect: str, index: ArrayLike) -> NDArray[np.float64]:
+        """Return :func:`exponential` for ``effect`` at ``index`` under this binding."""
+        return exponential(self.root_seed, self.sensor_id, self.sample_index, effect, index)
+
+    def normal(self, effect: str, index: ArrayLike) -> NDArray[np.float64]:
+        """Return :func:`normal` for ``effect`` at ``index`` under this binding."""
+        return normal(self.root_seed, self.sensor_id, self.sample_index, effect, index)
+
+
+@dataclasses.dataclass(frozen=True)
+class RandomEffectRecord:
+    """Whether one random effect was drawn, and with which seed.
+
+    A measurement carries one record per random effect it could apply. The seed enters
+    the measurement's identity only through a drawn record, so turning an effect off
+    makes the result independent of the seed.
+
+    Attributes:
+        effect: Name of the effect, non-empty (e.g. ``"speckle"``).
+        drawn: True when the effect's random values were drawn and applied.
+        root_seed: The root seed used when ``drawn``; must be ``None`` otherwise.
+        distribution: Name of the distribution drawn from (e.g. ``"normal"``), non-empty.
+    """
+
+    effect: str
+    drawn: bool
+    root_seed: int | None
+    distribution: str
+
+    def __post_init__(self) -> None:
+        _require_non_empty_str(self.effect, "effect")
+        _require_non_empty_str(self.distribution, "distribution")
+        if not isinstance(self.drawn, bool | np.bool_):
+            raise TypeError(
+                f"drawn must be a bool, got {self.drawn!r} of type {type(self.drawn).__name__}"
+            )
+        if self.drawn:
+            _require_seed(self.root_seed)
+        elif self.root_seed is not None:
+            raise ValueError(
+                f"root_seed must be None when drawn is False (effect {self.effect!r}), got "
+                f"{self.root_seed!r}; an effect that was not drawn must not carry a seed, "
+                "so the seed stays out of the identity"
+            )
+
+    def __content__(self) -> dict[str, Any]:
+        """Return the identity content; seed and algorithm appear only when drawn."""
+        return {
+            "effect": self.effect,
+            "drawn": bool(self.drawn),
+            "distribution": self.distribution,
+            "root_seed": int(self.root_seed) if self.drawn else None,
+            "algorithm": ALGORITHM if self.drawn else None,
+        }
+
+
+def _philox4x32_10(
+    counter: tuple[NDArray[np.uint64], ...], key: tuple[int, int]
+) -> tuple[NDArray[np.uint64], ...]:
+    """Apply Philox4x32-10 to counter words held in uint64 arrays (values < 2**32).
+
+    The 32x32-bit products fit exactly in uint64, so their high and low halves are
+    exact. Returns the four output words, each a uint64 array with values < 2**32.
+    """
+    c0, c1, c2, c3 = (np.asarray(word, dtype=np.uint64) for word in counter)
+    k0, k1 = key
+    mask = np.uint64(_MASK32)
+    shift = np.uint64(32)
+    for round_index in range(_PHILOX_ROUNDS):
+        if round_index:
+            k0 = (k0 + _PHILOX_W0) & _MASK32
+            k1 = (k1 + _PHILOX_W1) & _MASK32
+        p0 = c0 * _PHILOX_M0
+        p1 = c2 * _PHILOX_M1
+        c0, c1, c2, c3 = (
+            (p1 >> shift) ^ c1 ^ np.uint64(k0),
+            p1 & mask,
+            (p0 >> shift) ^ c3 ^ np.uint64(k1),
+            p0 & mask,
+        )
+    return c0, c1, c2, c3
+
+
+def _uniform_from_words(low: ArrayLike, high: ArrayLike) -> NDArray[np.float64]:
+    """Map 32-bit words to ``((x >> 12) + 0.5) * 2**-52`` with ``x = low | high << 32``."""
+    x = np.asarray(low, dtype=np.uint64) | (np.asarray(high, dtype=np.uint64) << np.uint64(32))
+    # x >> 12 < 2**52, so the float conversion, + 0.5 and the power-of-two scale are exact.
+    u = ((x >> np.uint64(12)).astype(np.float64) + 0.5) * _UNIFORM_SCALE
+    # Operations on 0-d arrays yield NumPy scalars; callers are promised arrays.
+    return np.asarray(u, dtype=np.float64)
+
+
+def _uniform_stream(
+    key: tuple[int, int], index: NDArray[np.uint64], stream: int
+) -> NDArray[np.float64]:
+    """Uniforms of one stream word for every element of a validated index array."""
+    counter = (
+        index & np.uint64(_MASK32),
+        index >> np.uint64(32),
+        np.full(index.shape, stream, dtype=np.uint64),
+        np.zeros(index.shape, dtype=np.uint64),
+    )
+    x0, x1, _, _ = _philox4x32_10(counter, key)
+    return _uniform_from_words(x0, x1)
+
+
+def _derive_key(root_seed: int, sensor_id: str, sample_index: int, effect: str) -> tuple[int, int]:
+    """Return the two Philox key words for a validated key tuple (step 1)."""
+    _validate_key_parts(root_seed, sensor_id, sample_index, effect)
+    encoded = canonical_encode((ALGORITHM, int(root_seed), sensor_id, int(sample_index), effect))
+    digest = hashlib.sha256(encoded).digest()
+    return int.from_bytes(digest[0:4], "little"), int.from_bytes(digest[4:8], "little")
+
+
+def _validate_key_parts(root_seed: Any, sensor_id: Any, sample_index: Any, effect: Any) -> None:
+    _validate_binding(root_seed, sensor_id, sample_index)
+    _require_non_empty_str(effect, "effect")
+
+
+def _validate_binding(root_seed: Any, sensor_id: Any, sample_index: Any) -> None:
+    _require_seed(root_seed)
+    _require_non_empty_str(sensor_id, "sensor_id")
+    if not _is_integer(sample_index):
+        raise TypeError(
+            f"sample_index must be an int, got {sample_index!r} of type "
+            f"{type(sample_index).__name__}"
+        )
+    if sample_index < 0:
+        raise ValueError(f"sample_index must be >= 0, got {sample_index}")
+
+
+def _validate_index(index: ArrayLike) -> NDArray[np.uint64]:
+    """Return ``index`` as a uint64 array after checking dtype and range."""
+    array = np.asarray(index)
+    if array.dtype.kind not in "iu":
+        raise TypeError(
+            f"index must have an integer dtype, got dtype {array.dtype.str!r}; pass cell or "
+            "beam indices as e.g. numpy.arange(n, dtype=numpy.int64)"
+        )
+    if array.size:
+        low, high = int(array.min()), int(array.max())
+        if low < 0 or high >= _INDEX_LIMIT:
+            bad = low if low < 0 else high
+            raise ValueError(f"index values must satisfy 0 <= index < 2**63, got {bad}")
+    return array.astype(np.uint64)
+
+
+def _require_seed(root_seed: Any) -> None:
+    if not _is_integer(root_seed):
+        raise TypeError(
+            f"root_seed must be an int, got {root_seed!r} of type {type(root_seed).__name__}"
+        )
+    if not 0 <= root_seed < _SEED_LIMIT:
+        raise ValueError(f"root_seed must satisfy 0 <= root_seed < 2**64, got {root_seed}")
+
+
+def _require_non_empty_str(value: Any, name: str) -> None:
+    if not isinstance(value, str):
+        raise TypeError(f"{name} must be a str, got {value!r} of type {type(value).__name__}")
+    if not value:
+        raise ValueError(f"{name} must be a non-empty str, got ''")
+
+
+def _is_integer(value: Any) -> bool:
+    """True for Python and NumPy integers, but not for bool (a flag is not a count)."""
+    return isinstance(value, numbers.Integral) and not isinstance(value, bool | np.bool_)

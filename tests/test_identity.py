@@ -1,0 +1,410 @@
+"""Tests for leviathan.identity: the canonical encoding and the hashes built on it."""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+import hashlib
+import importlib.util
+import json
+import os
+import struct
+import subprocess
+import sys
+import types
+from decimal import Decimal
+from fractions import Fraction
+from pathlib import Path
+
+import numpy as np
+import pydantic
+import pytest
+
+from leviathan.identity import (
+    CONTENT_DOMAIN,
+    DISPLAY_DOMAIN,
+    QUIET_NAN_BITS,
+    canonical_encode,
+    canonicalize_floats,
+    content_hash,
+    display_hash,
+)
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+PROBE_PATH = Path(__file__).with_name("identity_probe.py")
+
+
+def _u64(n: int) -> bytes:
+    return struct.pack("<Q", n)
+
+
+def _str(text: str) -> bytes:
+    raw = text.encode("utf-8")
+    return _u64(len(raw)) + raw
+
+
+def _float64_from_bits(bits: int) -> np.float64:
+    return np.array([bits], dtype=np.uint64).view(np.float64)[0]
+
+
+class Beam(pydantic.BaseModel):
+    model_config = pydantic.ConfigDict(frozen=True, extra="forbid")
+    bearing_rad: float
+    gains: tuple[float, ...]
+
+
+class OtherBeam(pydantic.BaseModel):
+    model_config = pydantic.ConfigDict(frozen=True, extra="forbid")
+    bearing_rad: float
+    gains: tuple[float, ...]
+
+
+class Swath(pydantic.BaseModel):
+    model_config = pydantic.ConfigDict(frozen=True, extra="forbid")
+    beams: list[Beam]
+
+
+@dataclasses.dataclass(frozen=True)
+class Mount:
+    name: str
+    offset_m: tuple[float, float, float]
+
+
+class Mode(enum.Enum):
+    SURVEY = "survey"
+    DOCKING = "docking"
+
+
+class Transform:
+    """A library-style type that defines its identity through ``__content__``."""
+
+    def __init__(self, translation_m: list[float], *, cache: object = None) -> None:
+        self.translation_m = np.asarray(translation_m, dtype=np.float64)
+        self.cache = cache  # Not scientific content; must not affect the identity.
+
+    def __content__(self) -> dict[str, object]:
+        return {"translation_m": self.translation_m}
+
+
+class Opaque:
+    pass
+
+
+# --- Known answers built by hand from the documented specification -----------------
+
+
+def test_known_answer_mapping_of_scalars() -> None:
+    value = {"b": [True, -0.0, "é"], "a": None, "n": -300}
+    expected = (
+        CONTENT_DOMAIN
+        + b"\x08"
+        + _u64(3)
+        + _str("a")
+        + b"\x00"
+        + _str("b")
+        + b"\x07"
+        + _u64(3)
+        + b"\x01\x01"
+        + b"\x03"
+        + struct.pack("<d", 0.0)
+        + b"\x05"
+        + _str("é")
+        + _str("n")
+        + b"\x02\x01"
+        + _u64(2)
+        + bytes([0x2C, 0x01])
+    )
+    assert canonical_encode(value) == expected
+    assert content_hash(value) == hashlib.sha256(expected).hexdigest()
+
+
+def test_known_answer_big_endian_array_with_nan() -> None:
+    value = np.array([[1.5, np.nan]], dtype=">f8")
+    expected = (
+        CONTENT_DOMAIN
+        + b"\x0a"
+        + _str("<f8")
+        + _u64(2)
+        + _u64(1)
+        + _u64(2)
+        + _u64(16)
+        + struct.pack("<d", 1.5)
+        + struct.pack("<Q", QUIET_NAN_BITS)
+    )
+    assert content_hash(value) == hashlib.sha256(expected).hexdigest()
+
+
+def test_known_answer_zero_int_and_fraction() -> None:
+    value = (0, Fraction(-6, 4))
+    expected = CONTENT_DOMAIN + b"\x07" + _u64(2) + b"\x02\x00" + _u64(0) + b"\x0b" + _str("-3/2")
+    assert canonical_encode(value) == expected
+
+
+# --- Float canonicalisation -------------------------------------------------------
+
+
+def test_negative_zero_hashes_like_zero() -> None:
+    assert content_hash(-0.0) == content_hash(0.0)
+
+
+def test_negative_zero_array_hashes_like_zero_array() -> None:
+    assert content_hash(np.array([-0.0, 1.0])) == content_hash(np.array([0.0, 1.0]))
+
+
+def test_nan_payloads_hash_equal() -> None:
+    signalling = _float64_from_bits(0x7FF0000000000001)
+    negative_quiet = _float64_from_bits(0xFFF8000000000000)
+    assert np.isnan(signalling) and np.isnan(negative_quiet)
+    assert content_hash(signalling) == content_hash(negative_quiet) == content_hash(np.nan)
+
+
+def test_nan_payloads_in_arrays_hash_equal() -> None:
+    bits = np.array([0x7FF0000000000001, 0xFFF8000000000000, 0x7FF8DEADBEEF0000], np.uint64)
+    assert content_hash(bits.view(np.float64)) == content_hash(np.full(3, np.nan))
+
+
+def test_canonicalize_floats_sets_exact_bit_patterns() -> None:
+    bits = np.array([0x7FF0000000000001, 0x8000000000000000, 0x3FF0000000000000], np.uint64)
+    out = canonicalize_floats(bits.view(np.float64))
+    assert out.dtype == np.float64 and out.shape == (3,)
+    np.testing.assert_array_equal(
+        out.view(np.uint64), np.array([QUIET_NAN_BITS, 0, 0x3FF0000000000000], np.uint64)
+    )
+
+
+def test_canonicalize_floats_float32_uses_float32_quiet_nan() -> None:
+    bits = np.array([0xFFC00001, 0x80000000], dtype=np.uint32)
+    out = canonicalize_floats(bits.view(np.float32))
+    assert out.dtype == np.float32
+    np.testing.assert_array_equal(out.view(np.uint32), np.array([0x7FC00000, 0], np.uint32))
+
+
+def test_canonicalize_floats_complex_parts() -> None:
+    value = np.array([complex(-0.0, np.nan)], dtype=np.complex128)
+    out = canonicalize_floats(value)
+    assert out.dtype == np.complex128
+    np.testing.assert_array_equal(out.view(np.uint64), np.array([0, QUIET_NAN_BITS], np.uint64))
+
+
+def test_canonicalize_floats_leaves_input_untouched() -> None:
+    value = np.array([-0.0, np.nan])
+    before = value.view(np.uint64).copy()
+    result = canonicalize_floats(value)
+    assert result is not value
+    np.testing.assert_array_equal(value.view(np.uint64), before)
+
+
+def test_canonicalize_floats_refuses_non_array() -> None:
+    with pytest.raises(TypeError, match=r"a must be a numpy.ndarray, got builtins.list"):
+        canonicalize_floats([1.0])  # type: ignore[arg-type]
+
+
+# --- Order independence -------------------------------------------------------------
+
+
+def test_dict_insertion_order_is_irrelevant() -> None:
+    assert content_hash({"x": 1, "y": [2, 3], "z": None}) == content_hash(
+        {"z": None, "y": [2, 3], "x": 1}
+    )
+
+
+def test_set_iteration_order_is_irrelevant() -> None:
+    rng = np.random.default_rng(7)
+    words = [f"cell-{i}" for i in range(50)]
+    shuffled = [words[i] for i in rng.permutation(len(words))]
+    assert content_hash(set(words)) == content_hash(frozenset(shuffled))
+
+
+# --- What changes the identity ----------------------------------------------------
+
+
+def test_array_dtype_changes_hash() -> None:
+    values = [[0.5, 1.0, 2.0], [4.0, 8.0, 16.0]]
+    assert content_hash(np.array(values, np.float32)) != content_hash(np.array(values, np.float64))
+
+
+def test_array_shape_changes_hash() -> None:
+    data = np.arange(6, dtype=np.float64)
+    assert content_hash(data.reshape(2, 3)) != content_hash(data.reshape(3, 2))
+
+
+def test_bool_int_and_float_are_distinct() -> None:
+    assert len({content_hash(True), content_hash(1), content_hash(1.0)}) == 3
+
+
+def test_distinct_classes_with_same_fields_differ() -> None:
+    assert content_hash(Beam(bearing_rad=0.1, gains=(1.0,))) != content_hash(
+        OtherBeam(bearing_rad=0.1, gains=(1.0,))
+    )
+
+
+# --- What does not change it ------------------------------------------------------
+
+
+def test_big_endian_array_equals_little_endian_array() -> None:
+    values = np.linspace(-3.0, 3.0, 12).reshape(3, 4)
+    assert content_hash(values.astype(">f8")) == content_hash(values.astype("<f8"))
+
+
+def test_non_contiguous_view_hashes_as_c_order_copy() -> None:
+    base = np.arange(24, dtype=np.int32).reshape(4, 6)
+    view = base[::2, 1::3].T
+    assert not view.flags.c_contiguous
+    assert content_hash(view) == content_hash(np.ascontiguousarray(view))
+
+
+def test_fortran_order_array_hashes_as_c_order_copy() -> None:
+    values = np.arange(12, dtype=np.float64).reshape(3, 4)
+    assert content_hash(np.asfortranarray(values)) == content_hash(values)
+
+
+def test_list_and_tuple_share_encoding() -> None:
+    assert canonical_encode([1, "a", 2.5]) == canonical_encode((1, "a", 2.5))
+
+
+def test_numpy_scalar_encodes_as_python_value() -> None:
+    assert canonical_encode([np.float32(0.5), np.int64(-3), np.bool_(True)]) == canonical_encode(
+        [0.5, -3, True]
+    )
+
+
+# --- Structured types ---------------------------------------------------------------
+
+
+def test_pydantic_model_hashes_by_class_and_fields() -> None:
+    swath = Swath(beams=[Beam(bearing_rad=0.1, gains=(1.0, 2.0))])
+    dumped = swath.model_dump(mode="python")
+    expected = (
+        CONTENT_DOMAIN
+        + b"\x0f"
+        + _str(f"{Swath.__module__}.Swath")
+        + canonical_encode(dumped)[len(CONTENT_DOMAIN) :]
+    )
+    assert canonical_encode(swath) == expected
+
+
+def test_pydantic_model_field_change_changes_hash() -> None:
+    a = Swath(beams=[Beam(bearing_rad=0.1, gains=(1.0, 2.0))])
+    b = Swath(beams=[Beam(bearing_rad=0.1, gains=(1.0, 2.5))])
+    assert content_hash(a) != content_hash(b)
+
+
+def test_dataclass_hashes_by_class_and_fields() -> None:
+    mount = Mount(name="sonar", offset_m=(1.0, 0.0, 0.2))
+    expected = (
+        CONTENT_DOMAIN
+        + b"\x0e"
+        + _str(f"{Mount.__module__}.Mount")
+        + canonical_encode({"name": "sonar", "offset_m": [1.0, 0.0, 0.2]})[len(CONTENT_DOMAIN) :]
+    )
+    assert canonical_encode(mount) == expected
+
+
+def test_enum_hashes_by_class_and_value() -> None:
+    expected = CONTENT_DOMAIN + b"\x0d" + _str(f"{Mode.__module__}.Mode") + b"\x05" + _str("survey")
+    assert canonical_encode(Mode.SURVEY) == expected
+
+
+def test_content_hook_defines_identity() -> None:
+    a = Transform([1.0, 2.0, -0.0], cache=object())
+    b = Transform([1.0, 2.0, 0.0], cache="something else")
+    assert content_hash(a) == content_hash(b)
+    assert content_hash(a) != content_hash(Transform([1.0, 2.0, 3.0]))
+
+
+def test_content_hook_encoding_carries_class_name() -> None:
+    t = Transform([1.0, 2.0, 3.0])
+    expected = (
+        CONTENT_DOMAIN
+        + b"\x10"
+        + _str(f"{Transform.__module__}.Transform")
+        + canonical_encode({"translation_m": t.translation_m})[len(CONTENT_DOMAIN) :]
+    )
+    assert canonical_encode(t) == expected
+
+
+def test_decimal_precision_counts_and_negative_zero_does_not() -> None:
+    assert content_hash(Decimal("1.0")) != content_hash(Decimal("1.00"))
+    assert content_hash(Decimal("-0.0")) == content_hash(Decimal("0.0"))
+
+
+# --- Errors ---------------------------------------------------------------------------
+
+
+def test_non_str_key_raises_naming_it() -> None:
+    with pytest.raises(TypeError, match=r"\$\['outer'\]: mapping key 3 has type builtins.int"):
+        canonical_encode({"outer": {3: "x"}})
+
+
+def test_unsupported_type_names_type_and_hook() -> None:
+    with pytest.raises(TypeError, match=r"Opaque.*implement `__content__\(self\)`"):
+        content_hash([Opaque()])
+
+
+def test_object_array_refused() -> None:
+    with pytest.raises(TypeError, match=r"dtype '\|O'"):
+        content_hash(np.array([1, "a"], dtype=object))
+
+
+def test_longdouble_array_refused() -> None:
+    if np.dtype(np.longdouble).itemsize == 8:
+        pytest.skip("longdouble is float64 on this platform")
+    with pytest.raises(TypeError, match=r"convert it to float64"):
+        content_hash(np.zeros(2, dtype=np.longdouble))
+
+
+def test_reference_cycle_refused() -> None:
+    loop: list[object] = [1]
+    loop.append(loop)
+    with pytest.raises(ValueError, match=r"\$\[1\]: the value contains a reference cycle"):
+        content_hash(loop)
+
+
+# --- Display products -----------------------------------------------------------------
+
+
+def test_display_hash_differs_from_content_hash() -> None:
+    png = b"\x89PNG\r\n\x1a\n fake preview"
+    assert display_hash(png) != content_hash(png)
+
+
+def test_display_hash_uses_display_domain() -> None:
+    png = b"\x89PNG"
+    expected = DISPLAY_DOMAIN + b"\x06" + _u64(4) + png
+    assert display_hash(png) == hashlib.sha256(expected).hexdigest()
+
+
+# --- Across processes and hash seeds ---------------------------------------------------
+
+
+def _load_probe() -> types.ModuleType:
+    spec = importlib.util.spec_from_file_location("identity_probe", PROBE_PATH)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _run_probe(hash_seed: str) -> dict[str, object]:
+    env = dict(os.environ, PYTHONHASHSEED=hash_seed, PYTHONPATH=str(REPO_ROOT))
+    completed = subprocess.run(
+        [sys.executable, str(PROBE_PATH)],
+        env=env,
+        cwd=REPO_ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=60,
+    )
+    return json.loads(completed.stdout)
+
+
+@pytest.mark.parametrize("hash_seed", ["0", "1", "12345"])
+def test_hash_is_identical_in_subprocess_under_hash_seed(hash_seed: str) -> None:
+    in_process = content_hash(_load_probe().build_probe_object())
+    assert _run_probe(hash_seed)["hash"] == in_process
+
+
+def test_probe_set_order_really_varies_with_hash_seed() -> None:
+    orders = {tuple(_run_probe(seed)["order"]) for seed in ("0", "1", "12345")}
+    assert len(orders) > 1
