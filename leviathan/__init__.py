@@ -1,0 +1,33 @@
+"""LEVIATHAN: a GPU-first underwater robotics simulator with exact, reproducible ground truth.
+
+The public API is what this module and its submodules' ``__all__`` export:
+
+* :mod:`leviathan.frames` — frames and transforms (``Transform`` = T_A_B).
+* :mod:`leviathan.time`, :mod:`leviathan.schedule` — integer-nanosecond clock and sensor schedules.
+* :mod:`leviathan.identity`, :mod:`leviathan.random` — content hashing and keyed randomness.
+* :mod:`leviathan.specs`, :mod:`leviathan.catalogue` — validated documents and built-in vehicles.
+* :mod:`leviathan.acoustics`, :mod:`leviathan.materials` — seawater acoustics, materials.
+* :mod:`leviathan.scene`, :mod:`leviathan.geometry` — the canonical scene and mesh generators.
+* :mod:`leviathan.sonar` — the canonical imaging sonar (``render`` and ``SonarFrame``).
+* :mod:`leviathan.parity` — the frozen 28-scene fixture and the bit-for-bit check.
+"""
+
+from leviathan.frames import Transform
+from leviathan.identity import content_hash, display_hash
+from leviathan.scene import Instance, Scene, TriangleMesh
+from leviathan.time import Clock, NonIntegerStepError, seconds_to_ns
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "Clock",
+    "Instance",
+    "NonIntegerStepError",
+    "Scene",
+    "Transform",
+    "TriangleMesh",
+    "__version__",
+    "content_hash",
+    "display_hash",
+    "seconds_to_ns",
+]

@@ -1,0 +1,5 @@
+"""``python -m leviathan`` runs the command-line interface."""
+
+from leviathan.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,206 @@
+"""The frozen sonar fixture: writing it once, and checking a backend against it.
+
+Layout of ``fixtures/sonar_v1/``:
+
+* ``<scene>.npz``: every channel of the reference frame (uncompressed dtype and
+  shape preserved, ``allow_pickle=False``).
+* ``manifest.json``: per scene the frame's ``content_hash``, each channel's
+  SHA-256 (``leviathan.identity.content_hash``), dtype and shape, and the
+  SHA-256 of the ``.npz`` file; plus the versions that generated it.
+
+The writer refuses to write into an existing, non-empty directory and has no
+update switch: the fixture is never regenerated. If a change alters the
+reference's output on a frozen scene, the change is wrong, not the fixture.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import platform
+import shutil
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from leviathan.identity import content_hash
+from leviathan.parity.scenes import SCENE_NAMES, build_scene, scene_cases
+
+__all__ = [
+    "FIXTURE_FORMAT",
+    "FixtureError",
+    "SceneCheck",
+    "check_fixture",
+    "check_scene",
+    "default_fixture_dir",
+    "freeze_fixture",
+    "load_manifest",
+]
+
+FIXTURE_FORMAT = "leviathan.sonar_fixture.v1"
+_FIXTURE_SUBDIR = "sonar_v1"
+
+
+class FixtureError(RuntimeError):
+    """The fixture is missing, incomplete or corrupted."""
+
+
+def default_fixture_dir() -> Path:
+    """Where the frozen fixture lives.
+
+    ``$LEVIATHAN_FIXTURES`` if set; else ``fixtures/sonar_v1`` of the source
+    checkout this package was installed from; else ``./fixtures/sonar_v1``.
+    """
+    env = os.environ.get("LEVIATHAN_FIXTURES")
+    if env:
+        return Path(env)
+    checkout = Path(__file__).resolve().parents[2] / "fixtures" / _FIXTURE_SUBDIR
+    if checkout.is_dir():
+        return checkout
+    return Path.cwd() / "fixtures" / _FIXTURE_SUBDIR
+
+
+def _file_sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def freeze_fixture(directory: str | Path) -> Path:
+    """Renders every fixture scene with the reference and writes the fixture once.
+
+    Refuses an existing non-empty directory. Writes into a temporary sibling
+    directory and renames it into place, so nothing half-written is left behind.
+    """
+    target = Path(directory)
+    if target.exists() and any(target.iterdir()):
+        raise FileExistsError(
+            f"directory: {target} already holds a fixture; the fixture is frozen and is never "
+            "regenerated (if the reference's output changed, the code is wrong)"
+        )
+    target.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=".sonar_fixture_", dir=target.parent))
+    try:
+        scenes = []
+        for case in scene_cases():
+            frame = case.render(backend="reference")
+            file = f"{case.name}.npz"
+            np.savez(staging / file, **{k: np.asarray(v) for k, v in frame.channels.items()})
+            scenes.append(
+                {
+                    "name": case.name,
+                    "description": case.description,
+                    "file": file,
+                    "file_sha256": _file_sha256(staging / file),
+                    "content_hash": frame.content_hash,
+                    "channels": {
+                        k: {"sha256": content_hash(v), "dtype": v.dtype.str, "shape": list(v.shape)}
+                        for k, v in frame.channels.items()
+                    },
+                }
+            )
+        import leviathan
+
+        manifest = {
+            "format": FIXTURE_FORMAT,
+            "scene_count": len(scenes),
+            "generated_with": {
+                "leviathan": leviathan.__version__,
+                "numpy": np.__version__,
+                "python": platform.python_version(),
+                "machine": platform.machine(),
+            },
+            "scenes": scenes,
+        }
+        (staging / "manifest.json").write_text(
+            json.dumps(manifest, indent=2, sort_keys=True) + "\n"
+        )
+        if target.exists():
+            target.rmdir()
+        os.replace(staging, target)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    return target
+
+
+def load_manifest(directory: str | Path | None = None) -> dict:
+    """Reads and checks the fixture manifest."""
+    root = Path(directory) if directory is not None else default_fixture_dir()
+    path = root / "manifest.json"
+    if not path.is_file():
+        raise FixtureError(
+            f"fixture: no manifest at {path} (set LEVIATHAN_FIXTURES to the fixture directory)"
+        )
+    manifest = json.loads(path.read_text())
+    if manifest.get("format") != FIXTURE_FORMAT:
+        raise FixtureError(
+            f"fixture: {path} has format {manifest.get('format')!r}, expected {FIXTURE_FORMAT!r}"
+        )
+    names = [s["name"] for s in manifest["scenes"]]
+    if tuple(names) != SCENE_NAMES:
+        raise FixtureError(
+            f"fixture: manifest scenes {names} differ from the defined scenes {list(SCENE_NAMES)}"
+        )
+    return manifest
+
+
+@dataclass
+class SceneCheck:
+    """Outcome of checking one scene: ``ok`` when every channel and the hash match bit for bit."""
+
+    name: str
+    mismatches: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        """Whether the scene is bit-identical to the fixture."""
+        return not self.mismatches
+
+
+def check_scene(
+    name: str, entry: dict, root: Path, *, backend: str = "reference", device: str | None = None
+) -> SceneCheck:
+    """Renders one scene and compares it with its frozen entry, channel by channel."""
+    result = SceneCheck(name)
+    path = root / entry["file"]
+    if _file_sha256(path) != entry["file_sha256"]:
+        raise FixtureError(f"fixture: {path} does not match its manifest hash (corrupted fixture)")
+    frame = build_scene(name).render(backend=backend, device=device)
+    with np.load(path, allow_pickle=False) as stored:
+        frozen = {k: stored[k] for k in stored.files}
+    if set(frozen) != set(frame.channels):
+        result.mismatches.append(
+            f"channel set differs: frozen {sorted(frozen)} vs rendered {sorted(frame.channels)}"
+        )
+    for channel in sorted(set(frozen) & set(frame.channels)):
+        a, b = frozen[channel], frame.channels[channel]
+        if a.dtype != b.dtype or a.shape != b.shape:
+            result.mismatches.append(
+                f"{channel}: dtype/shape {a.dtype}{a.shape} vs {b.dtype}{b.shape}"
+            )
+        elif a.tobytes() != b.tobytes():
+            bytes_a = np.frombuffer(a.tobytes(), dtype=np.uint8).reshape(max(a.size, 1), -1)
+            bytes_b = np.frombuffer(b.tobytes(), dtype=np.uint8).reshape(max(b.size, 1), -1)
+            bad = int(np.count_nonzero(np.any(bytes_a != bytes_b, axis=1)))
+            result.mismatches.append(f"{channel}: {bad} of {a.size} element(s) differ")
+        elif content_hash(b) != entry["channels"][channel]["sha256"]:
+            result.mismatches.append(f"{channel}: channel hash differs from the manifest")
+    if frame.content_hash != entry["content_hash"]:
+        result.mismatches.append(
+            f"content_hash {frame.content_hash} != frozen {entry['content_hash']}"
+        )
+    return result
+
+
+def check_fixture(
+    directory: str | Path | None = None, *, backend: str = "reference", device: str | None = None
+) -> list[SceneCheck]:
+    """Checks every frozen scene with the given backend; one :class:`SceneCheck` per scene."""
+    root = Path(directory) if directory is not None else default_fixture_dir()
+    manifest = load_manifest(root)
+    return [
+        check_scene(entry["name"], entry, root, backend=backend, device=device)
+        for entry in manifest["scenes"]
+    ]

@@ -1,0 +1,374 @@
+"""Reference imaging-sonar physics and per-cell ground truth (plain numpy).
+
+Everything here runs on the host for every backend: the Warp backend only
+replaces the tracing stage. The arithmetic is written out in a fixed order;
+transcendental functions use Python's ``math`` (the platform libm, one value
+at a time) rather than numpy's vectorised versions, whose SIMD code paths
+differ between CPU generations and would make the frozen fixture depend on
+the machine's instruction set.
+
+Ray layout: ray ``r = j * bearing_count + i`` for elevation sample ``j`` and
+bearing ``i``. Image layout: ``[range_bin, bearing]``.
+
+Per integrated sample (a ray whose nearest hit lies in the range window)::
+
+    G2       = G * G,  G = 2 ** -((2b/W_az)**2 + (2e/W_el)**2)   (uniform: G = 1)
+    dOmega   = (cos(e) * delta_b) * w_e
+    gw0      = G2 * (((R*R) * dOmega) / cos_inc) / ((R*R) * (R*R))   # no absorption
+    gw       = gw0 * 10 ** -((alpha * (2*R)) / 10)                   # geometric weight
+    sigma    = mu * (cos_inc * cos_inc)                              # Lambert
+    c        = sigma * gw                                            # contribution
+
+``c`` is NaN (missing) when the surface's acoustic status is not KNOWN or the
+medium is unsupported; ``gw`` is NaN when the medium is unsupported.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+__all__ = [
+    "BASIS_CONTRIBUTION",
+    "BASIS_GEOMETRIC",
+    "BASIS_GEOMETRIC_NO_ABSORPTION",
+    "BASIS_NONE",
+    "CELL_FLAGS",
+    "FLAG_EMPTY",
+    "FLAG_MIXED_STATUS",
+    "FLAG_MULTIPLE_INSTANCES",
+    "FLAG_SEA_SURFACE",
+    "FLAG_TRUNCATED",
+    "FLAG_UNKNOWN_MATERIAL",
+    "FLAG_UNSUPPORTED_MATERIAL",
+    "FLAG_UNSUPPORTED_MEDIUM",
+    "FLAG_VALID",
+    "BeamGrid",
+    "accumulate_cells",
+    "beam_grid",
+    "beam_pattern_one_way",
+    "sample_physics",
+    "sensor_ray_directions",
+    "trapezoid_weights",
+]
+
+# Cell validity flags (uint16 bit mask).
+FLAG_EMPTY = 1 << 0  # no sample integrated: linear_return is 0 (nothing scatters there)
+FLAG_VALID = 1 << 1  # return has a value: every contributor KNOWN and the medium supported
+FLAG_UNKNOWN_MATERIAL = 1 << 2  # a contributor without a declared acoustic material
+FLAG_UNSUPPORTED_MATERIAL = 1 << 3  # a contributor whose declared model is not implemented
+FLAG_UNSUPPORTED_MEDIUM = 1 << 4  # water/frequency/depth outside the absorption model
+FLAG_SEA_SURFACE = 1 << 5  # a contributor on the sea-surface interface
+FLAG_MIXED_STATUS = 1 << 6  # contributors with more than one acoustic status
+FLAG_MULTIPLE_INSTANCES = 1 << 7  # contributors from more than one instance
+FLAG_TRUNCATED = 1 << 8  # more contributors than top_k
+
+CELL_FLAGS: dict[str, int] = {
+    "empty": FLAG_EMPTY,
+    "valid": FLAG_VALID,
+    "unknown_material": FLAG_UNKNOWN_MATERIAL,
+    "unsupported_material": FLAG_UNSUPPORTED_MATERIAL,
+    "unsupported_medium": FLAG_UNSUPPORTED_MEDIUM,
+    "sea_surface": FLAG_SEA_SURFACE,
+    "mixed_status": FLAG_MIXED_STATUS,
+    "multiple_instances": FLAG_MULTIPLE_INSTANCES,
+    "truncated": FLAG_TRUNCATED,
+}
+
+# primary_basis codes: the rule used for dominance in each cell.
+BASIS_NONE = 0  # empty cell
+BASIS_CONTRIBUTION = 1  # radiometry fully known: dominance = contribution
+BASIS_GEOMETRIC = 2  # radiometry unknown somewhere: dominance = geometric weight
+BASIS_GEOMETRIC_NO_ABSORPTION = 3  # medium unsupported: geometric weight without absorption
+
+_STATUS_KNOWN = 1
+_STATUS_UNKNOWN = 2
+_STATUS_UNSUPPORTED = 3
+_STATUS_INTERFACE = 4
+
+
+def _inclusive_grid(full_width: float, count: int) -> np.ndarray:
+    """Inclusive grid of ``count`` values over ``[-w/2, w/2]``: exactly symmetric, 0 at centre."""
+    if count == 1:
+        return np.zeros(1, dtype=np.float64)
+    half = full_width * 0.5
+    k = np.arange(count, dtype=np.float64)
+    return half * ((2.0 * k - float(count - 1)) / float(count - 1))
+
+
+def trapezoid_weights(aperture: float, count: int) -> np.ndarray:
+    """Trapezoid weights of an inclusive grid over the aperture [rad].
+
+    The weights sum exactly (``==``, summed left to right) to ``aperture``:
+    the last weight is ``aperture`` minus the running sum of the others,
+    which Sterbenz's lemma makes exact. One sample gets the whole aperture.
+    """
+    if count == 1:
+        return np.array([aperture], dtype=np.float64)
+    h = aperture / float(count - 1)
+    w = np.full(count, h, dtype=np.float64)
+    w[0] = h * 0.5
+    running = 0.0
+    for k in range(count - 1):
+        running = running + float(w[k])
+    w[count - 1] = aperture - running
+    return w
+
+
+def beam_pattern_one_way(
+    bearing_rad: float,
+    elevation_rad: float,
+    *,
+    azimuth_width_rad: float | None,
+    elevation_width_rad: float | None,
+) -> float:
+    """One-way intensity beam pattern G relative to boresight.
+
+    Gaussian: ``G = 2 ** -((2b/W_az)**2 + (2e/W_el)**2)``, exactly 0.5 at the
+    half width; uniform (widths ``None``): 1.
+    """
+    if azimuth_width_rad is None or elevation_width_rad is None:
+        return 1.0
+    xb = (2.0 * bearing_rad) / azimuth_width_rad
+    ye = (2.0 * elevation_rad) / elevation_width_rad
+    return math.exp2(-((xb * xb) + (ye * ye)))
+
+
+@dataclass(frozen=True, eq=False)
+class BeamGrid:
+    """Bearing/elevation quadrature of one sonar.
+
+    Attributes:
+        bearing_rad: Bearings, positive to starboard, float64 [bearing_count].
+        elevation_rad: Elevations, positive downward, float64 [elevation_count].
+        delta_bearing_rad: Bearing spacing (the full FOV for one bearing).
+        elevation_weight_rad: Trapezoid weights, summing exactly to the aperture.
+        two_way_gain: G², float64 [elevation_count, bearing_count].
+        solid_angle_sr: dΩ = (cos e · Δb) · w_e, float64 [elevation_count, bearing_count].
+    """
+
+    bearing_rad: np.ndarray
+    elevation_rad: np.ndarray
+    delta_bearing_rad: float
+    elevation_weight_rad: np.ndarray
+    two_way_gain: np.ndarray
+    solid_angle_sr: np.ndarray
+
+
+def beam_grid(
+    *,
+    azimuth_fov_rad: float,
+    elevation_aperture_rad: float,
+    bearing_count: int,
+    elevation_count: int,
+    azimuth_width_rad: float | None,
+    elevation_width_rad: float | None,
+) -> BeamGrid:
+    """Builds the quadrature grid, beam gains and per-ray solid angles."""
+    bearings = _inclusive_grid(azimuth_fov_rad, bearing_count)
+    elevations = _inclusive_grid(elevation_aperture_rad, elevation_count)
+    delta_b = azimuth_fov_rad if bearing_count == 1 else azimuth_fov_rad / float(bearing_count - 1)
+    weights = trapezoid_weights(elevation_aperture_rad, elevation_count)
+    gain = np.empty((elevation_count, bearing_count), dtype=np.float64)
+    domega = np.empty((elevation_count, bearing_count), dtype=np.float64)
+    for j, e in enumerate(elevations.tolist()):
+        cos_e = math.cos(e)
+        for i, b in enumerate(bearings.tolist()):
+            g = beam_pattern_one_way(
+                b, e, azimuth_width_rad=azimuth_width_rad, elevation_width_rad=elevation_width_rad
+            )
+            gain[j, i] = g * g
+            domega[j, i] = (cos_e * delta_b) * float(weights[j])
+    return BeamGrid(bearings, elevations, delta_b, weights, gain, domega)
+
+
+def sensor_ray_directions(grid: BeamGrid) -> np.ndarray:
+    """Unit ray directions in the sensor FRD frame, float64 [elevation_count * bearing_count, 3].
+
+    ``d = (cos e cos b, cos e sin b, sin e)``: bearing positive to starboard
+    (+y), elevation positive downward (+z).
+    """
+    cb = np.array([math.cos(b) for b in grid.bearing_rad.tolist()], dtype=np.float64)
+    sb = np.array([math.sin(b) for b in grid.bearing_rad.tolist()], dtype=np.float64)
+    ce = np.array([math.cos(e) for e in grid.elevation_rad.tolist()], dtype=np.float64)
+    se = np.array([math.sin(e) for e in grid.elevation_rad.tolist()], dtype=np.float64)
+    dx = ce[:, None] * cb[None, :]
+    dy = ce[:, None] * sb[None, :]
+    dz = np.broadcast_to(se[:, None], dx.shape)
+    return np.ascontiguousarray(np.stack([dx, dy, dz], axis=-1).reshape(-1, 3))
+
+
+def _pow10_neg(x: np.ndarray) -> np.ndarray:
+    return np.array([math.pow(10.0, -v) for v in x.tolist()], dtype=np.float64)
+
+
+def _acos(x: np.ndarray) -> np.ndarray:
+    return np.array([math.acos(v) for v in x.tolist()], dtype=np.float64)
+
+
+def sample_physics(
+    *,
+    range_m: np.ndarray,
+    cos_incidence: np.ndarray,
+    two_way_gain: np.ndarray,
+    solid_angle_sr: np.ndarray,
+    mu: np.ndarray,
+    known: np.ndarray,
+    alpha_db_per_m: float | None,
+) -> dict[str, np.ndarray]:
+    """Per-sample return terms (see module docstring for the formulas).
+
+    Args:
+        range_m: Slant range R [m], float64 [n].
+        cos_incidence: |cos θ| between normal and reversed ray, float64 [n].
+        two_way_gain: G², float64 [n].
+        solid_angle_sr: dΩ [sr], float64 [n].
+        mu: Lambert μ of the hit surface (ignored where not ``known``), float64 [n].
+        known: Whether the surface's radiometry is KNOWN, bool [n].
+        alpha_db_per_m: Absorption [dB/m], or ``None`` when the medium is unsupported.
+
+    Returns:
+        ``geometric_weight_no_absorption``, ``geometric_weight`` and ``contribution``,
+        float64 [n] each.
+    """
+    r2 = range_m * range_m
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        area = (r2 * solid_angle_sr) / cos_incidence
+        gw0 = (two_way_gain * area) / (r2 * r2)
+    if alpha_db_per_m is None:
+        gw = np.full_like(gw0, np.nan)
+        contribution = np.full_like(gw0, np.nan)
+    else:
+        x = (alpha_db_per_m * (2.0 * range_m)) / 10.0
+        gw = gw0 * _pow10_neg(x)
+        sigma = mu * (cos_incidence * cos_incidence)
+        contribution = np.where(known, sigma * gw, np.nan)
+    return {
+        "geometric_weight_no_absorption": gw0,
+        "geometric_weight": gw,
+        "contribution": contribution,
+    }
+
+
+def accumulate_cells(
+    *,
+    range_bin_count: int,
+    bearing_count: int,
+    elevation_count: int,
+    top_k: int,
+    medium_supported: bool,
+    sample_cell: np.ndarray,
+    sample_elevation: np.ndarray,
+    sample_instance: np.ndarray,
+    sample_triangle: np.ndarray,
+    sample_range: np.ndarray,
+    sample_status: np.ndarray,
+    contribution: np.ndarray,
+    geometric_weight: np.ndarray,
+    geometric_weight_no_absorption: np.ndarray,
+) -> dict[str, np.ndarray]:
+    """Sums samples into cells and ranks contributors (the output stage).
+
+    Args:
+        range_bin_count, bearing_count: Image shape.
+        elevation_count: Elevation samples per bearing (at most one sample per cell and elevation).
+        top_k: Contributors kept per cell.
+        medium_supported: Whether absorption is defined for this ping.
+        sample_cell: Flat cell index ``range_bin * bearing_count + bearing``, int64 [n].
+        sample_elevation: Elevation index ``j``, int64 [n].
+        sample_instance, sample_triangle: Hit identity, int64 [n].
+        sample_range: Slant range [m], float64 [n].
+        sample_status: Acoustic status code, uint8 [n].
+        contribution, geometric_weight, geometric_weight_no_absorption: float64 [n].
+
+    Returns:
+        Cell arrays (flat over cells, reshaped by the caller): ``linear_return``,
+        ``sample_count``, ``primary_basis``, ``validity``, ``truncation``,
+        ``sample_rank`` (rank of each sample in its cell) and ``sample_dominance``.
+    """
+    cells = range_bin_count * bearing_count
+    n = sample_cell.shape[0]
+    count = np.bincount(sample_cell, minlength=cells).astype(np.int32)
+
+    status_mask = np.zeros(cells, dtype=np.int64)
+    np.bitwise_or.at(status_mask, sample_cell, np.left_shift(1, sample_status.astype(np.int64)))
+    known_only = status_mask == (1 << _STATUS_KNOWN)
+    nonempty = count > 0
+
+    basis = np.zeros(cells, dtype=np.uint8)
+    if medium_supported:
+        basis[nonempty & known_only] = BASIS_CONTRIBUTION
+        basis[nonempty & ~known_only] = BASIS_GEOMETRIC
+    else:
+        basis[nonempty] = BASIS_GEOMETRIC_NO_ABSORPTION
+    sample_basis = basis[sample_cell]
+    dominance = np.where(
+        sample_basis == BASIS_CONTRIBUTION,
+        contribution,
+        np.where(sample_basis == BASIS_GEOMETRIC, geometric_weight, geometric_weight_no_absorption),
+    )
+
+    # linear_return: contributions summed in ascending elevation order. Each
+    # (cell, elevation) pair holds at most one sample, so the indexed add per
+    # elevation has no repeated index and the order is exactly j = 0, 1, ...
+    linear_return = np.zeros(cells, dtype=np.float64)
+    by_elev = np.argsort(sample_elevation, kind="stable")
+    bounds = np.searchsorted(sample_elevation[by_elev], np.arange(elevation_count + 1), side="left")
+    for j in range(elevation_count):
+        idx = by_elev[bounds[j] : bounds[j + 1]]
+        if idx.size:
+            linear_return[sample_cell[idx]] += contribution[idx]
+
+    # Deterministic contributor order: dominance (descending), range, elevation,
+    # instance, triangle — all ascending — within each cell.
+    order = np.lexsort(
+        (sample_triangle, sample_instance, sample_elevation, sample_range, -dominance, sample_cell)
+    )
+    sorted_cell = sample_cell[order]
+    first_of_cell = np.searchsorted(sorted_cell, sorted_cell, side="left")
+    rank_sorted = np.arange(n, dtype=np.int64) - first_of_cell
+    rank = np.empty(n, dtype=np.int64)
+    rank[order] = rank_sorted
+
+    # Share of the return outside the top-K, summed in rank order.
+    rest = np.zeros(cells, dtype=np.float64)
+    max_rank = int(rank.max()) if n else -1
+    for r in range(top_k, max_rank + 1):
+        idx = order[rank_sorted == r]
+        rest[sample_cell[idx]] += contribution[idx]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        truncation = np.where(count > top_k, rest / linear_return, 0.0)
+    truncation = np.where(np.isfinite(linear_return) & (linear_return > 0.0), truncation, np.nan)
+    truncation = np.where(nonempty, truncation, np.nan)
+
+    inst_min = np.full(cells, np.iinfo(np.int64).max, dtype=np.int64)
+    inst_max = np.full(cells, -1, dtype=np.int64)
+    np.minimum.at(inst_min, sample_cell, sample_instance)
+    np.maximum.at(inst_max, sample_cell, sample_instance)
+
+    validity = np.zeros(cells, dtype=np.uint16)
+    validity[~nonempty] |= FLAG_EMPTY
+    validity[nonempty & np.isfinite(linear_return)] |= FLAG_VALID
+    validity[(status_mask & (1 << _STATUS_UNKNOWN)) != 0] |= FLAG_UNKNOWN_MATERIAL
+    validity[(status_mask & (1 << _STATUS_UNSUPPORTED)) != 0] |= FLAG_UNSUPPORTED_MATERIAL
+    validity[(status_mask & (1 << _STATUS_INTERFACE)) != 0] |= FLAG_SEA_SURFACE
+    if not medium_supported:
+        validity[nonempty] |= FLAG_UNSUPPORTED_MEDIUM
+    popcount = np.zeros(cells, dtype=np.int64)
+    for s in range(8):
+        popcount += (status_mask >> s) & 1
+    validity[popcount > 1] |= FLAG_MIXED_STATUS
+    validity[nonempty & (inst_min != inst_max)] |= FLAG_MULTIPLE_INSTANCES
+    validity[count > top_k] |= FLAG_TRUNCATED
+
+    return {
+        "linear_return": linear_return,
+        "sample_count": count,
+        "primary_basis": basis,
+        "validity": validity,
+        "truncation": truncation,
+        "sample_rank": rank,
+        "sample_dominance": dominance,
+    }

@@ -1,0 +1,91 @@
+"""The reference reproduces the frozen 28-scene fixture bit for bit."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from leviathan.cli import main
+from leviathan.parity import (
+    SCENE_NAMES,
+    build_scene,
+    check_fixture,
+    default_fixture_dir,
+    freeze_fixture,
+    load_manifest,
+)
+from leviathan.parity.fixture import check_scene
+
+
+def test_fixture_has_exactly_28_named_scenes() -> None:
+    manifest = load_manifest()
+    assert manifest["scene_count"] == 28 == len(SCENE_NAMES)
+    assert [s["name"] for s in manifest["scenes"]] == list(SCENE_NAMES)
+
+
+@pytest.mark.parametrize("name", SCENE_NAMES)
+def test_reference_is_bit_identical_to_frozen_scene(name: str) -> None:
+    root = default_fixture_dir()
+    entry = next(s for s in load_manifest(root)["scenes"] if s["name"] == name)
+    result = check_scene(name, entry, root)
+    assert result.ok, "\n".join(result.mismatches)
+
+
+def test_parity_cli_reports_28_of_28(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["parity", "--backend", "reference"]) == 0
+    out = capsys.readouterr().out
+    assert out.strip().splitlines()[-1] == "28/28 bit-identical"
+
+
+def test_parity_detects_a_one_ulp_change(monkeypatch: pytest.MonkeyPatch) -> None:
+    import leviathan.sonar.render as render_module
+
+    original = render_module.ref.sample_physics
+
+    def nudged(**kwargs):
+        terms = original(**kwargs)
+        terms["contribution"] = np.nextafter(terms["contribution"], np.inf)
+        return terms
+
+    monkeypatch.setattr(render_module.ref, "sample_physics", nudged)
+    results = check_fixture()
+    failed = [r for r in results if not r.ok]
+    assert len(failed) >= 20
+    assert any("linear_return" in m for r in failed for m in r.mismatches)
+
+
+def test_freeze_refuses_to_overwrite_the_fixture() -> None:
+    with pytest.raises(FileExistsError, match="never"):
+        freeze_fixture(default_fixture_dir())
+
+
+def test_fixture_covers_the_required_features() -> None:
+    frames = {name: build_scene(name).render() for name in SCENE_NAMES}
+    flags = {n: int(np.bitwise_or.reduce(f["validity"].ravel())) for n, f in frames.items()}
+    from leviathan.sonar import (
+        FLAG_MIXED_STATUS,
+        FLAG_SEA_SURFACE,
+        FLAG_TRUNCATED,
+        FLAG_UNKNOWN_MATERIAL,
+        FLAG_UNSUPPORTED_MATERIAL,
+        FLAG_UNSUPPORTED_MEDIUM,
+    )
+
+    union = 0
+    for v in flags.values():
+        union |= v
+    for flag in (
+        FLAG_MIXED_STATUS,
+        FLAG_SEA_SURFACE,
+        FLAG_TRUNCATED,
+        FLAG_UNKNOWN_MATERIAL,
+        FLAG_UNSUPPORTED_MATERIAL,
+        FLAG_UNSUPPORTED_MEDIUM,
+    ):
+        assert union & flag, f"no fixture scene exercises flag {flag}"
+    assert {f.metadata["spec"]["top_k"] for f in frames.values()} >= {1, 2, 4, 16}
+    assert {f.metadata["spec"]["elevation_sample_count"] for f in frames.values()} == set(
+        range(1, 9)
+    )
+    assert any(f.metadata["speckle"]["drawn"] for f in frames.values())
+    assert any(int(f["primary_moving"].max()) == 1 for f in frames.values())

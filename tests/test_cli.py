@@ -1,0 +1,49 @@
+"""The ``leviathan`` console script."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from leviathan.catalogue import vehicle_names
+from leviathan.cli import main
+
+
+def test_help_works() -> None:
+    out = subprocess.run(
+        [sys.executable, "-m", "leviathan", "--help"], capture_output=True, text=True, check=True
+    )
+    for command in ("catalogue", "parity", "bench", "demo"):
+        assert command in out.stdout
+
+
+def test_catalogue_lists_every_vehicle(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["catalogue"]) == 0
+    out = capsys.readouterr().out
+    for name in vehicle_names():
+        assert name in out
+    assert "5 Hz" in out
+
+
+def test_bench_sonar_json_reports_rates(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["bench", "sonar", "--triangles", "2000", "--pings", "1", "--json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    row = result["results"][0]
+    assert row["triangles"] >= 2000
+    assert row["rays_per_s"] > 0 and row["pings_per_s"] > 0 and row["bvh_build_s"] >= 0
+
+
+def test_demo_is_reproducible(tmp_path) -> None:
+    a, b = tmp_path / "a", tmp_path / "b"
+    assert main(["demo", "--out", str(a), "--pings", "2", "--quiet"]) == 0
+    assert main(["demo", "--out", str(b), "--pings", "2", "--quiet"]) == 0
+    assert (a / "manifest.json").read_bytes() == (b / "manifest.json").read_bytes()
+    assert (a / "previews" / "000001_fan.png").stat().st_size > 0
+
+
+def test_bad_arguments_give_a_clear_error(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["bench", "sonar", "--pings", "0"]) == 2
+    assert "pings" in capsys.readouterr().err

@@ -1,0 +1,154 @@
+"""Reference tracing: BVH determinism, brute-force agreement, edge rays, culling."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from leviathan.reference_cpu.bvh import build_bvh
+from leviathan.reference_cpu.prepare import PreparedScene, prepare_instance
+from leviathan.reference_cpu.trace import (
+    intersect_ray_triangle,
+    trace_rays_brute_force,
+    trace_scene_meshes,
+)
+
+
+def _random_soup(rng: np.random.Generator, count: int, spread: float = 20.0):
+    centres = rng.uniform(-spread, spread, (count, 3))
+    verts = centres[:, None, :] + rng.normal(scale=1.5, size=(count, 3, 3))
+    faces = np.arange(count * 3).reshape(count, 3)
+    return verts.reshape(-1, 3), faces
+
+
+def _grid(n: int, size: float, z: float, tilt: float = 0.0):
+    xs = np.linspace(-size / 2, size / 2, n + 1)
+    X, Y = np.meshgrid(xs, xs, indexing="ij")
+    Z = z + tilt * X
+    v = np.stack([X.ravel(), Y.ravel(), Z.ravel()], 1)
+    a, b = np.meshgrid(np.arange(n), np.arange(n), indexing="ij")
+    a, b = a.ravel(), b.ravel()
+    v00 = a * (n + 1) + b
+    v10 = v00 + n + 1
+    faces = np.concatenate([np.stack([v00, v10, v10 + 1], 1), np.stack([v00, v10 + 1, v00 + 1], 1)])
+    return v, faces
+
+
+def _prepared(*meshes, leaf_size: int = 4) -> PreparedScene:
+    return PreparedScene(
+        instances=tuple(prepare_instance(v, f, leaf_size=leaf_size) for v, f in meshes),
+        scene_hash="",
+    )
+
+
+def _random_rays(rng: np.random.Generator, n: int):
+    o = rng.uniform(-25, 25, (n, 3))
+    d = rng.normal(size=(n, 3))
+    d /= np.linalg.norm(d, axis=1)[:, None]
+    return o, d
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2, 3])
+@pytest.mark.parametrize("leaf_size", [1, 4, 8])
+def test_bvh_traversal_equals_brute_force_on_random_soups(seed: int, leaf_size: int) -> None:
+    rng = np.random.default_rng(seed)
+    scene = _prepared(_random_soup(rng, 300), _random_soup(rng, 200), leaf_size=leaf_size)
+    o, d = _random_rays(rng, 1500)
+    bvh = trace_scene_meshes(scene, o, d, t_max=100.0)
+    brute = trace_rays_brute_force(scene, o, d, t_max=100.0)
+    assert bvh.t.dtype == np.float64 and bvh.instance.dtype == np.int32
+    assert (bvh.instance >= 0).sum() > 200
+    np.testing.assert_array_equal(bvh.t, brute.t)
+    np.testing.assert_array_equal(bvh.instance, brute.instance)
+    np.testing.assert_array_equal(bvh.triangle, brute.triangle)
+
+
+def test_rays_at_shared_vertices_and_edges_never_leak() -> None:
+    v, f = _grid(8, 80.0, 25.0, tilt=0.3)
+    scene = _prepared((v, f))
+    # aim rays exactly at every vertex and every edge midpoint of the grid
+    targets = np.concatenate([v, (v[f[:, 0]] + v[f[:, 2]]) * 0.5, (v[f[:, 0]] + v[f[:, 1]]) * 0.5])
+    inner = np.all(np.abs(targets[:, :2]) < 39.9, axis=1)
+    targets = targets[inner]
+    o = np.tile(np.array([[1.0, -2.0, 5.0]]), (targets.shape[0], 1))
+    d = targets - o
+    d /= np.sqrt((d * d).sum(axis=1))[:, None]
+    hit = trace_scene_meshes(scene, o, d, t_max=500.0)
+    brute = trace_rays_brute_force(scene, o, d, t_max=500.0)
+    assert np.all(hit.instance == 0), "a ray aimed at a shared edge or vertex slipped through"
+    np.testing.assert_array_equal(hit.triangle, brute.triangle)
+    np.testing.assert_array_equal(hit.t, brute.t)
+
+
+def test_coincident_triangles_tie_to_lowest_instance_and_triangle() -> None:
+    v, f = _grid(2, 10.0, 5.0)
+    doubled = (np.concatenate([v, v]), np.concatenate([f, f + v.shape[0]]))
+    scene = _prepared(doubled, (v, f))
+    o = np.array([[0.3, 0.2, 0.0], [-2.0, 1.0, 0.0]])
+    d = np.array([[0.0, 0.0, 1.0], [0.0, 0.0, 1.0]])
+    hit = trace_scene_meshes(scene, o, d, t_max=50.0)
+    assert hit.instance.tolist() == [0, 0]
+    assert np.all(hit.triangle < f.shape[0])  # the first copy, not the duplicate
+
+
+def test_t_max_ignores_farther_hits() -> None:
+    v, f = _grid(2, 10.0, 5.0)
+    scene = _prepared((v, f))
+    o = np.zeros((2, 3))
+    d = np.array([[0.0, 0.0, 1.0], [0.0, 0.0, 1.0]])
+    assert trace_scene_meshes(scene, o, d, t_max=5.0).instance.tolist() == [0, 0]
+    far = trace_scene_meshes(scene, o, d, t_max=4.999)
+    assert far.instance.tolist() == [-1, -1] and np.all(np.isinf(far.t))
+
+
+def test_bvh_arrays_are_deterministic_and_cover_every_triangle() -> None:
+    rng = np.random.default_rng(5)
+    v, f = _random_soup(rng, 1000)
+    a = prepare_instance(v, f).bvh
+    b = prepare_instance(v.copy(), f.copy()).bvh
+    for name in ("node_bounds", "node_child", "node_range", "tri_order"):
+        np.testing.assert_array_equal(getattr(a, name), getattr(b, name))
+    assert sorted(a.tri_order.tolist()) == list(range(1000))
+    leaves = a.node_child[:, 0] < 0
+    assert a.node_range[leaves, 1].sum() == 1000
+    assert a.node_range[leaves, 1].max() <= 4
+
+
+def test_bvh_boxes_contain_their_triangles_with_padding() -> None:
+    rng = np.random.default_rng(6)
+    v, f = _random_soup(rng, 500)
+    prep = prepare_instance(v, f)
+    bvh = prep.bvh
+    tri_min = np.minimum(np.minimum(v[f[:, 0]], v[f[:, 1]]), v[f[:, 2]])
+    tri_max = np.maximum(np.maximum(v[f[:, 0]], v[f[:, 1]]), v[f[:, 2]])
+    for node in np.nonzero(bvh.node_child[:, 0] < 0)[0]:
+        first, count = bvh.node_range[node]
+        tris = bvh.tri_order[first : first + count]
+        assert np.all(bvh.node_bounds[node, :3] < tri_min[tris].min(axis=0))
+        assert np.all(bvh.node_bounds[node, 3:] > tri_max[tris].max(axis=0))
+    inner = np.nonzero(bvh.node_child[:, 0] >= 0)[0]
+    for node in inner:
+        for child in bvh.node_child[node]:
+            assert np.all(bvh.node_bounds[node, :3] <= bvh.node_bounds[child, :3])
+            assert np.all(bvh.node_bounds[node, 3:] >= bvh.node_bounds[child, 3:])
+
+
+def test_ray_triangle_arithmetic_is_the_documented_order() -> None:
+    rng = np.random.default_rng(7)
+    o, d = _random_rays(rng, 200)
+    v0, e1, e2 = (rng.normal(size=(200, 3)) for _ in range(3))
+    _, t = intersect_ray_triangle(o, d, v0, e1, e2, np.inf)
+    for k in range(200):
+        (ox, oy, oz), (dx, dy, dz) = o[k].tolist(), d[k].tolist()
+        (e1x, e1y, e1z), (e2x, e2y, e2z) = e1[k].tolist(), e2[k].tolist()
+        sx, sy, sz = ox - v0[k, 0], oy - v0[k, 1], oz - v0[k, 2]
+        qx, qy, qz = sy * e1z - sz * e1y, sz * e1x - sx * e1z, sx * e1y - sy * e1x
+        px, py, pz = dy * e2z - dz * e2y, dz * e2x - dx * e2z, dx * e2y - dy * e2x
+        det = (e1x * px + e1y * py) + e1z * pz
+        assert t[k] == ((e2x * qx + e2y * qy) + e2z * qz) * (1.0 / det)
+
+
+def test_build_bvh_rejects_bad_input() -> None:
+    with pytest.raises(ValueError, match="leaf_size"):
+        build_bvh(np.zeros((1, 3)), np.ones((1, 3)), leaf_size=0)
+    with pytest.raises(ValueError, match="at least one triangle"):
+        build_bvh(np.zeros((0, 3)), np.zeros((0, 3)))
