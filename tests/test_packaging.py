@@ -25,8 +25,8 @@ def test_every_package_directory_is_installed() -> None:
 
 def test_reference_cpu_never_imports_warp() -> None:
     code = (
-        "import sys, leviathan.reference_cpu.trace, leviathan.reference_cpu.sonar, leviathan.sonar, "
-        "leviathan.parity; print('warp' in sys.modules)"
+        "import sys, leviathan.reference_cpu.trace, leviathan.reference_cpu.sonar, "
+        "leviathan.sonar, leviathan.parity; print('warp' in sys.modules)"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"

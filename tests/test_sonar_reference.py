@@ -442,3 +442,12 @@ def test_render_rejects_bad_arguments() -> None:
         render(scene, _spec(), pose, sensor_id="v/s", sample_index=0, time_ns=0, backend="optix")
     with pytest.raises(TypeError, match="sensor_pose"):
         render(scene, _spec(), np.eye(4), sensor_id="v/s", sample_index=0, time_ns=0)
+
+
+def test_missing_values_use_one_nan_bit_pattern() -> None:
+    from leviathan.sonar import SonarFrame
+
+    odd_nan = np.array([0xFFF8000000000001], dtype=np.uint64).view(np.float64)[0]
+    frame = SonarFrame(channels={"linear_return": np.array([[1.0, odd_nan]])}, metadata={})
+    stored = frame["linear_return"].view(np.uint64)
+    assert int(stored[0, 1]) == 0x7FF8000000000000

@@ -2,8 +2,8 @@
 
 Layout of ``fixtures/sonar_v1/``:
 
-* ``<scene>.npz``: every channel of the reference frame (uncompressed dtype and
-  shape preserved, ``allow_pickle=False``).
+* ``<scene>.npz``: every channel of the reference frame (compressed; dtype and
+  shape preserved; read with ``allow_pickle=False``).
 * ``manifest.json``: per scene the frame's ``content_hash``, each channel's
   SHA-256 (``leviathan.identity.content_hash``), dtype and shape, and the
   SHA-256 of the ``.npz`` file; plus the versions that generated it.
@@ -86,7 +86,9 @@ def freeze_fixture(directory: str | Path) -> Path:
         for case in scene_cases():
             frame = case.render(backend="reference")
             file = f"{case.name}.npz"
-            np.savez(staging / file, **{k: np.asarray(v) for k, v in frame.channels.items()})
+            np.savez_compressed(
+                staging / file, **{k: np.asarray(v) for k, v in frame.channels.items()}
+            )
             scenes.append(
                 {
                     "name": case.name,

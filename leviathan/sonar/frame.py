@@ -79,7 +79,12 @@ class SonarFrame:
         frozen = {}
         for name in CHANNEL_NAMES:
             if name in self.channels:
-                a = np.ascontiguousarray(self.channels[name])
+                a = np.array(self.channels[name], copy=True, order="C")
+                if a.dtype.kind == "f":
+                    # One NaN bit pattern for "missing", whatever arithmetic produced it
+                    # (x86 and ARM differ in the sign of a default NaN), so channels can
+                    # be compared byte for byte across backends.
+                    a[np.isnan(a)] = np.nan
                 a.setflags(write=False)
                 frozen[name] = a
         unknown = set(self.channels) - set(CHANNEL_NAMES)

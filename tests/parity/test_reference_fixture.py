@@ -38,16 +38,16 @@ def test_parity_cli_reports_28_of_28(capsys: pytest.CaptureFixture[str]) -> None
 
 
 def test_parity_detects_a_one_ulp_change(monkeypatch: pytest.MonkeyPatch) -> None:
-    import leviathan.sonar.render as render_module
+    from leviathan.reference_cpu import sonar as ref
 
-    original = render_module.ref.sample_physics
+    original = ref.sample_physics
 
     def nudged(**kwargs):
         terms = original(**kwargs)
         terms["contribution"] = np.nextafter(terms["contribution"], np.inf)
         return terms
 
-    monkeypatch.setattr(render_module.ref, "sample_physics", nudged)
+    monkeypatch.setattr(ref, "sample_physics", nudged)
     results = check_fixture()
     failed = [r for r in results if not r.ok]
     assert len(failed) >= 20
@@ -55,8 +55,13 @@ def test_parity_detects_a_one_ulp_change(monkeypatch: pytest.MonkeyPatch) -> Non
 
 
 def test_freeze_refuses_to_overwrite_the_fixture() -> None:
+    root = default_fixture_dir()
+    # Guard: never call the writer unless the frozen fixture is really there.
+    assert (root / "manifest.json").is_file(), f"frozen fixture missing at {root}"
+    before = sorted((p.name, p.stat().st_mtime_ns) for p in root.iterdir())
     with pytest.raises(FileExistsError, match="never"):
-        freeze_fixture(default_fixture_dir())
+        freeze_fixture(root)
+    assert sorted((p.name, p.stat().st_mtime_ns) for p in root.iterdir()) == before
 
 
 def test_fixture_covers_the_required_features() -> None:
