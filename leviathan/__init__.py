@@ -10,22 +10,32 @@ The public API is what this module and its submodules' ``__all__`` export:
 * :mod:`leviathan.scene`, :mod:`leviathan.geometry` — the canonical scene and mesh generators.
 * :mod:`leviathan.sonar` — the canonical imaging sonar (``render`` and ``SonarFrame``).
 * :mod:`leviathan.parity` — the frozen 28-scene fixture and the bit-for-bit check.
+* :mod:`leviathan.dynamics`, :mod:`leviathan.controllers` — 6-DOF vehicle model and controllers.
+* :mod:`leviathan.sensors` — DVL, IMU and camera samples.
+* :mod:`leviathan.world` — the canonical World (``World``, ``WorldRegistry``).
+* :mod:`leviathan.usd` — OpenUSD export (usd-core imported lazily).
 """
 
 from leviathan.frames import Transform
 from leviathan.identity import content_hash, display_hash
 from leviathan.scene import Instance, Scene, TriangleMesh
 from leviathan.time import Clock, NonIntegerStepError, seconds_to_ns
+from leviathan.world import Environment, SceneObject, VehicleSetup, World, WorldRegistry
 
 __version__ = "0.1.0"
 
 __all__ = [
     "Clock",
+    "Environment",
     "Instance",
     "NonIntegerStepError",
     "Scene",
+    "SceneObject",
     "Transform",
     "TriangleMesh",
+    "VehicleSetup",
+    "World",
+    "WorldRegistry",
     "__version__",
     "content_hash",
     "display_hash",

@@ -45,7 +45,7 @@ def _cmd_bench(args: argparse.Namespace) -> int:
 def _cmd_demo(args: argparse.Namespace) -> int:
     from leviathan.demo import run_demo
 
-    run_demo(args.out, pings=args.pings, progress=not args.quiet)
+    run_demo(args.out, seconds=args.seconds, progress=not args.quiet)
     return 0
 
 
@@ -84,9 +84,9 @@ def _parser() -> argparse.ArgumentParser:
     b.add_argument("--json", action="store_true", help="print JSON instead of a table")
     b.set_defaults(func=_cmd_bench)
 
-    p = sub.add_parser("demo", help="survey demo: sonar pings over a generated seabed with targets")
+    p = sub.add_parser("demo", help="survey demo: a survey AUV and an inspection ROV in one World")
     p.add_argument("--out", default="survey_out", help="output directory (default: survey_out)")
-    p.add_argument("--pings", type=int, default=10, help="number of sonar pings (5 Hz)")
+    p.add_argument("--seconds", type=int, default=20, help="simulated seconds (default: 20)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=_cmd_demo)
     return parser

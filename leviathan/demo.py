@@ -1,118 +1,286 @@
-"""The main job (for now): sonar pings of the reference survey vehicle over a seabed.
+"""The main job: the survey demo.
 
 The reference survey vehicle (a declared test and reference model) flies a
-straight, constant-speed leg at 20 m depth over a generated 10^5-triangle
-seabed with targets (one of them moving), pinging its imaging sonar at 5 Hz.
-Vehicle motion here is kinematic; the canonical World with 6-DOF dynamics and
-capture groups grows this demo into the full survey.
+lawnmower pattern at 20 m depth over a generated 10^5-triangle seabed with
+targets (a crate, a drum without acoustic material, a pipeline and a moving
+ball), pinging its imaging sonar at 5 Hz with its DVL and IMU, while a
+production inspection ROV holds station at a target and films it with its front
+camera. About 20 s of simulation time in 10 ms ticks.
+
+The demo ROV's camera is the catalogue camera at a reduced resolution and rate
+(256 x 144 px at 2 Hz) so that the pure-numpy reference ray caster keeps the
+demo near a minute on two CPU cores; this is stated in the manifest.
 
 Writes to the output directory:
 
-* ``frames/<sample>.npz``: every channel of each sonar frame;
-* ``previews/<sample>_bscan.png`` and ``previews/<sample>_fan.png``: display products;
-* ``manifest.json``: per frame its sample index, time [ns], sensor pose,
-  ``content_hash``, per-channel hashes and display hashes; two runs give
-  identical manifests.
+* ``samples/<vehicle>_<sensor>/<index>.npz``: the sonar's main channels and every
+  camera channel per sample (compressed); DVL and IMU samples stacked in
+  ``samples/<vehicle>_<sensor>.npz``;
+* ``previews/``: sonar fan PNGs (1 Hz) and camera previews (every frame);
+* ``track.png``: north-up plot of both vehicles' tracks and the targets;
+* ``world.usda``: the World as an OpenUSD stage with both tracks;
+* ``manifest.json``: every capture group with every member's content hash, the
+  snapshot hash and the run hash; two runs give identical manifests.
 """
 
 from __future__ import annotations
 
 import json
+import math
 import os
-import sys
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
-__all__ = ["run_demo"]
+__all__ = ["build_demo_world", "run_demo"]
 
-_PERIOD_NS = 200_000_000  # 5 Hz
-_SPEED_M_PER_S = 1.5
+TICK_NS = 10_000_000  # 10 ms: every 100 Hz IMU sample falls on a tick
+DEMO_SECONDS = 20
+_SONAR_CHANNELS = (
+    "linear_return",
+    "sample_count",
+    "validity",
+    "primary_instance",
+    "primary_range_m",
+)
 
 
-def run_demo(out: str | Path, *, pings: int = 10, progress: bool = True) -> Path:
-    """Runs the survey demo and writes its products to ``out``; returns the manifest path."""
-    from leviathan.bench import survey_scene
+def build_demo_world(*, seabed_triangles: int = 100_000, root_seed: int = 20261130):
+    """The demo's World (also used by tests)."""
     from leviathan.catalogue import get_vehicle
+    from leviathan.controllers import Autopilot, WaypointFollower, lawnmower
     from leviathan.frames import Transform
-    from leviathan.identity import content_hash
-    from leviathan.scene import Instance, Scene
-    from leviathan.sonar import render
-    from leviathan.sonar.display import display_product_hash, fan_pixels, preview_pixels
-    from leviathan.time import ns_to_seconds
+    from leviathan.geometry import box_mesh, cylinder_mesh, seabed_mesh, uv_sphere_mesh
+    from leviathan.materials import TEST_LAMBERT_BRIGHT, TEST_LAMBERT_MEDIUM
+    from leviathan.specs import WaterSpec
+    from leviathan.world import Environment, SceneObject, VehicleSetup, World
 
-    if pings < 1:
-        raise ValueError(f"pings: expected >= 1, got {pings}")
+    def at(x: float, y: float, z: float, yaw_deg: float = 0.0) -> Transform:
+        return Transform.from_euler(0.0, 0.0, math.radians(yaw_deg), translation=(x, y, z))
+
+    seabed = seabed_mesh(
+        triangle_count=seabed_triangles,
+        size_m=(200.0, 200.0),
+        mean_depth_m=30.0,
+        relief_m=1.5,
+        seed=7,
+        origin=(-100.0, -100.0),
+    )
+    objects = [
+        SceneObject("seabed", seabed, at(0.0, 0.0, 0.0), "seabed", TEST_LAMBERT_MEDIUM),
+        SceneObject(
+            "crate",
+            box_mesh((2.0, 3.0, 1.5)),
+            at(12.0, 4.0, 28.6, 20.0),
+            "crate",
+            TEST_LAMBERT_BRIGHT,
+        ),
+        SceneObject("drum", cylinder_mesh(0.8, 2.5, axis="y"), at(20.0, -6.0, 28.9), "drum", None),
+        SceneObject(
+            "pipeline",
+            cylinder_mesh(0.4, 160.0, axis="x"),
+            at(0.0, 12.0, 29.2),
+            "pipeline",
+            TEST_LAMBERT_BRIGHT,
+        ),
+        SceneObject(
+            "ball",
+            uv_sphere_mesh(1.2),
+            at(26.0, 0.0, 27.0),
+            "target",
+            TEST_LAMBERT_BRIGHT,
+            velocity_ned_m_per_s=(0.0, 0.4, 0.0),
+        ),
+    ]
+    env = Environment(
+        water=WaterSpec(
+            temperature_c=10.0, salinity_psu=35.0, ph=8.0, current_ned_m_per_s=(0.05, 0.02, 0.0)
+        ),
+        objects=tuple(objects),
+        name="survey_demo",
+    )
+
+    survey = get_vehicle("reference_survey_vehicle")
+    waypoints = lawnmower(
+        origin_ne=(-12.0, -8.0),
+        heading_rad=0.0,
+        leg_length_m=16.0,
+        leg_spacing_m=6.0,
+        legs=2,
+        depth_m=20.0,
+    )
+    rov = get_vehicle("inspection_rov")
+    cam = rov.sensor("front_camera")
+    demo_cam = cam.model_copy(
+        update={
+            "width_px": 256,
+            "height_px": 144,
+            "fx_px": 128.0,
+            "fy_px": 128.0,
+            "cx_px": 127.5,
+            "cy_px": 71.5,
+            "schedule": cam.schedule.from_rate_hz(2),
+            "hardware_note": "demo: catalogue camera at reduced resolution and rate",
+        }
+    )
+    rov = rov.model_copy(update={"sensors": (demo_cam,)})
+    rov = type(rov).model_validate(rov.model_dump())
+    rov_ne, crate_ne = (4.0, 4.0), (12.0, 4.0)
+    heading_to_crate = math.atan2(crate_ne[1] - rov_ne[1], crate_ne[0] - rov_ne[0])
+    vehicles = [
+        VehicleSetup(
+            "survey",
+            survey,
+            WaypointFollower(waypoints, speed_m_per_s=1.5, acceptance_radius_m=2.0),
+            position_ned_m=(-14.0, -8.0, 20.0),
+        ),
+        VehicleSetup(
+            "inspector",
+            rov,
+            Autopilot(speed_m_per_s=0.0, depth_m=27.5, heading_rad=heading_to_crate),
+            position_ned_m=(*rov_ne, 27.0),
+            rpy_rad=(0.0, 0.0, heading_to_crate),
+        ),
+    ]
+    return World.create(vehicles=vehicles, environment=env, root_seed=root_seed, step_ns=TICK_NS)
+
+
+def _atomic_write_text(path: Path, text: str) -> None:
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(text)
+    os.replace(tmp, path)
+
+
+def _track_plot(world: Any, path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(7, 7), dpi=100)
+    for name, v in world._vehicles.items():
+        poses = np.array(v.track_poses)
+        ax.plot(poses[:, 1, 3], poses[:, 0, 3], label=f"{name} ({v.spec.name})")
+        ax.plot(poses[-1, 1, 3], poses[-1, 0, 3], "o")
+    for obj in world.environment.objects:
+        if obj.object_id == "seabed":
+            continue
+        x0, y0, _ = obj.T_world_object.translation.tolist()
+        ax.plot(y0, x0, "k^" if not obj.moving else "r^")
+        ax.annotate(obj.object_id, (y0, x0), textcoords="offset points", xytext=(4, 4), fontsize=8)
+    ax.set_xlabel("east [m]")
+    ax.set_ylabel("north [m]")
+    ax.set_title("Survey demo: north-up tracks (world NED)")
+    ax.set_aspect("equal")
+    ax.grid(True, alpha=0.3)
+    ax.legend(loc="lower right", fontsize=8)
+    fig.tight_layout()
+    tmp = path.with_name(path.name + ".tmp.png")
+    fig.savefig(tmp, metadata={"Software": None})
+    plt.close(fig)
+    os.replace(tmp, path)
+
+
+def run_demo(out: str | Path, *, seconds: int = DEMO_SECONDS, progress: bool = True) -> Path:
+    """Runs the survey demo and writes its products to ``out``; returns the manifest path."""
+    from tqdm import tqdm
+
+    from leviathan.identity import content_hash
+    from leviathan.sonar import SonarFrame
+    from leviathan.time import seconds_to_ns
+
+    if isinstance(seconds, bool) or not isinstance(seconds, int) or seconds < 1:
+        raise ValueError(f"seconds: expected a positive whole number of seconds, got {seconds!r}")
     out = Path(out)
-    (out / "frames").mkdir(parents=True, exist_ok=True)
+    (out / "samples").mkdir(parents=True, exist_ok=True)
     (out / "previews").mkdir(parents=True, exist_ok=True)
-    vehicle = get_vehicle("reference_survey_vehicle")
-    spec = vehicle.sensor("sonar")
-    sensor_id = f"{vehicle.name}/{spec.name}"
-    base = survey_scene(100_000)
-    T_body_sensor = spec.mount.transform()
-    frames = []
-    for n in range(pings):
-        time_ns = n * _PERIOD_NS
-        t_s = ns_to_seconds(time_ns)
-        # The moving target drifts east at 0.5 m/s; the scene is posed at the sample instant.
-        instances = []
-        for inst in base.instances:
-            if inst.moving:
-                T = Transform(
-                    inst.T_world_object.rotation,
-                    inst.T_world_object.translation + np.array([0.0, 0.5 * t_s, 0.0]),
+    world = build_demo_world()
+    ticks = seconds_to_ns(seconds) // TICK_NS
+    groups_out: list[dict] = []
+    stacked: dict[str, list] = {}
+    chunk = 50
+    with tqdm(
+        total=ticks, unit="tick", desc="survey demo", disable=not progress, leave=True
+    ) as bar:
+        done = 0
+        while done < ticks:
+            n = min(chunk, ticks - done)
+            for group in world.step(n):
+                members = {}
+                for sensor_id, sample in group.samples.items():
+                    members[sensor_id] = sample.content_hash
+                    stem = sensor_id.replace("/", "_")
+                    if isinstance(sample, SonarFrame):
+                        folder = out / "samples" / stem
+                        folder.mkdir(exist_ok=True)
+                        np.savez_compressed(
+                            folder / f"{sample.sample_index:06d}.npz",
+                            **{k: np.asarray(sample.channels[k]) for k in _SONAR_CHANNELS},
+                        )
+                        if sample.sample_index % 5 == 0:
+                            sample.fan_png(
+                                str(out / "previews" / f"{stem}_{sample.sample_index:06d}_fan.png")
+                            )
+                    elif sample.kind == "camera":
+                        folder = out / "samples" / stem
+                        folder.mkdir(exist_ok=True)
+                        np.savez_compressed(
+                            folder / f"{sample.sample_index:06d}.npz", **dict(sample.channels)
+                        )
+                        from leviathan.sensors.camera import preview_png
+
+                        preview_png(
+                            sample, str(out / "previews" / f"{stem}_{sample.sample_index:06d}.png")
+                        )
+                    else:
+                        stacked.setdefault(sensor_id, []).append(sample)
+                groups_out.append(
+                    {
+                        "tick": group.tick,
+                        "time_ns": group.time_ns,
+                        "content_hash": group.content_hash,
+                        "members": members,
+                    }
                 )
-                inst = Instance(
-                    inst.object_id, inst.mesh, T, inst.semantic_label, inst.material, moving=True
-                )
-            instances.append(inst)
-        scene = Scene(instances, name=base.name)
-        T_world_body = Transform.from_euler(
-            0.0, 0.0, 0.0, translation=(-10.0 + _SPEED_M_PER_S * t_s, 2.0, 20.0)
-        )
-        pose = T_world_body @ T_body_sensor
-        frame = render(scene, spec, pose, sensor_id=sensor_id, sample_index=n, time_ns=time_ns)
-        stem = f"{n:06d}"
-        np.savez(out / "frames" / f"{stem}.npz", **dict(frame.channels))
-        frame.preview_png(str(out / "previews" / f"{stem}_bscan.png"))
-        frame.fan_png(str(out / "previews" / f"{stem}_fan.png"))
-        frames.append(
-            {
-                "sample_index": n,
-                "time_ns": time_ns,
-                "sensor_id": sensor_id,
-                "T_world_sensor": pose.to_dict(),
-                "content_hash": frame.content_hash,
-                "channels": frame.channel_hashes(),
-                "display": {
-                    "bscan": display_product_hash(preview_pixels(frame)),
-                    "fan": display_product_hash(fan_pixels(frame)),
-                },
-            }
-        )
-        if progress:
-            filled = int(np.count_nonzero(frame["sample_count"]))
-            print(
-                f"[demo] ping {n + 1}/{pings}  t={t_s:.1f} s  cells with returns: {filled}",
-                file=sys.stderr,
-                flush=True,
-            )
+            done += n
+            bar.update(n)
+    for sensor_id, samples in stacked.items():
+        arrays = {
+            "sample_index": np.array([s.sample_index for s in samples]),
+            "time_ns": np.array([s.time_ns for s in samples]),
+        }
+        for name in samples[0].channels:
+            arrays[name] = np.stack([np.asarray(s.channels[name]) for s in samples])
+        np.savez_compressed(out / "samples" / f"{sensor_id.replace('/', '_')}.npz", **arrays)
+    _track_plot(world, out / "track.png")
+    usd_path = world.export_usd(out / "world.usda")
+    snapshot = world.snapshot()
     manifest = {
-        "job": "leviathan survey demo (sonar)",
-        "vehicle": vehicle.name,
-        "scene_hash": base.content_hash,
-        "frames": frames,
-        "run_hash": content_hash([f["content_hash"] for f in frames]),
+        "job": "leviathan survey demo",
+        "simulated_ns": world.time_ns,
+        "tick_ns": TICK_NS,
+        "root_seed": world.root_seed,
+        "vehicles": {name: world._vehicles[name].spec.name for name in world.vehicle_names},
+        "environment_hash": world.environment.content_hash,
+        "snapshot_hash": snapshot.content_hash,
+        "off_tick_samples": list(world.off_tick_samples),
+        "capture_groups": groups_out,
+        "run_hash": content_hash([g["content_hash"] for g in groups_out]),
+        "usd": usd_path.name,
+        "notes": [
+            "The inspection ROV's camera runs at 256x144 px and 2 Hz in this demo (reduced from "
+            "the catalogue's 1280x720) to keep the pure-numpy ray caster near a minute on two "
+            "cores.",
+            "Vehicle motion is integrated with the 6-DOF model; scene objects move with "
+            "constant velocity.",
+        ],
     }
     path = out / "manifest.json"
-    tmp = path.with_suffix(".json.tmp")
-    tmp.write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n")
-    os.replace(tmp, path)
+    _atomic_write_text(path, json.dumps(manifest, indent=2, sort_keys=True) + "\n")
     if progress:
         print(
-            f"[demo] wrote {pings} frames, previews and {path} "
-            f"(run hash {manifest['run_hash'][:16]}…)",
-            file=sys.stderr,
+            f"[demo] {len(groups_out)} capture groups over {seconds} s written to {out} "
+            f"(run hash {manifest['run_hash'][:16]}…)"
         )
     return path

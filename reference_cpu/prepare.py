@@ -23,6 +23,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+
 from leviathan.reference_cpu.bvh import DEFAULT_LEAF_SIZE, Bvh, build_bvh
 
 __all__ = ["PreparedInstance", "PreparedScene", "prepare_instance", "prepare_scene"]

@@ -45,6 +45,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+
 from leviathan.reference_cpu.prepare import PreparedInstance, PreparedScene
 
 __all__ = [

@@ -38,10 +38,15 @@ def test_bench_sonar_json_reports_rates(capsys: pytest.CaptureFixture[str]) -> N
 
 def test_demo_is_reproducible(tmp_path) -> None:
     a, b = tmp_path / "a", tmp_path / "b"
-    assert main(["demo", "--out", str(a), "--pings", "2", "--quiet"]) == 0
-    assert main(["demo", "--out", str(b), "--pings", "2", "--quiet"]) == 0
+    assert main(["demo", "--out", str(a), "--seconds", "1", "--quiet"]) == 0
+    assert main(["demo", "--out", str(b), "--seconds", "1", "--quiet"]) == 0
     assert (a / "manifest.json").read_bytes() == (b / "manifest.json").read_bytes()
-    assert (a / "previews" / "000001_fan.png").stat().st_size > 0
+    manifest = json.loads((a / "manifest.json").read_text())
+    sensors = {s for g in manifest["capture_groups"] for s in g["members"]}
+    assert {"survey/sonar", "survey/dvl", "survey/imu", "inspector/front_camera"} <= sensors
+    assert (a / "track.png").stat().st_size > 0
+    assert (a / "world.usda").stat().st_size > 0
+    assert list((a / "previews").glob("survey_sonar_*_fan.png"))
 
 
 def test_bad_arguments_give_a_clear_error(capsys: pytest.CaptureFixture[str]) -> None:

@@ -8,7 +8,6 @@ import sys
 
 import numpy as np
 import pytest
-from leviathan.reference_cpu import sonar as ref
 
 from leviathan.acoustics import absorption_db_per_m
 from leviathan.frames import Transform
@@ -18,6 +17,7 @@ from leviathan.materials import (
     AcousticStatus,
     DeclaredMaterial,
 )
+from leviathan.reference_cpu import sonar as ref
 from leviathan.scene import Instance, Scene, TriangleMesh
 from leviathan.sonar import render
 from leviathan.specs import BeamPatternSpec, ImagingSonarSpec, MountSpec, ScheduleSpec, WaterSpec

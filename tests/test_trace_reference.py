@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+
 from leviathan.reference_cpu.bvh import build_bvh
 from leviathan.reference_cpu.prepare import PreparedScene, prepare_instance
 from leviathan.reference_cpu.trace import (

@@ -1,0 +1,330 @@
+"""The canonical World: stepping, capture groups, edits, snapshots, determinism, limits."""
+
+from __future__ import annotations
+
+import math
+import subprocess
+import sys
+import time
+
+import numpy as np
+import pytest
+
+from leviathan.catalogue import get_vehicle
+from leviathan.controllers import Autopilot, DirectThrust
+from leviathan.frames import Transform
+from leviathan.geometry import box_mesh, plane_mesh
+from leviathan.materials import TEST_LAMBERT_BRIGHT, TEST_LAMBERT_MEDIUM
+from leviathan.sonar import SonarFrame, render
+from leviathan.specs import ScheduleSpec, WaterSpec
+from leviathan.world import (
+    CaptureGroup,
+    Environment,
+    SceneObject,
+    ThrusterFaultRefusedError,
+    VehicleSetup,
+    World,
+    WorldLimitError,
+    WorldRegistry,
+)
+
+TICK_NS = 10_000_000
+
+
+def _survey_spec():
+    spec = get_vehicle("reference_survey_vehicle")
+    sonar = spec.sensor("sonar").model_copy(
+        update={"bearing_count": 24, "elevation_sample_count": 8, "range_bin_count": 64}
+    )
+    sensors = tuple(sonar if s.name == "sonar" else s for s in spec.sensors)
+    return type(spec).model_validate(
+        {**spec.model_dump(), "sensors": [s.model_dump() for s in sensors]}
+    )
+
+
+def _environment(**water) -> Environment:
+    at = Transform.from_euler
+    return Environment(
+        water=WaterSpec(**water),
+        objects=(
+            SceneObject(
+                "seabed",
+                plane_mesh(200.0, 200.0, divisions_x=20, divisions_y=20),
+                at(0, 0, 0, translation=(0, 0, 30.0)),
+                "seabed",
+                TEST_LAMBERT_MEDIUM,
+            ),
+            SceneObject(
+                "box",
+                box_mesh((2.0, 2.0, 2.0)),
+                at(0, 0, 0, translation=(15.0, 0.0, 29.0)),
+                "target",
+                TEST_LAMBERT_BRIGHT,
+            ),
+            SceneObject(
+                "mover",
+                box_mesh((1.0, 1.0, 1.0)),
+                at(0, 0, 0, translation=(20.0, -3.0, 28.0)),
+                "target",
+                TEST_LAMBERT_BRIGHT,
+                velocity_ned_m_per_s=(0.0, 1.0, 0.0),
+            ),
+        ),
+    )
+
+
+def _world(seed: int = 11, **water) -> World:
+    return World.create(
+        vehicles=[
+            VehicleSetup(
+                "survey",
+                _survey_spec(),
+                Autopilot(speed_m_per_s=1.0, depth_m=20.0, heading_rad=0.0),
+                position_ned_m=(0.0, 0.0, 20.0),
+            )
+        ],
+        environment=_environment(**water),
+        root_seed=seed,
+        step_ns=TICK_NS,
+    )
+
+
+def _hashes(groups: list[CaptureGroup]) -> list[tuple[int, str]]:
+    return [(g.time_ns, g.content_hash) for g in groups]
+
+
+def test_step_returns_capture_groups_in_time_order_with_sorted_members() -> None:
+    world = _world()
+    groups = world.step(20)
+    assert [g.time_ns for g in groups] == sorted(g.time_ns for g in groups)
+    assert groups[0].time_ns == 0  # the first step also delivers the samples of tick 0
+    for g in groups:
+        assert list(g.sensor_ids) == sorted(g.sensor_ids)
+        assert g.time_ns == g.tick * TICK_NS
+    first = groups[0]
+    assert set(first.sensor_ids) == {"survey/dvl", "survey/imu", "survey/sonar"}
+    assert isinstance(first.samples["survey/sonar"], SonarFrame)
+    # 100 Hz IMU on 10 ms ticks: one sample per tick, none refused
+    assert sum("survey/imu" in g.samples for g in groups) == 21
+    assert world.off_tick_samples == ()
+
+
+def test_step_returns_only_new_samples() -> None:
+    world = _world()
+    a = world.step(5)
+    b = world.step(5)
+    assert max(g.time_ns for g in a) < min(g.time_ns for g in b)
+
+
+def test_step_100_equals_100_single_steps_and_reset_replays() -> None:
+    w1 = _world()
+    batch = _hashes(w1.step(100))
+    w2 = _world()
+    singles = []
+    for _ in range(100):
+        singles.extend(_hashes(w2.step(1)))
+    assert batch == singles
+    assert w1.snapshot().content_hash == w2.snapshot().content_hash
+    w1.reset()
+    assert w1.tick == 0
+    assert _hashes(w1.step(100)) == batch
+
+
+def test_sample_alone_equals_sample_in_batch() -> None:
+    world = _world()
+    groups = world.step(40)
+    group = groups[-1]
+    frame = group.samples["survey/sonar"]
+    state = world.vehicle_state("survey")
+    assert group.tick == world.tick
+    spec = _survey_spec().sensor("sonar")
+    alone = render(
+        world.environment.scene_at(group.time_ns),
+        spec,
+        state.T_world_body @ spec.mount.transform(),
+        sensor_id="survey/sonar",
+        sample_index=frame.sample_index,
+        time_ns=group.time_ns,
+        water=world.environment.water,
+    )
+    assert alone.content_hash == frame.content_hash
+
+
+def test_state_reports_kinematics() -> None:
+    world = _world()
+    world.step(200)
+    s = world.state()
+    assert s["tick"] == 200 and s["time_ns"] == 200 * TICK_NS
+    v = s["vehicles"]["survey"]
+    assert set(v["velocity_body"]) == {"u", "v", "w", "p", "q", "r"}
+    assert v["depth_m"] == pytest.approx(20.0, abs=0.5)
+    assert v["speed_over_ground_m_s"] > 0.1
+    assert 0.0 <= v["heading_rad"] < 2 * math.pi
+
+
+def test_set_step_starts_a_new_epoch_and_keeps_samples_on_ticks() -> None:
+    world = _world()
+    world.step(10)
+    world.set_step(20_000_000)
+    groups = world.step(10)
+    epochs = world.state()["epochs"]
+    assert len(epochs) == 2 and epochs[1]["start_tick"] == 10
+    assert world.time_ns == 10 * TICK_NS + 10 * 20_000_000
+    # with 20 ms ticks the 100 Hz IMU's odd samples fall between ticks and are refused
+    assert all(g.time_ns % 20_000_000 == 0 for g in groups)
+    refused = world.off_tick_samples
+    assert refused and all(r["sensor_id"] == "survey/imu" for r in refused)
+    assert all(r["time_ns"] % 20_000_000 == 10_000_000 for r in refused)
+
+
+def test_current_drifts_a_passive_vehicle() -> None:
+    spec = get_vehicle("inspection_rov")
+    spec = type(spec).model_validate({**spec.model_dump(), "sensors": []})
+    world = World.create(
+        vehicles=[
+            VehicleSetup(
+                "rov",
+                spec,
+                DirectThrust([0.0] * len(spec.thrusters)),
+                position_ned_m=(0.0, 0.0, 10.0),
+            )
+        ],
+        environment=Environment(water=WaterSpec()),
+        step_ns=TICK_NS,
+    )
+    world.set_current((0.3, 0.0, 0.0))
+    world.step(3000)
+    north = world.state()["vehicles"]["rov"]["position_ned_m"][0]
+    assert north > 3.0
+
+
+def test_edit_keeps_pose_and_velocity() -> None:
+    world = _world()
+    world.step(50)
+    before = world.vehicle_state("survey")
+    new_spec = _survey_spec().model_copy(update={"description": "edited"})
+    world.edit(vehicle="survey", spec=new_spec)
+    after = world.vehicle_state("survey")
+    np.testing.assert_array_equal(before.position_ned_m, after.position_ned_m)
+    np.testing.assert_array_equal(before.velocity_body, after.velocity_body)
+    world.edit(vehicle="survey", sensors=[])
+    assert world.step(5) == []
+
+
+def test_snapshot_is_immutable_and_hashed() -> None:
+    world = _world()
+    world.step(10)
+    snap = world.snapshot()
+    assert len(snap.content_hash) == 64
+    with pytest.raises(TypeError):
+        snap.vehicles["survey"] = {}  # type: ignore[index]
+    world.step(1)
+    assert world.snapshot().content_hash != snap.content_hash
+
+
+def test_thruster_faults_are_refused_on_a_live_world() -> None:
+    with pytest.raises(ThrusterFaultRefusedError, match="analytic scenario runs"):
+        _world().inject_thruster_fault("survey", "stern")
+
+
+def test_step_limit_and_bad_arguments() -> None:
+    world = _world()
+    with pytest.raises(ValueError, match="n:"):
+        world.step(0)
+    with pytest.raises(WorldLimitError, match="2000000"):
+        world.step(2_000_001)
+    with pytest.raises(ValueError, match="step_ns"):
+        World.create(vehicles=[], step_ns=1, step_s="0.01")
+
+
+def test_registry_limits_and_idle_release() -> None:
+    now = [0.0]
+    registry = WorldRegistry(max_worlds=2, max_steps=30, lifecycle_clock=lambda: now[0])
+    a = registry.open(_world())
+    b = registry.open(_world())
+    with pytest.raises(WorldLimitError, match="limit is 2"):
+        registry.open(_world())
+    registry.step(a, 20)
+    with pytest.raises(WorldLimitError, match="30 steps"):
+        registry.step(a, 11)
+    now[0] = 3000.0
+    registry.get(b)
+    now[0] = 3700.0  # a idle for 3700 s, b for 700 s
+    assert registry.ids() == (b,)
+    with pytest.raises(KeyError, match="released"):
+        registry.get(a)
+
+
+def test_run_is_identical_with_the_wall_clock_patched(monkeypatch: pytest.MonkeyPatch) -> None:
+    expected = _hashes(_world().step(30))
+    monkeypatch.setattr(time, "time", lambda: 1.0e12)
+    monkeypatch.setattr(time, "time_ns", lambda: 10**21)
+    monkeypatch.setattr(time, "perf_counter", lambda: -5.0)
+    assert _hashes(_world().step(30)) == expected
+
+
+_SUBPROCESS = """
+import sys
+sys.path.insert(0, {tests!r})
+from test_world import _world
+w = _world()
+w.step(30)
+print(w.snapshot().content_hash, [g.content_hash for g in w.step(5)][-1])
+"""
+
+
+def test_hashes_identical_across_processes_and_hash_seeds() -> None:
+    import pathlib
+
+    w = _world()
+    w.step(30)
+    expected = f"{w.snapshot().content_hash} {[g.content_hash for g in w.step(5)][-1]}"
+    code = _SUBPROCESS.format(tests=str(pathlib.Path(__file__).parent))
+    for seed in ("0", "7", "31337"):
+        out = subprocess.run(
+            [sys.executable, "-c", code],
+            capture_output=True,
+            text=True,
+            check=True,
+            env={"PYTHONHASHSEED": seed, "PATH": "/usr/bin:/bin"},
+        )
+        assert out.stdout.strip() == expected
+
+
+def test_noise_seed_changes_noisy_samples_only() -> None:
+    a = _world(seed=1).step(3)
+    b = _world(seed=2).step(3)
+    assert a[0].samples["survey/sonar"].content_hash == b[0].samples["survey/sonar"].content_hash
+
+
+def test_moving_target_is_posed_at_the_sample_instant() -> None:
+    world = _world()
+    scene0 = world.environment.scene_at(0)
+    scene1 = world.environment.scene_at(2_000_000_000)
+    mover0 = next(i for i in scene0.instances if i.object_id == "mover")
+    mover1 = next(i for i in scene1.instances if i.object_id == "mover")
+    assert mover1.T_world_object.translation[1] - mover0.T_world_object.translation[1] == 2.0
+    assert mover1.moving
+
+
+def test_schedule_phase_respected() -> None:
+    spec = _survey_spec()
+    sonar = spec.sensor("sonar").model_copy(
+        update={"schedule": ScheduleSpec(period_ns=200_000_000, phase_ns=50_000_000)}
+    )
+    sensors = [sonar.model_dump()]
+    spec = type(spec).model_validate({**spec.model_dump(), "sensors": sensors})
+    world = World.create(
+        vehicles=[
+            VehicleSetup(
+                "s",
+                spec,
+                Autopilot(speed_m_per_s=0.5, depth_m=20.0, heading_rad=0.0),
+                position_ned_m=(0, 0, 20.0),
+            )
+        ],
+        environment=_environment(),
+        step_ns=TICK_NS,
+    )
+    times = [g.time_ns for g in world.step(60)]
+    assert times == [50_000_000, 250_000_000, 450_000_000]
