@@ -49,6 +49,20 @@ def _cmd_demo(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_export_usd(args: argparse.Namespace) -> int:
+    from leviathan.demo import build_demo_world
+    from leviathan.time import seconds_to_ns
+
+    world = build_demo_world()
+    ticks = seconds_to_ns(args.seconds) // world.clock.step_ns
+    if ticks:
+        world.step(ticks)
+    path = world.export_usd(args.path)
+    snapshot = world.snapshot().content_hash[:16]
+    print(f"wrote {path} ({world.tick + 1} committed ticks, snapshot {snapshot})")
+    return 0
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="leviathan",
@@ -83,6 +97,13 @@ def _parser() -> argparse.ArgumentParser:
     b.add_argument("--pings", type=int, default=5, help="pings per seabed; the median is reported")
     b.add_argument("--json", action="store_true", help="print JSON instead of a table")
     b.set_defaults(func=_cmd_bench)
+
+    p = sub.add_parser(
+        "export-usd", help="run the survey demo World and write it as an OpenUSD stage"
+    )
+    p.add_argument("path", help="output stage, .usda or .usdc")
+    p.add_argument("--seconds", default="0", help="simulated seconds before export (default: 0)")
+    p.set_defaults(func=_cmd_export_usd)
 
     p = sub.add_parser("demo", help="survey demo: a survey AUV and an inspection ROV in one World")
     p.add_argument("--out", default="survey_out", help="output directory (default: survey_out)")

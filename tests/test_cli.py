@@ -52,3 +52,12 @@ def test_demo_is_reproducible(tmp_path) -> None:
 def test_bad_arguments_give_a_clear_error(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["bench", "sonar", "--pings", "0"]) == 2
     assert "pings" in capsys.readouterr().err
+
+
+def test_export_usd_command_writes_a_stage(tmp_path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "world.usdc"
+    assert main(["export-usd", str(out), "--seconds", "0.05"]) == 0
+    assert out.stat().st_size > 0
+    assert "6 committed ticks" in capsys.readouterr().out
+    assert main(["export-usd", str(tmp_path / "world.txt")]) == 2
+    assert not (tmp_path / "world.txt").exists()

@@ -328,3 +328,42 @@ def test_schedule_phase_respected() -> None:
     )
     times = [g.time_ns for g in world.step(60)]
     assert times == [50_000_000, 250_000_000, 450_000_000]
+
+
+def test_vehicle_setup_accepts_catalogue_names_and_files(tmp_path) -> None:
+    from leviathan.specs import save_spec
+
+    ap = Autopilot(speed_m_per_s=0.0, depth_m=10.0, heading_rad=0.0)
+    by_name = VehicleSetup("a", "inspection_rov", ap)
+    path = tmp_path / "rov.toml"
+    save_spec(get_vehicle("inspection_rov"), path)
+    by_file = VehicleSetup("b", path, ap)
+    assert by_name.spec == by_file.spec == get_vehicle("inspection_rov")
+    with pytest.raises(ValueError, match="catalogue vehicle"):
+        VehicleSetup("c", "no_such_vehicle", ap)
+
+
+def test_export_usd_round_trips_the_track(tmp_path) -> None:
+    pxr = pytest.importorskip("pxr")
+    from pxr import Usd, UsdGeom
+
+    from leviathan.usd import R_ZUP_NED, transform_from_usd_matrix
+
+    world = _world()
+    world.step(5)
+    world.set_step(20_000_000)
+    world.step(5)
+    path = world.export_usd(tmp_path / "world.usda")
+    stage = Usd.Stage.Open(str(path))
+    prims = [p for p in stage.Traverse() if p.GetName() == "survey"]
+    assert len(prims) == 1
+    xf = UsdGeom.Xformable(prims[0])
+    track = world._vehicles["survey"]
+    codes = sorted(prims[0].GetAttribute("xformOp:transform").GetTimeSamples())
+    assert len(codes) == world.tick + 1 == len(track.track_poses)
+    root = Transform(R_ZUP_NED.T)  # T_ned_zup: undoes the fixed display rotation of the root
+    for code, expected in zip(codes, track.track_poses, strict=True):
+        zup_from_body = transform_from_usd_matrix(xf.ComputeLocalToWorldTransform(code))
+        ned_from_body = root @ zup_from_body
+        np.testing.assert_array_equal(ned_from_body.matrix, expected)
+    del pxr

@@ -61,7 +61,8 @@ class VehicleSetup:
 
     Args:
         name: Vehicle name in this World (sensor ids are ``"<name>/<sensor>"``).
-        spec: The vehicle document (catalogue or file).
+        spec: The vehicle document: a ``VehicleSpec``, a catalogue name (e.g.
+            ``"reference_survey_vehicle"``) or the path of a ``.json``/``.toml`` document.
         controller: Its controller.
         position_ned_m: Initial CG position in world NED [m].
         rpy_rad: Initial roll, pitch, yaw [rad] (ZYX).
@@ -69,7 +70,7 @@ class VehicleSetup:
     """
 
     name: str
-    spec: VehicleSpec
+    spec: VehicleSpec | str | Path
     controller: Controller
     position_ned_m: tuple[float, float, float] = (0.0, 0.0, 0.0)
     rpy_rad: tuple[float, float, float] = (0.0, 0.0, 0.0)
@@ -80,8 +81,7 @@ class VehicleSetup:
             raise ValueError(
                 f"name: expected a non-empty vehicle name without '/', got {self.name!r}"
             )
-        if not isinstance(self.spec, VehicleSpec):
-            raise TypeError(f"spec: expected a VehicleSpec, got {type(self.spec).__name__}")
+        object.__setattr__(self, "spec", _vehicle_document(self.spec))
         for fname, n in (("position_ned_m", 3), ("rpy_rad", 3), ("velocity_body", 6)):
             value = tuple(float(x) for x in getattr(self, fname))
             if len(value) != n or not all(math.isfinite(x) for x in value):
@@ -185,6 +185,28 @@ class _Vehicle:
     @property
     def spec(self) -> VehicleSpec:
         return self.setup.spec
+
+
+def _vehicle_document(spec: VehicleSpec | str | Path) -> VehicleSpec:
+    """A vehicle document from a spec, a catalogue name or a JSON/TOML file."""
+    if isinstance(spec, VehicleSpec):
+        return spec
+    if isinstance(spec, str | Path):
+        from leviathan.catalogue import get_vehicle, vehicle_names
+        from leviathan.specs import load_spec
+
+        if isinstance(spec, str) and spec in vehicle_names():
+            return get_vehicle(spec)
+        path = Path(spec)
+        if path.suffix.lower() in (".json", ".toml") and path.is_file():
+            return load_spec(path, VehicleSpec)
+        raise ValueError(
+            f"spec: {str(spec)!r} is neither a catalogue vehicle ({', '.join(vehicle_names())}) "
+            "nor an existing .json/.toml vehicle document"
+        )
+    raise TypeError(
+        f"spec: expected a VehicleSpec, catalogue name or path, got {type(spec).__name__}"
+    )
 
 
 def _step_ns(step: int | str | float) -> int:
@@ -534,6 +556,24 @@ class World:
         return [CaptureGroup(tick=tick, time_ns=t_ns, samples=samples)]
 
     # ------------------------------------------------------------------ records
+
+    def track(self, vehicle: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The recorded track of a vehicle over every committed tick.
+
+        Returns:
+            ``(ticks, times_ns, T_world_body)``: int64 [n], int64 [n] and float64
+            [n, 4, 4] homogeneous matrices of ``T_world_body``.
+        """
+        v = self._vehicle(vehicle)
+        return (
+            np.array(v.track_ticks, dtype=np.int64),
+            np.array(v.track_times_ns, dtype=np.int64),
+            np.array(v.track_poses, dtype=np.float64),
+        )
+
+    def vehicle_spec(self, vehicle: str) -> VehicleSpec:
+        """The current document of a vehicle."""
+        return self._vehicle(vehicle).spec
 
     @property
     def off_tick_samples(self) -> tuple[dict, ...]:
