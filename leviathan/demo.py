@@ -159,9 +159,9 @@ def _track_plot(world: Any, path: Path) -> None:
     import matplotlib.pyplot as plt
 
     fig, ax = plt.subplots(figsize=(7, 7), dpi=100)
-    for name, v in world._vehicles.items():
-        poses = np.array(v.track_poses)
-        ax.plot(poses[:, 1, 3], poses[:, 0, 3], label=f"{name} ({v.spec.name})")
+    for name in world.vehicle_names:
+        _, _, poses = world.track(name)
+        ax.plot(poses[:, 1, 3], poses[:, 0, 3], label=f"{name} ({world.vehicle_spec(name).name})")
         ax.plot(poses[-1, 1, 3], poses[-1, 0, 3], "o")
     for obj in world.environment.objects:
         if obj.object_id == "seabed":
@@ -261,7 +261,7 @@ def run_demo(out: str | Path, *, seconds: int = DEMO_SECONDS, progress: bool = T
         "simulated_ns": world.time_ns,
         "tick_ns": TICK_NS,
         "root_seed": world.root_seed,
-        "vehicles": {name: world._vehicles[name].spec.name for name in world.vehicle_names},
+        "vehicles": {name: world.vehicle_spec(name).name for name in world.vehicle_names},
         "environment_hash": world.environment.content_hash,
         "snapshot_hash": snapshot.content_hash,
         "off_tick_samples": list(world.off_tick_samples),

@@ -358,11 +358,11 @@ def test_export_usd_round_trips_the_track(tmp_path) -> None:
     prims = [p for p in stage.Traverse() if p.GetName() == "survey"]
     assert len(prims) == 1
     xf = UsdGeom.Xformable(prims[0])
-    track = world._vehicles["survey"]
+    _, _, poses = world.track("survey")
     codes = sorted(prims[0].GetAttribute("xformOp:transform").GetTimeSamples())
-    assert len(codes) == world.tick + 1 == len(track.track_poses)
+    assert len(codes) == world.tick + 1 == poses.shape[0]
     root = Transform(R_ZUP_NED.T)  # T_ned_zup: undoes the fixed display rotation of the root
-    for code, expected in zip(codes, track.track_poses, strict=True):
+    for code, expected in zip(codes, poses, strict=True):
         zup_from_body = transform_from_usd_matrix(xf.ComputeLocalToWorldTransform(code))
         ned_from_body = root @ zup_from_body
         np.testing.assert_array_equal(ned_from_body.matrix, expected)
