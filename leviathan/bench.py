@@ -9,7 +9,6 @@ ground truth, pings/s). The machine is shared and noisy: medians are quoted.
 
 from __future__ import annotations
 
-import math
 import platform
 import statistics
 import time
@@ -20,54 +19,12 @@ import numpy as np
 __all__ = ["bench_sonar", "format_sonar_bench", "survey_scene"]
 
 
-def survey_scene(triangle_count: int, *, seed: int = 7):
-    """A generated seabed (200 m x 200 m, ~30 m deep) with four targets."""
-    from leviathan.frames import Transform
-    from leviathan.geometry import box_mesh, cylinder_mesh, seabed_mesh, uv_sphere_mesh
-    from leviathan.materials import TEST_LAMBERT_BRIGHT, TEST_LAMBERT_MEDIUM
-    from leviathan.scene import Instance, Scene
+def survey_scene(triangle_count: int):
+    """The survey scenario's scene at time 0 with a seabed of about ``triangle_count`` triangles."""
+    from leviathan.demo import survey_environment
 
-    seabed = seabed_mesh(
-        triangle_count=triangle_count,
-        size_m=(200.0, 200.0),
-        mean_depth_m=30.0,
-        relief_m=1.5,
-        seed=seed,
-        origin=(-100.0, -100.0),
-    )
-
-    def at(x: float, y: float, z: float, yaw: float = 0.0) -> Transform:
-        return Transform.from_euler(0.0, 0.0, math.radians(yaw), translation=(x, y, z))
-
-    return Scene(
-        [
-            Instance("seabed", seabed, at(0.0, 0.0, 0.0), "seabed", TEST_LAMBERT_MEDIUM),
-            Instance(
-                "crate",
-                box_mesh((2.0, 3.0, 1.5)),
-                at(18.0, 4.0, 28.5, 20.0),
-                "crate",
-                TEST_LAMBERT_BRIGHT,
-            ),
-            Instance("drum", cylinder_mesh(0.8, 2.5, axis="y"), at(24.0, -6.0, 28.8), "drum", None),
-            Instance(
-                "ball",
-                uv_sphere_mesh(1.2),
-                at(30.0, 2.0, 27.5),
-                "ball",
-                TEST_LAMBERT_BRIGHT,
-                moving=True,
-            ),
-            Instance(
-                "pipe",
-                cylinder_mesh(0.4, 120.0, axis="x"),
-                at(0.0, 12.0, 29.0),
-                "pipeline",
-                TEST_LAMBERT_BRIGHT,
-            ),
-        ],
-        name=f"bench_survey_{triangle_count}",
-    )
+    env = survey_environment(triangle_count)
+    return env.scene_at(0)
 
 
 def bench_sonar(

@@ -25,13 +25,15 @@ Writes to the output directory:
 
 from __future__ import annotations
 
+import io
 import json
 import math
-import os
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+
+from leviathan._files import write_atomically
 
 __all__ = ["build_demo_world", "run_demo"]
 
@@ -46,15 +48,16 @@ _SONAR_CHANNELS = (
 )
 
 
-def build_demo_world(*, seabed_triangles: int = 100_000, root_seed: int = 20261130):
-    """The demo's World (also used by tests)."""
-    from leviathan.catalogue import get_vehicle
-    from leviathan.controllers import Autopilot, WaypointFollower, lawnmower
+def survey_environment(seabed_triangles: int = 100_000):
+    """The survey scenario: a generated seabed (200 m x 200 m, ~30 m deep) with targets.
+
+    Shared by the demo and ``leviathan bench sonar``.
+    """
     from leviathan.frames import Transform
     from leviathan.geometry import box_mesh, cylinder_mesh, seabed_mesh, uv_sphere_mesh
     from leviathan.materials import TEST_LAMBERT_BRIGHT, TEST_LAMBERT_MEDIUM
     from leviathan.specs import WaterSpec
-    from leviathan.world import Environment, SceneObject, VehicleSetup, World
+    from leviathan.world import Environment, SceneObject
 
     def at(x: float, y: float, z: float, yaw_deg: float = 0.0) -> Transform:
         return Transform.from_euler(0.0, 0.0, math.radians(yaw_deg), translation=(x, y, z))
@@ -93,7 +96,7 @@ def build_demo_world(*, seabed_triangles: int = 100_000, root_seed: int = 202611
             velocity_ned_m_per_s=(0.0, 0.4, 0.0),
         ),
     ]
-    env = Environment(
+    return Environment(
         water=WaterSpec(
             temperature_c=10.0, salinity_psu=35.0, ph=8.0, current_ned_m_per_s=(0.05, 0.02, 0.0)
         ),
@@ -101,6 +104,14 @@ def build_demo_world(*, seabed_triangles: int = 100_000, root_seed: int = 202611
         name="survey_demo",
     )
 
+
+def build_demo_world(*, seabed_triangles: int = 100_000, root_seed: int = 20261130):
+    """The demo's World (also used by tests)."""
+    from leviathan.catalogue import get_vehicle
+    from leviathan.controllers import Autopilot, WaypointFollower, lawnmower
+    from leviathan.world import VehicleSetup, World
+
+    env = survey_environment(seabed_triangles)
     survey = get_vehicle("reference_survey_vehicle")
     waypoints = lawnmower(
         origin_ne=(-12.0, -8.0),
@@ -146,12 +157,6 @@ def build_demo_world(*, seabed_triangles: int = 100_000, root_seed: int = 202611
     return World.create(vehicles=vehicles, environment=env, root_seed=root_seed, step_ns=TICK_NS)
 
 
-def _atomic_write_text(path: Path, text: str) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(text)
-    os.replace(tmp, path)
-
-
 def _track_plot(world: Any, path: Path) -> None:
     import matplotlib
 
@@ -176,10 +181,10 @@ def _track_plot(world: Any, path: Path) -> None:
     ax.grid(True, alpha=0.3)
     ax.legend(loc="lower right", fontsize=8)
     fig.tight_layout()
-    tmp = path.with_name(path.name + ".tmp.png")
-    fig.savefig(tmp, metadata={"Software": None})
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", metadata={"Software": None})
     plt.close(fig)
-    os.replace(tmp, path)
+    write_atomically(path, buffer.getvalue())
 
 
 def run_demo(out: str | Path, *, seconds: int = DEMO_SECONDS, progress: bool = True) -> Path:
@@ -277,7 +282,7 @@ def run_demo(out: str | Path, *, seconds: int = DEMO_SECONDS, progress: bool = T
         ],
     }
     path = out / "manifest.json"
-    _atomic_write_text(path, json.dumps(manifest, indent=2, sort_keys=True) + "\n")
+    write_atomically(path, (json.dumps(manifest, indent=2, sort_keys=True) + "\n").encode())
     if progress:
         print(
             f"[demo] {len(groups_out)} capture groups over {seconds} s written to {out} "

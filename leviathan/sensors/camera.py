@@ -35,14 +35,13 @@ is hit. It uses only correctly rounded operations, so it is bitwise reproducible
 from __future__ import annotations
 
 import hashlib
-import io
 import os
-import tempfile
 from functools import lru_cache
 from typing import Any
 
 import numpy as np
 
+from leviathan._files import PNG_COMPRESS_LEVEL, encode_png
 from leviathan.frames import T_SENSOR_CAMERA, Transform, sensor_pose
 from leviathan.reference_cpu.prepare import PreparedScene
 from leviathan.reference_cpu.trace import trace_rays
@@ -69,9 +68,6 @@ WATER_RGB: tuple[float, float, float] = (0.02, 0.16, 0.26)
 
 FOG_LENGTH_M = 15.0
 """Preview fog: a hit at range R keeps the fraction ``1 / (1 + R / FOG_LENGTH_M)`` [m]."""
-
-PNG_COMPRESS_LEVEL = 9
-"""zlib level of preview PNGs (fixed, so the bytes are reproducible)."""
 
 
 @lru_cache(maxsize=16)
@@ -321,28 +317,4 @@ def preview_png(sample: SensorSample, path: str | os.PathLike[str] | None = None
             f"sample: expected a camera SensorSample with a 'preview_srgb' display product, "
             f"got {kind!r}; render one with render_camera(...)"
         )
-    from PIL import Image  # Pillow is needed only for encoding.
-
-    buffer = io.BytesIO()
-    Image.fromarray(np.ascontiguousarray(sample.display["preview_srgb"])).save(
-        buffer, format="PNG", compress_level=PNG_COMPRESS_LEVEL, optimize=False
-    )
-    data = buffer.getvalue()
-    if path is not None:
-        _write_atomically(os.fspath(path), data)
-    return data
-
-
-def _write_atomically(path: str, data: bytes) -> None:
-    directory = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix=".", suffix=".png.tmp", dir=directory)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+    return encode_png(sample.display["preview_srgb"], path)

@@ -24,15 +24,14 @@ Conventions shared by every product:
 
 from __future__ import annotations
 
-import io
 import math
 import os
-import tempfile
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from leviathan._files import PNG_COMPRESS_LEVEL, encode_png
 from leviathan.identity import display_hash
 
 if TYPE_CHECKING:
@@ -55,9 +54,6 @@ MISSING_RGB: tuple[int, int, int] = (255, 0, 255)
 
 FAN_BACKGROUND_RGB: tuple[int, int, int] = (0, 0, 0)
 """Colour of fan-image pixels outside the field of view or the range window."""
-
-PNG_COMPRESS_LEVEL = 9
-"""zlib level used for every PNG; fixed so repeated encodings are byte-identical."""
 
 
 # --------------------------------------------------------------------------- helpers
@@ -135,37 +131,6 @@ def _to_rgb(grey: np.ndarray, missing: np.ndarray) -> np.ndarray:
     rgb = np.repeat(grey[..., None], 3, axis=-1)
     rgb[missing] = MISSING_RGB
     return np.ascontiguousarray(rgb)
-
-
-def _encode_png(pixels: np.ndarray, path: str | os.PathLike[str] | None) -> bytes:
-    from PIL import Image  # Pillow is needed only for encoding.
-
-    buffer = io.BytesIO()
-    # No pnginfo, no dpi, no optimize pass: the stream holds only IHDR, IDAT and IEND,
-    # so nothing time- or host-dependent can enter it.
-    Image.fromarray(pixels).save(
-        buffer, format="PNG", compress_level=PNG_COMPRESS_LEVEL, optimize=False
-    )
-    data = buffer.getvalue()
-    if path is not None:
-        _write_atomically(os.fspath(path), data)
-    return data
-
-
-def _write_atomically(path: str, data: bytes) -> None:
-    # A reader never sees a half-written file: write a sibling temp file, then rename.
-    directory = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix=".", suffix=".png.tmp", dir=directory)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
 
 
 def _check_width(width_px: int) -> int:
@@ -252,7 +217,7 @@ def preview_png(
         The PNG bytes (no metadata or time chunks; zlib level
         :data:`PNG_COMPRESS_LEVEL`).
     """
-    return _encode_png(preview_pixels(frame, dynamic_range_db=dynamic_range_db), path)
+    return encode_png(preview_pixels(frame, dynamic_range_db=dynamic_range_db), path)
 
 
 def fan_pixels(
@@ -374,7 +339,7 @@ def fan_png(
         :data:`PNG_COMPRESS_LEVEL`).
     """
     pixels = fan_pixels(frame, width_px=width_px, dynamic_range_db=dynamic_range_db)
-    return _encode_png(pixels, path)
+    return encode_png(pixels, path)
 
 
 def display_product_hash(pixels: np.ndarray) -> str:
