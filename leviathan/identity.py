@@ -187,7 +187,16 @@ def content_hash(obj: Any) -> str:
     Returns:
         A 64-character lowercase hexadecimal digest.
     """
-    return hashlib.sha256(canonical_encode(obj)).hexdigest()
+    return _digest(CONTENT_DOMAIN, obj)
+
+
+def _digest(domain: bytes, obj: Any) -> str:
+    # Feed the encoded parts to SHA-256 one by one: large arrays are hashed from
+    # their buffers without first being joined into one bytes object.
+    h = hashlib.sha256(domain)
+    for part in _encode_parts(obj):
+        h.update(part)
+    return h.hexdigest()
 
 
 def display_hash(obj: Any) -> str:
@@ -203,7 +212,7 @@ def display_hash(obj: Any) -> str:
     Returns:
         A 64-character lowercase hexadecimal digest.
     """
-    return hashlib.sha256(DISPLAY_DOMAIN + _encode_body(obj)).hexdigest()
+    return _digest(DISPLAY_DOMAIN, obj)
 
 
 def canonicalize_floats(a: np.ndarray) -> np.ndarray:
@@ -257,11 +266,16 @@ def _canonicalize_floats_in_place(a: np.ndarray, *, where: str) -> None:
     bits[zero_mask] = 0
 
 
+def _encode_parts(obj: Any) -> list[bytes | memoryview]:
+    """The encoding of ``obj`` (without the domain prefix) as a list of byte chunks."""
+    parts: list[bytes | memoryview] = []
+    _encode_into(obj, parts, path="$", active=set())
+    return parts
+
+
 def _encode_body(obj: Any) -> bytes:
     """Encode ``obj`` without the domain prefix."""
-    parts: list[bytes] = []
-    _encode_into(obj, parts, path="$", active=set())
-    return b"".join(parts)
+    return b"".join(_encode_parts(obj))
 
 
 def _encode_into(obj: Any, out: list[bytes], *, path: str, active: set[int]) -> None:
@@ -461,18 +475,31 @@ def _encode_array(a: np.ndarray, out: list[bytes], *, path: str) -> None:
     little = a.dtype.newbyteorder("<")
     # astype into the explicit little-endian dtype byte-swaps big-endian input, and the
     # C-order copy makes strided views hash like their contiguous equivalents.
-    data = np.asarray(a, dtype=little, order="C")
+    data = np.ascontiguousarray(np.asarray(a, dtype=little))
     if kind in "fc":
-        data = canonicalize_floats(data)
+        part_size = data.dtype.itemsize // (2 if kind == "c" else 1)
+        # Extended precision goes through canonicalize_floats, which refuses it.
+        if part_size not in _QUIET_NAN_BITS_BY_ITEMSIZE or _needs_canonicalizing(data):
+            data = canonicalize_floats(data)
     elif kind == "b":
         data = (data.view(np.uint8) != 0).astype(np.uint8)
-    payload = data.tobytes(order="C")
+    # A read-only view of the contiguous buffer: no copy of large arrays.
+    payload = memoryview(data).cast("B") if data.size else b""
     out.append(_TAG_NDARRAY)
     out.append(_str_payload(little.str, path=path))
     out.append(_U64.pack(a.ndim))
     out.extend(_U64.pack(dim) for dim in a.shape)
     out.append(_U64.pack(len(payload)))
     out.append(payload)
+
+
+def _needs_canonicalizing(data: np.ndarray) -> bool:
+    """Whether a float/complex array holds a NaN or a negative zero."""
+    parts = (data.real, data.imag) if data.dtype.kind == "c" else (data,)
+    for part in parts:
+        if np.isnan(part).any() or (np.signbit(part) & (part == 0)).any():
+            return True
+    return False
 
 
 def _numpy_scalar_to_python(x: np.generic, *, path: str) -> Any:
