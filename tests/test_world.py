@@ -358,7 +358,11 @@ def test_export_usd_round_trips_the_track(tmp_path) -> None:
     prims = [p for p in stage.Traverse() if p.GetName() == "survey"]
     assert len(prims) == 1
     xf = UsdGeom.Xformable(prims[0])
-    _, _, poses = world.track("survey")
+    ticks, times_ns, poses = world.track("survey")
+    assert ticks.tolist() == list(range(world.tick + 1))
+    assert times_ns[-1] == world.time_ns
+    # the recorded pose of the last tick is exactly the committed state's pose
+    np.testing.assert_array_equal(poses[-1], world.vehicle_state("survey").T_world_body.matrix)
     codes = sorted(prims[0].GetAttribute("xformOp:transform").GetTimeSamples())
     assert len(codes) == world.tick + 1 == poses.shape[0]
     root = Transform(R_ZUP_NED.T)  # T_ned_zup: undoes the fixed display rotation of the root

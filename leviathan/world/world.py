@@ -166,6 +166,55 @@ class WorldSnapshot:
         return content_hash(self)
 
 
+class _Track:
+    """A vehicle's committed-tick track in growable arrays.
+
+    Per tick: the tick index, its time [ns] and the pose as NED position and
+    attitude quaternion (7 float64), from which ``T_world_body`` is rebuilt
+    exactly as :attr:`VehicleState.T_world_body` builds it. About 72 bytes a
+    tick, so a World at its 2,000,000-step limit holds ~144 MB per vehicle.
+    """
+
+    def __init__(self, capacity: int = 1024) -> None:
+        self._ticks = np.empty(capacity, dtype=np.int64)
+        self._times = np.empty(capacity, dtype=np.int64)
+        self._poses = np.empty((capacity, 7), dtype=np.float64)
+        self.size = 0
+
+    def append(self, tick: int, time_ns: int, state: VehicleState) -> None:
+        if self.size == self._ticks.shape[0]:
+            grow = 2 * self.size
+            self._ticks = np.resize(self._ticks, grow)
+            self._times = np.resize(self._times, grow)
+            self._poses = np.resize(self._poses, (grow, 7))
+        k = self.size
+        self._ticks[k] = tick
+        self._times[k] = time_ns
+        self._poses[k, :3] = state.position_ned_m
+        self._poses[k, 3:] = state.attitude_q
+        self.size = k + 1
+
+    @property
+    def ticks(self) -> np.ndarray:
+        return self._ticks[: self.size].copy()
+
+    @property
+    def times_ns(self) -> np.ndarray:
+        return self._times[: self.size].copy()
+
+    def transforms(self) -> list[Transform]:
+        thrust = np.zeros(0)
+        return [
+            VehicleState(
+                position_ned_m=row[:3],
+                attitude_q=row[3:],
+                velocity_body=np.zeros(6),
+                thrust_n=thrust,
+            ).T_world_body
+            for row in self._poses[: self.size]
+        ]
+
+
 @dataclass
 class _Vehicle:
     setup: VehicleSetup
@@ -174,9 +223,7 @@ class _Vehicle:
     controller: Controller
     controller_state: dict
     command_n: np.ndarray
-    track_ticks: list[int] = field(default_factory=list)
-    track_times_ns: list[int] = field(default_factory=list)
-    track_poses: list[np.ndarray] = field(default_factory=list)
+    track: _Track = field(default_factory=_Track)
 
     @property
     def name(self) -> str:
@@ -519,9 +566,7 @@ class World:
 
     def _record_track(self) -> None:
         for v in self._vehicles.values():
-            v.track_ticks.append(self.tick)
-            v.track_times_ns.append(self.time_ns)
-            v.track_poses.append(v.state.T_world_body.matrix)
+            v.track.append(self.tick, self.time_ns, v.state)
 
     def _sample_tick(self, *, after_ns: int | None) -> list[CaptureGroup]:
         tick, t_ns = self.tick, self.time_ns
@@ -565,10 +610,11 @@ class World:
             [n, 4, 4] homogeneous matrices of ``T_world_body``.
         """
         v = self._vehicle(vehicle)
+        matrices = [T.matrix for T in v.track.transforms()]
         return (
-            np.array(v.track_ticks, dtype=np.int64),
-            np.array(v.track_times_ns, dtype=np.int64),
-            np.array(v.track_poses, dtype=np.float64),
+            v.track.ticks,
+            v.track.times_ns,
+            np.array(matrices, dtype=np.float64).reshape(-1, 4, 4),
         )
 
     def vehicle_spec(self, vehicle: str) -> VehicleSpec:
@@ -610,8 +656,8 @@ class World:
             VehicleTrack(
                 name=v.name,
                 spec=v.spec,
-                times_ns=list(v.track_times_ns),
-                poses=[Transform.from_matrix(m) for m in v.track_poses],
+                times_ns=v.track.times_ns.tolist(),
+                poses=v.track.transforms(),
             )
             for v in self._vehicles.values()
         ]
@@ -621,7 +667,7 @@ class World:
             path,
             scene=self.environment.scene_at(self.time_ns),
             vehicles=tracks,
-            ticks=list(first.track_ticks),
+            ticks=first.track.ticks.tolist(),
             epochs=list(self.clock.provenance()["epochs"]),
             provenance={
                 "snapshot_hash": snap.content_hash,
