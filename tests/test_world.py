@@ -371,3 +371,31 @@ def test_export_usd_round_trips_the_track(tmp_path) -> None:
         ned_from_body = root @ zup_from_body
         np.testing.assert_array_equal(ned_from_body.matrix, expected)
     del pxr
+
+
+def test_current_depth_profile_is_used_at_the_vehicle_depth() -> None:
+    from leviathan.specs import CurrentLayer
+
+    spec = get_vehicle("inspection_rov")
+    world = World.create(
+        vehicles=[
+            VehicleSetup(
+                "rov",
+                spec,
+                DirectThrust([0.0] * len(spec.thrusters)),
+                position_ned_m=(0.0, 0.0, 10.0),
+            )
+        ],
+        step_ns=TICK_NS,
+    )
+    world.edit(vehicle="rov", sensors=[])
+    world.set_current(
+        profile=[
+            CurrentLayer(depth_m=0.0, current_ned_m_per_s=(0.0, 0.5, 0.0)),
+            CurrentLayer(depth_m=20.0, current_ned_m_per_s=(0.0, 0.1, 0.0)),
+        ]
+    )
+    assert world.environment.current_ned(10.0).tolist() == [0.0, 0.3, 0.0]
+    world.step(1000)
+    east = world.state()["vehicles"]["rov"]["position_ned_m"][1]
+    assert 0.5 < east < 3.5  # drifts east with the ~0.3 m/s current over 10 s
