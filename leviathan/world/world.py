@@ -16,9 +16,8 @@ and the sequence of edits; ``step(100)`` equals one hundred ``step(1)`` and a
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from functools import cached_property
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any
@@ -28,20 +27,19 @@ import numpy as np
 from leviathan.controllers import Controller
 from leviathan.dynamics import RigidBodyModel, VehicleState
 from leviathan.dynamics import step as dynamics_step
-from leviathan.frames import Transform, quaternion_from_rotation, rotation_from_euler
+from leviathan.frames import Transform
 from leviathan.identity import content_hash
 from leviathan.specs import SensorSpec, VehicleSpec, WaterSpec
 from leviathan.time import Clock, seconds_to_ns
 from leviathan.world.environment import Environment
+from leviathan.world.records import CaptureGroup, WorldSnapshot
+from leviathan.world.setup import VehicleSetup
 
 __all__ = [
     "MAX_STEPS_PER_WORLD",
-    "CaptureGroup",
     "ThrusterFaultRefusedError",
-    "VehicleSetup",
     "World",
     "WorldLimitError",
-    "WorldSnapshot",
 ]
 
 MAX_STEPS_PER_WORLD = 2_000_000
@@ -53,117 +51,6 @@ class WorldLimitError(RuntimeError):
 
 class ThrusterFaultRefusedError(RuntimeError):
     """Thruster faults are refused on a live World."""
-
-
-@dataclass(frozen=True, eq=False)
-class VehicleSetup:
-    """A vehicle placed in the World.
-
-    Args:
-        name: Vehicle name in this World (sensor ids are ``"<name>/<sensor>"``).
-        spec: The vehicle document: a ``VehicleSpec``, a catalogue name (e.g.
-            ``"reference_survey_vehicle"``) or the path of a ``.json``/``.toml`` document.
-        controller: Its controller.
-        position_ned_m: Initial CG position in world NED [m].
-        rpy_rad: Initial roll, pitch, yaw [rad] (ZYX).
-        velocity_body: Initial body velocities (u, v, w, p, q, r) [m/s, rad/s].
-    """
-
-    name: str
-    spec: VehicleSpec | str | Path
-    controller: Controller
-    position_ned_m: tuple[float, float, float] = (0.0, 0.0, 0.0)
-    rpy_rad: tuple[float, float, float] = (0.0, 0.0, 0.0)
-    velocity_body: tuple[float, ...] = (0.0,) * 6
-
-    def __post_init__(self) -> None:
-        if not isinstance(self.name, str) or not self.name or "/" in self.name:
-            raise ValueError(
-                f"name: expected a non-empty vehicle name without '/', got {self.name!r}"
-            )
-        object.__setattr__(self, "spec", _vehicle_document(self.spec))
-        for fname, n in (("position_ned_m", 3), ("rpy_rad", 3), ("velocity_body", 6)):
-            value = tuple(float(x) for x in getattr(self, fname))
-            if len(value) != n or not all(math.isfinite(x) for x in value):
-                raise ValueError(
-                    f"{fname}: expected {n} finite values, got {getattr(self, fname)!r}"
-                )
-            object.__setattr__(self, fname, value)
-
-    def initial_state(self) -> VehicleState:
-        """The vehicle state at tick 0."""
-        q = quaternion_from_rotation(rotation_from_euler(*self.rpy_rad))
-        return VehicleState(
-            position_ned_m=np.array(self.position_ned_m, dtype=np.float64),
-            attitude_q=np.array(q, dtype=np.float64),
-            velocity_body=np.array(self.velocity_body, dtype=np.float64),
-            thrust_n=np.zeros(len(self.spec.thrusters), dtype=np.float64),
-        )
-
-
-@dataclass(frozen=True, eq=False)
-class CaptureGroup:
-    """Every sensor sample taken at one instant, from one committed state.
-
-    Attributes:
-        tick: Committed tick index of the state the samples were taken from.
-        time_ns: Sample instant [ns].
-        samples: Samples keyed by sensor id, iterated in sensor-id order.
-    """
-
-    tick: int
-    time_ns: int
-    samples: Mapping[str, Any]
-
-    def __post_init__(self) -> None:
-        ordered = {k: self.samples[k] for k in sorted(self.samples)}
-        object.__setattr__(self, "samples", MappingProxyType(ordered))
-
-    @property
-    def sensor_ids(self) -> tuple[str, ...]:
-        """Member sensor ids, sorted."""
-        return tuple(self.samples)
-
-    def __content__(self) -> dict:
-        return {
-            "tick": self.tick,
-            "time_ns": self.time_ns,
-            "samples": {k: s.content_hash for k, s in self.samples.items()},
-        }
-
-    @cached_property
-    def content_hash(self) -> str:
-        """SHA-256 over the tick, time and members' content hashes."""
-        return content_hash(self)
-
-
-@dataclass(frozen=True, eq=False)
-class WorldSnapshot:
-    """An immutable record of a World's committed state at one tick."""
-
-    tick: int
-    time_ns: int
-    epochs: tuple[dict, ...]
-    root_seed: int
-    vehicles: Mapping[str, dict]
-    environment_hash: str
-    off_tick: tuple[dict, ...]
-
-    def __content__(self) -> dict:
-        return {
-            "tick": self.tick,
-            "time_ns": self.time_ns,
-            "epochs": list(self.epochs),
-            "root_seed": self.root_seed,
-            "vehicles": dict(self.vehicles),
-            "environment_hash": self.environment_hash,
-            "off_tick": list(self.off_tick),
-        }
-
-    @cached_property
-    def content_hash(self) -> str:
-        """SHA-256 of the snapshot's canonical content."""
-        return content_hash(self)
 
 
 class _Track:
@@ -232,28 +119,6 @@ class _Vehicle:
     @property
     def spec(self) -> VehicleSpec:
         return self.setup.spec
-
-
-def _vehicle_document(spec: VehicleSpec | str | Path) -> VehicleSpec:
-    """A vehicle document from a spec, a catalogue name or a JSON/TOML file."""
-    if isinstance(spec, VehicleSpec):
-        return spec
-    if isinstance(spec, str | Path):
-        from leviathan.catalogue import get_vehicle, vehicle_names
-        from leviathan.specs import load_spec
-
-        if isinstance(spec, str) and spec in vehicle_names():
-            return get_vehicle(spec)
-        path = Path(spec)
-        if path.suffix.lower() in (".json", ".toml") and path.is_file():
-            return load_spec(path, VehicleSpec)
-        raise ValueError(
-            f"spec: {str(spec)!r} is neither a catalogue vehicle ({', '.join(vehicle_names())}) "
-            "nor an existing .json/.toml vehicle document"
-        )
-    raise TypeError(
-        f"spec: expected a VehicleSpec, catalogue name or path, got {type(spec).__name__}"
-    )
 
 
 def _step_ns(step: int | str | float) -> int:
