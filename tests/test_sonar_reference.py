@@ -436,7 +436,7 @@ def test_render_rejects_bad_arguments() -> None:
         render(scene, _spec(), pose, sensor_id="", sample_index=0, time_ns=0)
     with pytest.raises(ValueError, match="sample_index"):
         render(scene, _spec(), pose, sensor_id="v/s", sample_index=-1, time_ns=0)
-    with pytest.raises(ValueError, match="time_ns"):
+    with pytest.raises(TypeError, match="time_ns"):
         render(scene, _spec(), pose, sensor_id="v/s", sample_index=0, time_ns=0.5)
     with pytest.raises(ValueError, match="backend"):
         render(scene, _spec(), pose, sensor_id="v/s", sample_index=0, time_ns=0, backend="optix")

@@ -42,11 +42,12 @@ from typing import Any
 import numpy as np
 
 from leviathan._files import PNG_COMPRESS_LEVEL, encode_png
+from leviathan._validation import check_sample_identifiers
 from leviathan.frames import T_SENSOR_CAMERA, Transform, sensor_pose
 from leviathan.reference_cpu.prepare import PreparedScene
 from leviathan.reference_cpu.trace import trace_rays
 from leviathan.scene import Scene
-from leviathan.sensors.sample import SensorSample, _check_identifiers, _prepared_for
+from leviathan.sensors.sample import SensorSample, _prepared_for
 from leviathan.specs import CameraSpec
 
 __all__ = [
@@ -169,7 +170,7 @@ def render_camera(
             f"T_world_body: expected a leviathan.frames.Transform, got "
             f"{type(T_world_body).__name__}"
         )
-    _check_identifiers(sensor_id, sample_index, time_ns)
+    check_sample_identifiers(sensor_id, sample_index, time_ns)
     prepared = _prepared_for(scene, prepared)
 
     H, W = spec.height_px, spec.width_px

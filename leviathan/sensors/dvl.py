@@ -40,6 +40,7 @@ from typing import Any
 
 import numpy as np
 
+from leviathan._validation import check_sample_identifiers, check_seed
 from leviathan.frames import sensor_pose
 from leviathan.random import normal
 from leviathan.reference_cpu.prepare import PreparedScene
@@ -48,8 +49,6 @@ from leviathan.scene import Scene
 from leviathan.sensors.sample import (
     BodyKinematics,
     SensorSample,
-    _check_identifiers,
-    _check_seed,
     _cross,
     _noise_record,
     _prepared_for,
@@ -157,9 +156,9 @@ def measure_dvl(
         raise TypeError(f"spec: expected a DVLSpec, got {type(spec).__name__}")
     if not isinstance(kin, BodyKinematics):
         raise TypeError(f"kin: expected a BodyKinematics, got {type(kin).__name__}")
-    _check_identifiers(sensor_id, sample_index, time_ns)
+    check_sample_identifiers(sensor_id, sample_index, time_ns)
     std = float(spec.velocity_noise_std_m_per_s)
-    _check_seed(seed, needed_by="DVL velocity noise (std > 0)" if std > 0.0 else None)
+    check_seed(seed, needed_by="DVL velocity noise (std > 0)" if std > 0.0 else None)
     prepared = _prepared_for(scene, prepared)
 
     T_body_sensor = spec.mount.transform()

@@ -25,14 +25,13 @@ from typing import Any
 
 import numpy as np
 
+from leviathan._validation import check_sample_identifiers, check_seed
 from leviathan.frames import sensor_pose
 from leviathan.random import normal
 from leviathan.sensors.sample import (
     GRAVITY_NED,
     BodyKinematics,
     SensorSample,
-    _check_identifiers,
-    _check_seed,
     _cross,
     _noise_record,
     _vector3,
@@ -99,7 +98,7 @@ def measure_imu(
         raise TypeError(f"spec: expected an IMUSpec, got {type(spec).__name__}")
     if not isinstance(kin, BodyKinematics):
         raise TypeError(f"kin: expected a BodyKinematics, got {type(kin).__name__}")
-    _check_identifiers(sensor_id, sample_index, time_ns)
+    check_sample_identifiers(sensor_id, sample_index, time_ns)
     accel_std = float(spec.accel_noise_std_m_per_s2)
     gyro_std = float(spec.gyro_noise_std_rad_per_s)
     needed = [
@@ -107,7 +106,7 @@ def measure_imu(
         for what, std in (("accelerometer noise", accel_std), ("gyroscope noise", gyro_std))
         if std > 0.0
     ]
-    _check_seed(seed, needed_by=f"IMU {' and '.join(needed)} (std > 0)" if needed else None)
+    check_seed(seed, needed_by=f"IMU {' and '.join(needed)} (std > 0)" if needed else None)
     g_ned = _vector3("gravity_ned", gravity_ned)
 
     T_body_sensor = spec.mount.transform()

@@ -27,6 +27,7 @@ from typing import Any
 
 import numpy as np
 
+from leviathan._validation import check_sample_identifiers
 from leviathan.frames import Transform
 from leviathan.identity import content_hash, display_hash
 from leviathan.random import RandomEffectRecord
@@ -103,33 +104,6 @@ def _canonical_channel(name: str, value: Any) -> np.ndarray:
         array[np.isnan(array)] = np.nan
     array.setflags(write=False)
     return array
-
-
-def _check_identifiers(sensor_id: Any, sample_index: Any, time_ns: Any) -> None:
-    """Refuse malformed sample identifiers with a message that says what is expected."""
-    if not isinstance(sensor_id, str) or not sensor_id:
-        raise ValueError(
-            f"sensor_id: expected a non-empty string like 'vehicle/sensor', got {sensor_id!r}"
-        )
-    if isinstance(sample_index, bool) or not isinstance(sample_index, int | np.integer):
-        raise TypeError(f"sample_index: expected an int >= 0, got {sample_index!r}")
-    if sample_index < 0:
-        raise ValueError(f"sample_index: expected an int >= 0, got {sample_index!r}")
-    if isinstance(time_ns, bool) or not isinstance(time_ns, int | np.integer):
-        raise TypeError(f"time_ns: expected an integer number of nanoseconds, got {time_ns!r}")
-
-
-def _check_seed(seed: Any, *, needed_by: str | None) -> None:
-    """Validate ``seed``; ``needed_by`` names the noise that requires one (or ``None``)."""
-    if seed is None:
-        if needed_by is not None:
-            raise ValueError(
-                f"seed: {needed_by} is drawn from keyed randomness, so a root seed is "
-                "required; pass seed=<int in [0, 2**64)> or set the noise std to 0"
-            )
-        return
-    if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or not 0 <= seed < 2**64:
-        raise ValueError(f"seed: expected an integer in [0, 2**64) or None, got {seed!r}")
 
 
 def _noise_record(effect: str, *, drawn: bool, seed: int | None) -> dict[str, Any]:
@@ -232,7 +206,7 @@ class SensorSample:
     def __post_init__(self) -> None:
         if self.kind not in SENSOR_KINDS:
             raise ValueError(f"kind: expected one of {SENSOR_KINDS}, got {self.kind!r}")
-        _check_identifiers(self.sensor_id, self.sample_index, self.time_ns)
+        check_sample_identifiers(self.sensor_id, self.sample_index, self.time_ns)
         for name, value in (
             ("channels", self.channels),
             ("metadata", self.metadata),

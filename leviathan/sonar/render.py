@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from leviathan._validation import check_sample_identifiers, check_seed
 from leviathan.acoustics import absorption_db_per_m, medium_support
 from leviathan.frames import Transform
 from leviathan.materials import AcousticStatus, LambertMaterial
@@ -130,23 +131,8 @@ def _validate(
             f"sensor_pose: expected a Transform T_world_sensor (T_world_body @ T_body_sensor), "
             f"got {type(sensor_pose).__name__}"
         )
-    if not isinstance(sensor_id, str) or not sensor_id:
-        raise ValueError(
-            f"sensor_id: expected a non-empty string like 'vehicle/sonar', got {sensor_id!r}"
-        )
-    if isinstance(sample_index, bool) or not isinstance(sample_index, int) or sample_index < 0:
-        raise ValueError(f"sample_index: expected an integer >= 0, got {sample_index!r}")
-    if isinstance(time_ns, bool) or not isinstance(time_ns, int):
-        raise ValueError(f"time_ns: expected an integer number of nanoseconds, got {time_ns!r}")
-    if spec.speckle and seed is None:
-        raise ValueError(
-            "seed: the spec enables speckle, which is drawn from keyed randomness; "
-            "pass seed=<root seed int >= 0>"
-        )
-    if seed is not None and (
-        isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**64
-    ):
-        raise ValueError(f"seed: expected an integer in [0, 2**64) or None, got {seed!r}")
+    check_sample_identifiers(sensor_id, sample_index, time_ns)
+    check_seed(seed, needed_by="speckle (the spec enables it)" if spec.speckle else None)
 
 
 def render(
