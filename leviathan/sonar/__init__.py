@@ -1,4 +1,48 @@
-"""Canonical forward-looking imaging sonar: rendering, frames and display products."""
+"""Canonical forward-looking imaging sonar: rendering, frames and display products.
+
+``render(scene, spec, sensor_pose, *, sensor_id, sample_index, time_ns, seed=None,
+water=None, backend="reference")`` returns a :class:`SonarFrame` whose channels are
+arrays over ``[range_bin, bearing]`` (R x B), with sentinels -1 (ids) and NaN
+(missing floats, never 0):
+
+==========================  =================  ==================================================
+channel                     dtype / shape      meaning
+==========================  =================  ==================================================
+linear_return               f8 [R,B]           sum of contributions (0 in empty cells, NaN when
+                                               any contributor's radiometry is unknown or the
+                                               medium is unsupported)
+speckle_return              f8 [R,B]           linear_return x unit-mean exponential (keyed on
+                                               seed, sensor, sample, "speckle", cell); only when
+                                               the spec enables speckle
+sample_count                i4 [R,B]           ray samples integrated into the cell
+validity                    u2 [R,B]           bit flags, see :data:`CELL_FLAGS`
+primary_basis               u1 [R,B]           dominance rule: 0 empty, 1 contribution,
+                                               2 geometric weight, 3 geometric weight
+                                               without absorption (unsupported medium)
+truncation                  f8 [R,B]           share of the return outside the top-K
+primary_instance/object/    i4 [R,B]           dominant sample's instance index, object index
+triangle/semantic                              (into metadata["object_ids"]), triangle index,
+                                               semantic index (into metadata["semantic_labels"])
+primary_range_m             f8 [R,B]           exact slant range of the dominant sample [m]
+primary_elevation_rad       f8 [R,B]           its elevation in the sensor frame (down +) [rad]
+primary_incidence_rad       f8 [R,B]           angle between surface normal and reversed ray
+primary_hit_point_world     f8 [R,B,3]         hit point in world NED [m]
+primary_normal_world        f8 [R,B,3]         unit triangle normal (mesh winding) in world NED
+primary_acoustic_status     u1 [R,B]           :class:`leviathan.materials.AcousticStatus`
+primary_moving              u1 [R,B]           1 if the instance belongs to a moving body
+topk_*                      [R,B,K]            contributors ordered by dominance (descending),
+                                               then range, elevation, instance, triangle:
+                                               instance, triangle, range_m, elevation_rad,
+                                               contribution, geometric_weight, energy_fraction
+==========================  =================  ==================================================
+
+Per sample: ``contribution = mu cos^2(theta) * G^2 * (R^2 dOmega / cos theta) / R^4 *
+10^(-alpha 2R / 10)`` with Lambert ``mu``, the two-way beam pattern ``G^2``, the
+quadrature solid angle ``dOmega = cos(e) db w_e`` and Francois-Garrison absorption
+``alpha`` at the sensor's depth; the geometric weight is everything but the
+surface response. See :mod:`leviathan.reference_cpu.sonar` for the exact order of
+operations, and :mod:`leviathan.reference_cpu.trace` for ray casting.
+"""
 
 from leviathan.reference_cpu.sonar import (
     BASIS_CONTRIBUTION,
