@@ -4,7 +4,7 @@ The reference survey vehicle (a declared test and reference model) flies a
 lawnmower pattern at 20 m depth over a generated 10^5-triangle seabed with
 targets (a crate, a drum without acoustic material, a pipeline and a moving
 ball), pinging its imaging sonar at 5 Hz with its DVL and IMU, while a
-production inspection ROV holds station at a target and films it with its front
+production inspection ROV slowly approaches a target, filming it with its front
 camera. About 20 s of simulation time in 10 ms ticks.
 
 The demo ROV's camera is the catalogue camera at a reduced resolution and rate
@@ -149,7 +149,7 @@ def build_demo_world(*, seabed_triangles: int = 100_000, root_seed: int = 202611
         VehicleSetup(
             "inspector",
             rov,
-            Autopilot(speed_m_per_s=0.0, depth_m=27.5, heading_rad=heading_to_crate),
+            Autopilot(speed_m_per_s=0.2, depth_m=27.5, heading_rad=heading_to_crate),
             position_ned_m=(*rov_ne, 27.0),
             rpy_rad=(0.0, 0.0, heading_to_crate),
         ),
