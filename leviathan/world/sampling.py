@@ -53,40 +53,20 @@ def take_sample(
             seed=world.root_seed if spec.speckle else None,
             water=world.environment.water,
         )
+    ids = {"sensor_id": sensor_id, "sample_index": sample_index, "time_ns": time_ns}
     if isinstance(spec, DVLSpec):
         from leviathan.sensors import measure_dvl
 
-        return measure_dvl(
-            scene,
-            spec,
-            body_kinematics(world, vehicle),
-            sensor_id=sensor_id,
-            sample_index=sample_index,
-            time_ns=time_ns,
-            seed=world.root_seed,
-        )
+        kin = body_kinematics(world, vehicle)
+        return measure_dvl(scene, spec, kin, seed=world.root_seed, **ids)
     if isinstance(spec, IMUSpec):
         from leviathan.sensors import measure_imu
 
-        return measure_imu(
-            spec,
-            body_kinematics(world, vehicle),
-            sensor_id=sensor_id,
-            sample_index=sample_index,
-            time_ns=time_ns,
-            seed=world.root_seed,
-        )
+        return measure_imu(spec, body_kinematics(world, vehicle), seed=world.root_seed, **ids)
     if isinstance(spec, CameraSpec):
         from leviathan.sensors import render_camera
 
-        return render_camera(
-            scene,
-            spec,
-            T_world_body,
-            sensor_id=sensor_id,
-            sample_index=sample_index,
-            time_ns=time_ns,
-        )
+        return render_camera(scene, spec, T_world_body, **ids)
     raise TypeError(
         f"spec: no sampler for sensor kind {getattr(spec, 'kind', type(spec).__name__)!r}"
     )
