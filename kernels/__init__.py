@@ -1,7 +1,39 @@
 """``leviathan.kernels``: the NVIDIA Warp float64 backend (instance culling and BVH traversal).
 
-Its kernels mirror :mod:`leviathan.reference_cpu.trace` function by function
-and must reproduce the frozen fixture bit for bit. The backend is built in its
-own issue, after the fixture landed; until then ``leviathan.sonar.render``
-offers ``backend="reference"`` only.
+* :mod:`leviathan.kernels.trace` holds the ``@wp.func`` helpers, the
+  ``@wp.kernel`` and their thin launch wrappers. They mirror
+  :mod:`leviathan.reference_cpu.trace` function by function, in float64,
+  with ``fuse_fp=False`` and ``fast_math=False``, and reproduce the frozen
+  fixture bit for bit.
+* :mod:`leviathan.kernels.backend` is the host side: devices, uploads of the
+  shared prepared arrays, compile reports and ``trace_scene_meshes``.
+
+Most users never import this package: ``leviathan.sonar.render`` and the
+sensors pick it through :mod:`leviathan.tracing` (``backend="auto"``).
+
+Why there is no single-precision mode: float32 traversal is not
+bit-identical across platforms (FMA contraction, rounding of the
+ray/triangle terms), so exact dominance ties and the triangle picked at a
+shared edge or vertex would depend on the machine, and the per-cell ground
+truth could no longer be cited.
 """
+
+from leviathan.kernels.backend import (
+    CompileReport,
+    available_devices,
+    check_device,
+    compile_reports,
+    default_device,
+    load_kernels,
+    trace_scene_meshes,
+)
+
+__all__ = [
+    "CompileReport",
+    "available_devices",
+    "check_device",
+    "compile_reports",
+    "default_device",
+    "load_kernels",
+    "trace_scene_meshes",
+]

@@ -8,6 +8,8 @@ The public API is what this module and its submodules' ``__all__`` export:
 * :mod:`leviathan.specs`, :mod:`leviathan.catalogue` — validated documents and built-in vehicles.
 * :mod:`leviathan.acoustics`, :mod:`leviathan.materials` — seawater acoustics, materials.
 * :mod:`leviathan.scene`, :mod:`leviathan.geometry` — the canonical scene and mesh generators.
+* :mod:`leviathan.tracing` — the ray-tracing backend choice (numpy reference or Warp).
+* :mod:`leviathan.kernels` — the NVIDIA Warp float64 tracing kernels (CPU and CUDA).
 * :mod:`leviathan.sonar` — the canonical imaging sonar (``render`` and ``SonarFrame``).
 * :mod:`leviathan.parity` — the frozen 28-scene fixture and the bit-for-bit check.
 * :mod:`leviathan.dynamics`, :mod:`leviathan.controllers` — 6-DOF vehicle model and controllers.

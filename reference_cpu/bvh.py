@@ -6,8 +6,10 @@ unchanged. Identical input gives identical arrays, whatever the run.
 
 Build (a linear BVH, Karras 2012 style, vectorised level by level):
 
-1. Triangle centroids are quantised to 21 bits per axis over the instance's
-   bounds and interleaved into 63-bit Morton codes.
+1. Triangle centroids are quantised to 21 bits per axis over a cube with
+   the instance's largest extent (the same cell size on every axis, so a
+   flat seabed is split along its length and breadth, not its thin depth)
+   and interleaved into 63-bit Morton codes.
 2. Triangles are ordered by a *stable* sort of their codes, so equal codes
    keep ascending triangle order.
 3. A node covering sorted range ``[a, b)`` with more than ``leaf_size``
@@ -16,6 +18,10 @@ Build (a linear BVH, Karras 2012 style, vectorised level by level):
 4. Leaf boxes are the exact min/max of their triangles' vertices; inner boxes
    are the exact min/max of their children. Every box is then padded outward
    by ``pad = 2**-24 * (1 + max|coordinate of the instance|)``.
+5. Nodes are renumbered depth-first, two siblings at a time: the root is 0,
+   a node's two children sit side by side (``right = left + 1``), and a left
+   child's whole subtree is stored before its right sibling's. A ray that
+   descends one subtree then reads memory that lies close together.
 
 Padding keeps culling conservative: a box test can never reject a ray whose
 nearest hit (as computed by the ray/triangle arithmetic) lies in that box,
@@ -31,6 +37,9 @@ Node layout (all arrays C-contiguous):
   leaf position; leaves cover contiguous runs of it.
 
 Node 0 is the root; children always have larger indices than their parent.
+The node order and the tree shape only decide how much culling saves: the
+traced result is the exact nearest hit whatever the tree (see
+:mod:`leviathan.reference_cpu.trace`).
 """
 
 from __future__ import annotations
@@ -65,13 +74,15 @@ class Bvh:
     @property
     def depth(self) -> int:
         """Maximum root-to-leaf depth (root has depth 0)."""
-        depth = np.zeros(self.node_count, dtype=np.int64)
-        for n in range(self.node_count):
-            left, right = self.node_child[n]
-            if left >= 0:
-                depth[left] = depth[n] + 1
-                depth[right] = depth[n] + 1
-        return int(depth.max())
+        frontier = np.zeros(1, dtype=np.int64)
+        depth = 0
+        while True:
+            left = self.node_child[frontier, 0]
+            left = left[left >= 0].astype(np.int64)
+            if left.size == 0:
+                return depth
+            frontier = np.concatenate([left, left + 1])
+            depth += 1
 
 
 def _spread_bits(x: np.ndarray) -> np.ndarray:
@@ -121,6 +132,33 @@ def _highest_bit(x: np.ndarray) -> np.ndarray:
     return h
 
 
+def _depth_first_ids(node_child: np.ndarray, levels: list[np.ndarray]) -> np.ndarray:
+    """Depth-first, sibling-paired numbering of a BVH given level by level (root first).
+
+    A node whose children's pair starts at ``c`` puts its left child at ``c``
+    and its right child at ``c + 1``; the left child's own pair then starts
+    at ``c + 2`` and the right child's after the left child's whole subtree.
+    """
+    node_count = node_child.shape[0]
+    left = node_child[:, 0].astype(np.int64)
+    size = np.ones(node_count, dtype=np.int64)
+    for ids in reversed(levels):
+        inner = ids[left[ids] >= 0]
+        size[inner] = 1 + size[left[inner]] + size[left[inner] + 1]
+    new_id = np.zeros(node_count, dtype=np.int64)
+    pair_start = np.zeros(node_count, dtype=np.int64)
+    pair_start[0] = 1
+    for ids in levels:
+        inner = ids[left[ids] >= 0]
+        lc = left[inner]
+        start = pair_start[inner]
+        new_id[lc] = start
+        new_id[lc + 1] = start + 1
+        pair_start[lc] = start + 2
+        pair_start[lc + 1] = start + 2 + (size[lc] - 1)
+    return new_id
+
+
 def build_bvh(
     tri_min: np.ndarray, tri_max: np.ndarray, *, leaf_size: int = DEFAULT_LEAF_SIZE
 ) -> Bvh:
@@ -144,8 +182,9 @@ def build_bvh(
 
     lo = tri_min.min(axis=0)
     hi = tri_max.max(axis=0)
+    cube_hi = lo + float(np.max(hi - lo))
     centroid = (tri_min + tri_max) * 0.5
-    codes = morton_codes(centroid, lo, hi)
+    codes = morton_codes(centroid, lo, cube_hi)
     order = np.argsort(codes, kind="stable")
     codes = codes[order]
 
@@ -222,6 +261,16 @@ def build_bvh(
     pad = BVH_PAD_RELATIVE * (1.0 + magnitude)
     node_bounds = np.concatenate([bmin - pad, bmax + pad], axis=1)
     node_range = np.stack([node_start, node_end - node_start], axis=1).astype(np.int32)
+
+    # Depth-first renumbering (step 5): new_id[old] for every node.
+    levels = [np.arange(f, f + st.shape[0]) for f, st in zip(firsts_of_level, starts, strict=True)]
+    new_id = _depth_first_ids(node_child, levels)
+    old_id = np.empty_like(new_id)
+    old_id[new_id] = np.arange(node_count, dtype=np.int64)
+    child_old = node_child[old_id].astype(np.int64)
+    node_child = np.where(child_old >= 0, new_id[np.maximum(child_old, 0)], -1).astype(np.int32)
+    node_bounds = node_bounds[old_id]
+    node_range = node_range[old_id]
     return Bvh(
         node_bounds=np.ascontiguousarray(node_bounds),
         node_child=np.ascontiguousarray(node_child),

@@ -45,10 +45,10 @@ from leviathan._files import PNG_COMPRESS_LEVEL, encode_png
 from leviathan._validation import check_sample_identifiers
 from leviathan.frames import T_SENSOR_CAMERA, Transform, sensor_pose
 from leviathan.reference_cpu.prepare import PreparedScene
-from leviathan.reference_cpu.trace import trace_rays
 from leviathan.scene import Scene
 from leviathan.sensors.sample import SensorSample, _prepared_for
 from leviathan.specs import CameraSpec
+from leviathan.tracing import trace_rays
 
 __all__ = [
     "CAMERA_MODEL_VERSION",
@@ -130,6 +130,8 @@ def render_camera(
     sample_index: int,
     time_ns: int,
     prepared: PreparedScene | None = None,
+    backend: str = "auto",
+    device: str | None = None,
 ) -> SensorSample:
     """Render one camera frame of exact geometric ground truth.
 
@@ -141,6 +143,9 @@ def render_camera(
         sample_index: Index n of the sample in the sensor's schedule, >= 0.
         time_ns: Sample time [ns].
         prepared: ``prepare_scene(scene)`` if already computed; prepared here otherwise.
+        backend: Tracing backend (:data:`leviathan.tracing.BACKENDS`); every backend
+            gives the same sample, bit for bit.
+        device: Device for the backend (``None``: its default).
 
     Returns:
         A ``kind="camera"`` :class:`SensorSample` with channels over
@@ -186,7 +191,9 @@ def render_camera(
     # The far plane is a depth; the ray farthest off axis reaches it at the longest range.
     t_max = far / float(np.min(dz))
     sea = scene.sea_surface_instance
-    hits = trace_rays(prepared, o, d, t_max=t_max, sea_surface_instance=sea)
+    hits = trace_rays(
+        prepared, o, d, t_max=t_max, sea_surface_instance=sea, backend=backend, device=device
+    )
     range_m = hits.t.copy()
     inst = hits.instance.copy()
     tri = hits.triangle.copy()
@@ -205,7 +212,15 @@ def render_camera(
             ],
             axis=1,
         )
-        again = trace_rays(prepared, start, dc, t_max=t_max, sea_surface_instance=sea)
+        again = trace_rays(
+            prepared,
+            start,
+            dc,
+            t_max=t_max,
+            sea_surface_instance=sea,
+            backend=backend,
+            device=device,
+        )
         range_m[clipped] = t_near + again.t
         inst[clipped] = again.instance
         tri[clipped] = again.triangle

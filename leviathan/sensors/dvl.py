@@ -44,7 +44,6 @@ from leviathan._validation import check_sample_identifiers, check_seed
 from leviathan.frames import sensor_pose
 from leviathan.random import normal
 from leviathan.reference_cpu.prepare import PreparedScene
-from leviathan.reference_cpu.trace import trace_rays
 from leviathan.scene import Scene
 from leviathan.sensors.sample import (
     BodyKinematics,
@@ -54,6 +53,7 @@ from leviathan.sensors.sample import (
     _prepared_for,
 )
 from leviathan.specs import DVLSpec
+from leviathan.tracing import trace_rays
 
 __all__ = [
     "DVL_MODEL_VERSION",
@@ -115,6 +115,8 @@ def measure_dvl(
     time_ns: int,
     seed: int | None = None,
     prepared: PreparedScene | None = None,
+    backend: str = "auto",
+    device: str | None = None,
 ) -> SensorSample:
     """Take one bottom-track DVL sample.
 
@@ -129,6 +131,9 @@ def measure_dvl(
             ``spec.velocity_noise_std_m_per_s > 0``, ignored (and left out of the
             identity) otherwise.
         prepared: ``prepare_scene(scene)`` if already computed; prepared here otherwise.
+        backend: Tracing backend (:data:`leviathan.tracing.BACKENDS`); every backend
+            gives the same sample, bit for bit.
+        device: Device for the backend (``None``: its default).
 
     Returns:
         A ``kind="dvl"`` :class:`SensorSample` with channels
@@ -174,6 +179,8 @@ def measure_dvl(
         d,
         t_max=float(spec.max_range_m),
         sea_surface_instance=scene.sea_surface_instance,
+        backend=backend,
+        device=device,
     )
     valid = (
         (hits.instance >= 0)

@@ -1,7 +1,7 @@
 """Canonical forward-looking imaging sonar: rendering, frames and display products.
 
 ``render(scene, spec, sensor_pose, *, sensor_id, sample_index, time_ns, seed=None,
-water=None, backend="reference")`` returns a :class:`SonarFrame` whose channels are
+water=None, backend="auto", device=None)`` returns a :class:`SonarFrame` whose channels are
 arrays over ``[range_bin, bearing]`` (R x B), with sentinels -1 (ids) and NaN
 (missing floats, never 0):
 
@@ -61,10 +61,9 @@ from leviathan.reference_cpu.sonar import (
     FLAG_VALID,
 )
 from leviathan.sonar.frame import CHANNEL_NAMES, SonarFrame
-from leviathan.sonar.render import BACKENDS, render
+from leviathan.sonar.render import render
 
 __all__ = [
-    "BACKENDS",
     "BASIS_CONTRIBUTION",
     "BASIS_GEOMETRIC",
     "BASIS_GEOMETRIC_NO_ABSORPTION",

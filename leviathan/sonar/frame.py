@@ -66,6 +66,7 @@ class SonarFrame:
             time [ns], sensor pose, spec, scene hash, water, medium support,
             absorption [dB/m], grids, lookup tables, the speckle record.
         backend: Name of the tracing backend that produced the frame (not hashed).
+        device: Device it traced on, e.g. ``"cpu"`` or ``"cuda:0"`` (not hashed).
         display: Display settings such as ``dynamic_range_db`` (not hashed: display
             products have their own identities).
     """
@@ -73,6 +74,7 @@ class SonarFrame:
     channels: Mapping[str, np.ndarray]
     metadata: Mapping[str, Any]
     backend: str = field(default="reference", compare=False)
+    device: str = field(default="cpu", compare=False)
     display: Mapping[str, Any] = field(default_factory=dict, compare=False)
 
     def __post_init__(self) -> None:

@@ -5,8 +5,9 @@ Stages (see ``leviathan.reference_cpu`` for the arithmetic):
 1. Preparation (shared): world triangles, padded bounds and BVHs, cached per instance.
 2. Rays (host): inclusive bearing/elevation grid in the sensor FRD frame,
    rotated to world NED by the sensor pose ``T_world_body @ T_body_sensor``.
-3. Tracing (the only backend-specific stage): nearest mesh hit per ray, then
-   the analytic sea surface.
+3. Tracing (the only backend-specific stage, picked by
+   :func:`leviathan.tracing.resolve_backend`): nearest mesh hit per ray on the
+   numpy reference or the Warp float64 kernels, then the analytic sea surface.
 4. Physics and output (host, shared): per-sample return terms, cell sums,
    contributor ranking, validity, speckle, and the :class:`SonarFrame`.
 """
@@ -25,17 +26,17 @@ from leviathan.frames import Transform
 from leviathan.materials import AcousticStatus, LambertMaterial
 from leviathan.random import exponential
 from leviathan.reference_cpu import sonar as ref
-from leviathan.reference_cpu.prepare import PreparedScene, prepare_scene
-from leviathan.reference_cpu.trace import TraceResult, combine_with_sea_surface, trace_scene_meshes
+from leviathan.reference_cpu.prepare import prepare_scene
+from leviathan.reference_cpu.trace import combine_with_sea_surface
 from leviathan.scene import Scene
 from leviathan.sonar.frame import SonarFrame
 from leviathan.specs import ImagingSonarSpec, WaterSpec
+from leviathan.tracing import resolve_backend, trace_scene_meshes
 
-__all__ = ["BACKENDS", "SONAR_MODEL_VERSION", "SPECKLE_EFFECT", "render"]
+__all__ = ["SONAR_MODEL_VERSION", "SPECKLE_EFFECT", "render"]
 
 SPECKLE_EFFECT = "speckle"
 SONAR_MODEL_VERSION = "leviathan.imaging_sonar.v1"
-BACKENDS: tuple[str, ...] = ("reference",)
 
 
 @lru_cache(maxsize=32)
@@ -103,16 +104,6 @@ def _physics_spec(spec: ImagingSonarSpec) -> dict[str, Any]:
     }
 
 
-def _trace(
-    backend: str, device: str | None, prepared: PreparedScene, o, d, t_max: float
-) -> TraceResult:
-    if backend == "reference":
-        if device not in (None, "cpu"):
-            raise ValueError(f"device: the reference backend runs on 'cpu' only, got {device!r}")
-        return trace_scene_meshes(prepared, o, d, t_max=t_max)
-    raise ValueError(f"backend: expected one of {BACKENDS}, got {backend!r}")
-
-
 def _validate(
     scene: Any,
     spec: Any,
@@ -145,7 +136,7 @@ def render(
     time_ns: int,
     seed: int | None = None,
     water: WaterSpec | None = None,
-    backend: str = "reference",
+    backend: str = "auto",
     device: str | None = None,
 ) -> SonarFrame:
     """Renders one imaging-sonar ping with per-cell ground truth.
@@ -159,13 +150,16 @@ def render(
         time_ns: Sample time [ns].
         seed: Root seed for keyed randomness (required when ``spec.speckle``).
         water: Water properties (default :class:`WaterSpec` defaults).
-        backend: Tracing backend; ``"reference"`` (numpy) today.
-        device: Device for the backend (``"cpu"`` for the reference).
+        backend: Tracing backend, one of :data:`leviathan.tracing.BACKENDS`: ``"auto"``
+            (Warp on CUDA when present, else Warp on the CPU), ``"reference"`` (numpy)
+            or ``"warp"``. Every backend gives the same frame, bit for bit.
+        device: Device for the backend: ``None`` (its default), ``"cpu"`` or ``"cuda:N"``.
 
     Returns:
         The frame; identical content (and hash) for identical inputs.
     """
     _validate(scene, spec, sensor_pose, sensor_id, sample_index, time_ns, seed)
+    backend, device = resolve_backend(backend, device)
     water = WaterSpec() if water is None else water
     if not isinstance(water, WaterSpec):
         raise TypeError(f"water: expected a WaterSpec, got {type(water).__name__}")
@@ -177,7 +171,7 @@ def render(
     d = sensor_pose.apply_direction(dirs_sensor)
     o = np.ascontiguousarray(np.broadcast_to(sensor_pose.translation, d.shape))
     prepared = prepare_scene(scene)
-    meshes = _trace(backend, device, prepared, o, d, r_max)
+    meshes = trace_scene_meshes(prepared, o, d, t_max=r_max, backend=backend, device=device)
     hits = combine_with_sea_surface(
         meshes, o, d, t_max=r_max, sea_surface_instance=scene.sea_surface_instance
     )
@@ -319,7 +313,9 @@ def render(
         "speckle": speckle_record,
     }
     display = {"dynamic_range_db": float(spec.dynamic_range_db)}
-    return SonarFrame(channels=channels, metadata=metadata, backend=backend, display=display)
+    return SonarFrame(
+        channels=channels, metadata=metadata, backend=backend, device=device, display=display
+    )
 
 
 def _cell_channels(

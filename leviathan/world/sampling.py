@@ -40,6 +40,7 @@ def take_sample(
 ) -> Any:
     """One immutable, hashed sample of ``spec`` on ``vehicle`` at the committed tick."""
     T_world_body = vehicle.state.T_world_body
+    backend, device = world.tracing
     if isinstance(spec, ImagingSonarSpec):
         from leviathan.sonar import render
 
@@ -52,13 +53,17 @@ def take_sample(
             time_ns=time_ns,
             seed=world.root_seed if spec.speckle else None,
             water=world.environment.water,
+            backend=backend,
+            device=device,
         )
     ids = {"sensor_id": sensor_id, "sample_index": sample_index, "time_ns": time_ns}
     if isinstance(spec, DVLSpec):
         from leviathan.sensors import measure_dvl
 
         kin = body_kinematics(world, vehicle)
-        return measure_dvl(scene, spec, kin, seed=world.root_seed, **ids)
+        return measure_dvl(
+            scene, spec, kin, seed=world.root_seed, backend=backend, device=device, **ids
+        )
     if isinstance(spec, IMUSpec):
         from leviathan.sensors import measure_imu
 
@@ -66,7 +71,7 @@ def take_sample(
     if isinstance(spec, CameraSpec):
         from leviathan.sensors import render_camera
 
-        return render_camera(scene, spec, T_world_body, **ids)
+        return render_camera(scene, spec, T_world_body, backend=backend, device=device, **ids)
     raise TypeError(
         f"spec: no sampler for sensor kind {getattr(spec, 'kind', type(spec).__name__)!r}"
     )

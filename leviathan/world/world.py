@@ -31,6 +31,7 @@ from leviathan.frames import Transform
 from leviathan.identity import content_hash
 from leviathan.specs import SensorSpec, VehicleSpec, WaterSpec
 from leviathan.time import Clock, seconds_to_ns
+from leviathan.tracing import resolve_backend
 from leviathan.world.environment import Environment
 from leviathan.world.records import CaptureGroup, WorldSnapshot
 from leviathan.world.setup import VehicleSetup
@@ -147,6 +148,8 @@ class World:
         root_seed: int = 0,
         step_ns: int | None = None,
         step_s: str | float | None = None,
+        tracing_backend: str = "auto",
+        tracing_device: str | None = None,
     ) -> World:
         """Creates a World.
 
@@ -156,6 +159,10 @@ class World:
             root_seed: Root seed for every keyed random effect (int in [0, 2**64)).
             step_ns: Tick length [ns]; or give ``step_s`` in seconds (a whole number of ns).
             step_s: Tick length [s], e.g. ``"0.02"``.
+            tracing_backend: Ray-tracing backend for the sonar, camera and DVL
+                (:data:`leviathan.tracing.BACKENDS`; default ``"auto"``). Every backend
+                gives the same samples, bit for bit, so it is not part of any identity.
+            tracing_device: Device for that backend (``None``: its default).
         """
         if (step_ns is None) == (step_s is None):
             raise ValueError(
@@ -180,6 +187,7 @@ class World:
         self = object.__new__(cls)
         self._initial = (tuple(sorted(setups, key=lambda s: s.name)), env, tick_ns)
         self.root_seed = root_seed
+        self.tracing = resolve_backend(tracing_backend, tracing_device)
         self._init_state()
         return self
 

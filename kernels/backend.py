@@ -1,0 +1,247 @@
+"""Host side of the Warp backend: devices, uploads, compile reports, the tracing stage.
+
+:func:`trace_scene_meshes` is the Warp twin of
+:func:`leviathan.reference_cpu.trace.trace_scene_meshes`: same arguments (plus
+``device``), same :class:`~leviathan.reference_cpu.trace.TraceResult`, bit for
+bit. Preparation (world triangles, padded BVH) stays on the host and is
+shared; this module uploads those exact arrays once per prepared instance and
+device and keeps them while the prepared instance lives.
+
+Upload layout (values unchanged, only reordered for locality): triangles are
+stored in the BVH's leaf order, so a leaf reads one contiguous run, and each
+triangle keeps its mesh index in ``tri_id`` for the tie rule and the output.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+import weakref
+from contextlib import contextmanager
+from dataclasses import dataclass
+
+import numpy as np
+
+from leviathan.reference_cpu.prepare import PreparedInstance, PreparedScene
+from leviathan.reference_cpu.trace import TraceResult, _check_rays
+
+__all__ = [
+    "CompileReport",
+    "available_devices",
+    "check_device",
+    "compile_reports",
+    "default_device",
+    "load_kernels",
+    "trace_scene_meshes",
+]
+
+#: Rays per Warp thread on the CPU, where each thread pays a fixed entry cost
+#: (Warp copies the kernel's argument block per thread); CUDA uses one.
+CPU_RAYS_PER_THREAD = 256
+
+_log = logging.getLogger("leviathan.kernels")
+_lock = threading.Lock()
+_reports: dict[str, CompileReport] = {}
+_uploads: weakref.WeakKeyDictionary[PreparedInstance, dict[str, dict]] = weakref.WeakKeyDictionary()
+
+
+@dataclass(frozen=True)
+class CompileReport:
+    """How long the first use of the tracing kernels took on one device.
+
+    Attributes:
+        device: Warp device name, e.g. ``"cpu"`` or ``"cuda:0"``.
+        seconds: Wall time of the module load [s]: a compile on a cold kernel
+            cache (seconds), or a load from Warp's disk cache (milliseconds).
+        warp_version: The Warp version that compiled it.
+    """
+
+    device: str
+    seconds: float
+    warp_version: str
+
+
+def _warp():
+    import warp as wp
+
+    return wp
+
+
+@contextmanager
+def _quiet_warp():
+    """Silences Warp's own stdout messages (init banner, module loads) for our calls only.
+
+    A library must not write to its caller's stdout; the compile time is
+    reported through :func:`compile_reports` and the ``leviathan.kernels``
+    logger instead. The caller's ``warp.config.log_level`` is restored afterwards;
+    Warp's warnings and errors still show.
+    """
+    wp = _warp()
+    previous = wp.config.log_level
+    wp.config.log_level = max(previous, wp.LOG_WARNING)
+    try:
+        yield wp
+    finally:
+        wp.config.log_level = previous
+
+
+def available_devices() -> list[str]:
+    """Warp devices the backend can run on here: ``"cpu"`` always, then each CUDA device."""
+    with _quiet_warp() as wp:
+        wp.init()
+    return ["cpu"] + [f"cuda:{i}" for i in range(wp.get_cuda_device_count())]
+
+
+def default_device() -> str:
+    """``"cuda:0"`` when a CUDA device is present, else ``"cpu"``."""
+    devices = available_devices()
+    return "cuda:0" if "cuda:0" in devices else "cpu"
+
+
+def check_device(device: str) -> str:
+    """The Warp device name for ``device`` (``"cuda"`` is ``"cuda:0"``); refuses absent ones."""
+    if not isinstance(device, str):
+        raise TypeError(f"device: expected a device name like 'cpu' or 'cuda:0', got {device!r}")
+    name = "cuda:0" if device == "cuda" else device
+    devices = available_devices()
+    if name not in devices:
+        raise ValueError(
+            f"device: {device!r} is not available here; the Warp backend can use {devices}"
+        )
+    return name
+
+
+def load_kernels(device: str = "cpu") -> CompileReport:
+    """Compiles (or loads from Warp's kernel cache) the tracing kernels on ``device``.
+
+    The first call per device is timed and reported (logged at INFO on
+    ``leviathan.kernels`` and kept in :func:`compile_reports`); later calls
+    return the same report at once.
+    """
+    device = check_device(device)
+    with _lock:
+        report = _reports.get(device)
+        if report is None:
+            wp = _warp()
+            from leviathan.kernels import trace as k
+
+            t0 = time.perf_counter()
+            with _quiet_warp():
+                wp.load_module(k, device=device)
+            report = CompileReport(device, time.perf_counter() - t0, wp.config.version)
+            _reports[device] = report
+            _log.info(
+                "Warp tracing kernels ready on %s in %.3f s (compile or kernel-cache load)",
+                device,
+                report.seconds,
+            )
+    return report
+
+
+def compile_reports() -> dict[str, CompileReport]:
+    """The compile/load report of every device used so far in this process."""
+    with _lock:
+        return dict(_reports)
+
+
+def _upload(prep: PreparedInstance, device: str) -> dict:
+    from leviathan.kernels.trace import STACK_CAPACITY, box6d, tri9d
+
+    with _lock:
+        per_device = _uploads.get(prep)
+        if per_device is not None and device in per_device:
+            return per_device[device]
+    wp = _warp()
+    bvh = prep.bvh
+    if bvh.depth >= STACK_CAPACITY:
+        raise ValueError(
+            f"bvh: depth {bvh.depth} exceeds the Warp traversal stack ({STACK_CAPACITY}); "
+            "rebuild with a larger leaf_size"
+        )
+    order = bvh.tri_order.astype(np.int64)
+    host = {
+        "node_box": bvh.node_bounds,
+        "node_child": np.ascontiguousarray(bvh.node_child[:, 0]),
+        "node_range": bvh.node_range,
+        "tri_data": np.ascontiguousarray(
+            np.concatenate([prep.v0[order], prep.e1[order], prep.e2[order]], axis=1)
+        ),
+        "tri_id": np.ascontiguousarray(bvh.tri_order),
+    }
+    dtypes = {
+        "node_box": box6d,
+        "node_child": wp.int32,
+        "node_range": wp.vec2i,
+        "tri_data": tri9d,
+        "tri_id": wp.int32,
+    }
+    arrays = {k: wp.array(v, dtype=dtypes[k], device=device) for k, v in host.items()}
+    with _lock:
+        _uploads.setdefault(prep, {})[device] = arrays
+    return arrays
+
+
+def trace_scene_meshes(
+    prepared: PreparedScene,
+    origins: np.ndarray,
+    directions: np.ndarray,
+    *,
+    t_max: float,
+    device: str = "cpu",
+) -> TraceResult:
+    """Nearest mesh hit per ray on a Warp device (instance culling, then BVH traversal).
+
+    Bit-identical to :func:`leviathan.reference_cpu.trace.trace_scene_meshes`.
+
+    Args:
+        prepared: Prepared scene (shared host preparation).
+        origins: Ray origins in world NED [m], float64 [ray_count, 3].
+        directions: Unit ray directions in world NED, float64 [ray_count, 3].
+        t_max: Largest ray parameter of interest [m]; farther hits are ignored.
+        device: Warp device, ``"cpu"`` or ``"cuda:N"``.
+    """
+    o, d = _check_rays(origins, directions)
+    device = check_device(device)
+    load_kernels(device)
+    wp = _warp()
+    from leviathan.kernels.trace import launch_inverse_directions, launch_trace_instance
+
+    n = o.shape[0]
+    if n == 0:
+        empty = np.zeros(0, dtype=np.int32)
+        return TraceResult(t=np.zeros(0, dtype=np.float64), instance=empty, triangle=empty.copy())
+    best_t = np.full(n, float(t_max), dtype=np.float64)
+    best_inst = np.full(n, -1, dtype=np.int32)
+    best_tri = np.full(n, -1, dtype=np.int32)
+    # On the CPU the kernels read and write these numpy buffers in place.
+    on_cpu = device == "cpu"
+    o_dev = wp.array(o, dtype=wp.vec3d, device=device, copy=not on_cpu)
+    d_dev = wp.array(d, dtype=wp.vec3d, device=device, copy=not on_cpu)
+    best_t_dev = wp.array(best_t, dtype=wp.float64, device=device, copy=not on_cpu)
+    best_inst_dev = wp.array(best_inst, dtype=wp.int32, device=device, copy=not on_cpu)
+    best_tri_dev = wp.array(best_tri, dtype=wp.int32, device=device, copy=not on_cpu)
+    inv_dev = wp.empty(n, dtype=wp.vec3d, device=device)
+    launch_inverse_directions(directions=d_dev, inv_directions=inv_dev, device=device)
+    for k, prep in enumerate(prepared.instances):
+        launch_trace_instance(
+            origins=o_dev,
+            directions=d_dev,
+            inv_directions=inv_dev,
+            t_max=float(t_max),
+            instance_index=k,
+            arrays=_upload(prep, device),
+            best_t=best_t_dev,
+            best_instance=best_inst_dev,
+            best_triangle=best_tri_dev,
+            rays_per_thread=1 if device.startswith("cuda") else CPU_RAYS_PER_THREAD,
+            device=device,
+        )
+    if on_cpu:
+        wp.synchronize_device(device)
+    else:
+        best_t = best_t_dev.numpy()
+        best_inst = best_inst_dev.numpy()
+        best_tri = best_tri_dev.numpy()
+    t = np.where(best_inst >= 0, best_t, np.inf)
+    return TraceResult(t=t, instance=best_inst, triangle=best_tri)

@@ -1,0 +1,108 @@
+"""``leviathan.tracing``: the one place that picks a tracing backend.
+
+Every sensor that casts rays (imaging sonar, camera, DVL) traces through
+:func:`trace_rays` here, so all of them use the same backend and all of them
+get the same answer from every backend, bit for bit:
+
+* ``"reference"``: the numpy reference (:mod:`leviathan.reference_cpu.trace`),
+  CPU only. It is the scientific authority the frozen fixture came from.
+* ``"warp"``: NVIDIA Warp float64 kernels (:mod:`leviathan.kernels`) on
+  ``device="cpu"`` or ``"cuda:N"``, over the same prepared arrays.
+* ``"auto"`` (the default): Warp on ``cuda:0`` when a CUDA device is present,
+  else Warp on the CPU, the fastest bit-identical CPU path (about 8-13x the
+  numpy reference on the survey seabeds; ``leviathan bench sonar`` measures
+  it). With an explicit ``device``, ``"auto"`` means Warp on that device.
+
+Only the nearest-hit search differs between backends; preparation and
+everything after the hit (physics, ground truth, products) is shared host code.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from leviathan.reference_cpu.prepare import PreparedScene
+from leviathan.reference_cpu.trace import TraceResult, _check_rays, combine_with_sea_surface
+from leviathan.reference_cpu.trace import trace_scene_meshes as _reference_trace
+
+__all__ = ["BACKENDS", "resolve_backend", "trace_rays", "trace_scene_meshes"]
+
+BACKENDS: tuple[str, ...] = ("auto", "reference", "warp")
+
+
+def resolve_backend(backend: str = "auto", device: str | None = None) -> tuple[str, str]:
+    """The concrete ``(backend, device)`` that a request runs on.
+
+    Args:
+        backend: One of :data:`BACKENDS`.
+        device: ``None`` (the backend's default), ``"cpu"`` or ``"cuda:N"``.
+
+    Returns:
+        ``("reference", "cpu")`` or ``("warp", device)``.
+
+    Raises:
+        ValueError: For an unknown backend, or a device the backend cannot use here.
+    """
+    if backend not in BACKENDS:
+        raise ValueError(f"backend: expected one of {BACKENDS}, got {backend!r}")
+    if device is not None and not isinstance(device, str):
+        raise TypeError(f"device: expected None or a name like 'cpu' or 'cuda:0', got {device!r}")
+    if backend == "reference":
+        if device not in (None, "cpu"):
+            raise ValueError(
+                f"device: the reference backend runs on 'cpu' only, got {device!r}; "
+                "use backend='warp' for a CUDA device"
+            )
+        return "reference", "cpu"
+    from leviathan.kernels.backend import check_device, default_device
+
+    return "warp", default_device() if device is None else check_device(device)
+
+
+def trace_scene_meshes(
+    prepared: PreparedScene,
+    origins: np.ndarray,
+    directions: np.ndarray,
+    *,
+    t_max: float,
+    backend: str = "auto",
+    device: str | None = None,
+) -> TraceResult:
+    """Nearest mesh hit per ray (no sea surface) on the chosen backend.
+
+    Args:
+        prepared: Prepared scene (:func:`leviathan.reference_cpu.prepare.prepare_scene`).
+        origins: Ray origins in world NED [m], float64 [ray_count, 3].
+        directions: Unit ray directions in world NED, float64 [ray_count, 3].
+        t_max: Largest ray parameter of interest [m].
+        backend: One of :data:`BACKENDS`.
+        device: Device for the backend (see :func:`resolve_backend`).
+    """
+    name, dev = resolve_backend(backend, device)
+    if name == "reference":
+        return _reference_trace(prepared, origins, directions, t_max=t_max)
+    from leviathan.kernels.backend import trace_scene_meshes as warp_trace
+
+    return warp_trace(prepared, origins, directions, t_max=t_max, device=dev)
+
+
+def trace_rays(
+    prepared: PreparedScene,
+    origins: np.ndarray,
+    directions: np.ndarray,
+    *,
+    t_max: float,
+    sea_surface_instance: int,
+    backend: str = "auto",
+    device: str | None = None,
+) -> TraceResult:
+    """Nearest hit per ray against the meshes and the analytic sea surface.
+
+    Same arguments as :func:`trace_scene_meshes`, plus the sea surface's
+    instance index (``scene.sea_surface_instance``).
+    """
+    o, d = _check_rays(origins, directions)
+    meshes = trace_scene_meshes(prepared, o, d, t_max=t_max, backend=backend, device=device)
+    return combine_with_sea_surface(
+        meshes, o, d, t_max=t_max, sea_surface_instance=sea_surface_instance
+    )
