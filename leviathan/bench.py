@@ -1,15 +1,25 @@
 """Benchmarks behind ``leviathan bench``: figures to print, never assertions.
 
-``bench_sonar`` renders the reference survey vehicle's imaging sonar (from the
-catalogue: 256 bearings x 64 elevations) over generated seabeds of several
-triangle counts with a few targets, and reports the BVH build time, the
-median trace time (rays/s) and the median full ping (trace + host physics +
-ground truth, pings/s). The machine is shared and noisy: medians are quoted.
+``bench_sonar`` renders the reference survey vehicle's imaging sonar (from
+the catalogue, at 512 bearings x 128 elevations unless told otherwise) over
+generated survey seabeds of several triangle counts with a few targets. For
+each seabed it reports the shared BVH build time and, side by side for every
+tracer asked for:
 
-The peer, measured in the same run on the same rays, is Intel Embree through
-``embreex`` (float32, single-threaded ``rtcIntersect1`` loop), the tracer a user
-would otherwise pick: its rays/s, our ratio to it, and the share of hit rays
-where both pick the same (instance, triangle). Install it with
+* ``reference``: the numpy reference;
+* ``warp:cpu``: the Warp float64 kernels on the CPU (Warp runs a CPU launch on
+  one thread);
+* ``warp:cuda:N``: the same kernels on each CUDA device present;
+
+the median trace time (rays/s), whether every ping's hits are bit-identical
+to the reference's, and the median full ping (trace + host physics + ground
+truth, pings/s). The machine is shared and noisy: medians are quoted, and
+every rate is also given as a ratio to a peer timed in the same run.
+
+The peer, on the same rays, is Intel Embree through ``embreex`` (float32, one
+thread, an ``rtcIntersect1`` loop), the tracer a user would otherwise pick:
+its rays/s, each tracer's ratio to it, and the share of hit rays where Embree
+picks the same (instance, triangle) as the reference. Install it with
 ``pip install -e .[bench]``; without it the peer columns are left out.
 """
 
@@ -22,7 +32,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["bench_sonar", "format_sonar_bench", "survey_scene"]
+__all__ = ["bench_sonar", "bench_tracers", "format_sonar_bench", "survey_scene"]
 
 
 def survey_scene(triangle_count: int):
@@ -33,30 +43,76 @@ def survey_scene(triangle_count: int):
     return env.scene_at(0)
 
 
+def bench_tracers(backend: str = "all", device: str | None = None) -> list[tuple[str, str]]:
+    """The ``(backend, device)`` pairs a bench run times.
+
+    Args:
+        backend: ``"all"`` (the reference, then Warp on every available device),
+            ``"reference"``, ``"warp"`` or ``"auto"``.
+        device: For ``"warp"``/``"auto"``: one device; ``None`` means every
+            available device for ``"warp"`` and the default one for ``"auto"``.
+    """
+    from leviathan.kernels import available_devices
+    from leviathan.tracing import resolve_backend
+
+    if backend == "all":
+        if device is not None:
+            raise ValueError("device: give --device with --backend warp, not with 'all'")
+        return [("reference", "cpu")] + [("warp", d) for d in available_devices()]
+    if backend == "warp" and device is None:
+        return [("warp", d) for d in available_devices()]
+    return [resolve_backend(backend, device)]
+
+
+def _tracer_name(backend: str, device: str) -> str:
+    return "reference" if backend == "reference" else f"{backend}:{device}"
+
+
 def bench_sonar(
-    *, triangle_counts: list[int], pings: int = 5, backend: str = "reference"
+    *,
+    triangle_counts: list[int],
+    pings: int = 5,
+    backend: str = "all",
+    device: str | None = None,
+    bearings: int = 512,
+    elevations: int = 128,
 ) -> dict[str, Any]:
-    """Measures the reference survey sonar over seabeds of the given sizes.
+    """Times the reference survey sonar on each tracer over seabeds of the given sizes.
+
+    Args:
+        triangle_counts: Approximate seabed triangle counts, one seabed each.
+        pings: Pings per seabed (poses differ); medians are reported.
+        backend, device: Which tracers to time (see :func:`bench_tracers`).
+        bearings, elevations: Sonar ray grid (the catalogue sonar's fan and range
+            window, with this many bearings and elevation samples).
 
     Returns:
-        A JSON-friendly dict: machine info and, per triangle count, the BVH
-        build time [s], median trace time [s], rays/s, median ping time [s]
-        and pings/s.
+        A JSON-friendly dict: machine info, compile reports of the Warp devices
+        and, per seabed, the BVH build and one entry per tracer (rays/s, pings/s,
+        bit identity with the reference, ratio to Embree when installed).
     """
     from leviathan.catalogue import get_vehicle
     from leviathan.frames import Transform
+    from leviathan.kernels import load_kernels
     from leviathan.reference_cpu.prepare import _CACHE, prepare_scene
-    from leviathan.reference_cpu.trace import trace_scene_meshes
+    from leviathan.reference_cpu.trace import trace_scene_meshes as reference_trace
     from leviathan.sonar import render
     from leviathan.sonar.render import beam_grid_for
+    from leviathan.tracing import trace_scene_meshes
 
     if pings < 1:
         raise ValueError(f"pings: expected >= 1, got {pings}")
-    vehicle = get_vehicle("reference_survey_vehicle")
-    spec = vehicle.sensor("sonar")
+    for name, value in (("bearings", bearings), ("elevations", elevations)):
+        if value < 2:
+            raise ValueError(f"{name}: expected >= 2, got {value}")
+    tracers = bench_tracers(backend, device)
+    compile_reports = {dev: load_kernels(dev).seconds for name, dev in tracers if name == "warp"}
+    spec = get_vehicle("reference_survey_vehicle").sensor("sonar")
+    spec = spec.model_copy(update={"bearing_count": bearings, "elevation_sample_count": elevations})
     _, dirs = beam_grid_for(spec)
     rays = dirs.shape[0]
-    rows = []
+    t_max = float(spec.range_max_m)
+    seabeds = []
     for count in triangle_counts:
         scene = survey_scene(count)
         _CACHE.clear()
@@ -64,7 +120,12 @@ def bench_sonar(
         prepared = prepare_scene(scene)
         build_s = time.perf_counter() - t0
         peer = _EmbreePeer.build(scene)
-        trace_times, ping_times, peer_times, agree, hits = [], [], [], 0, 0
+        trace_times: dict[str, list[float]] = {_tracer_name(*t): [] for t in tracers}
+        ping_times: dict[str, list[float]] = {_tracer_name(*t): [] for t in tracers}
+        identical = dict.fromkeys(trace_times, True)
+        first_call: dict[str, float] = {}
+        peer_times: list[float] = []
+        agree = hits = 0
         for k in range(pings):
             body = Transform.from_euler(
                 0.0, 0.0, 0.05 * k, translation=(-10.0 + 1.0 * k, 0.0, 20.0)
@@ -72,67 +133,93 @@ def bench_sonar(
             pose = body @ spec.mount.transform()
             d = pose.apply_direction(dirs)
             o = np.ascontiguousarray(np.broadcast_to(pose.translation, d.shape))
-            t0 = time.perf_counter()
-            ours = trace_scene_meshes(prepared, o, d, t_max=spec.range_max_m)
-            trace_times.append(time.perf_counter() - t0)
+            truth = reference_trace(prepared, o, d, t_max=t_max)
+            for name, dev in tracers:
+                key = _tracer_name(name, dev)
+                if k == 0 and name != "reference":
+                    # The first call uploads the seabed to the device: timed apart.
+                    t0 = time.perf_counter()
+                    trace_scene_meshes(prepared, o, d, t_max=t_max, backend=name, device=dev)
+                    first_call[key] = time.perf_counter() - t0
+                t0 = time.perf_counter()
+                ours = trace_scene_meshes(prepared, o, d, t_max=t_max, backend=name, device=dev)
+                trace_times[key].append(time.perf_counter() - t0)
+                identical[key] = identical[key] and _same_hits(ours, truth)
+                t0 = time.perf_counter()
+                render(
+                    scene,
+                    spec,
+                    pose,
+                    sensor_id="bench/sonar",
+                    sample_index=k,
+                    time_ns=k * 200_000_000,
+                    backend=name,
+                    device=dev,
+                )
+                ping_times[key].append(time.perf_counter() - t0)
             if peer is not None:
                 t0 = time.perf_counter()
-                inst, tri = peer.trace(o, d, t_max=spec.range_max_m)
+                inst, tri = peer.trace(o, d, t_max=t_max)
                 peer_times.append(time.perf_counter() - t0)
-                hit = ours.instance >= 0
+                hit = truth.instance >= 0
                 hits += int(np.count_nonzero(hit))
                 agree += int(
                     np.count_nonzero(
-                        (inst[hit] == ours.instance[hit]) & (tri[hit] == ours.triangle[hit])
+                        (inst[hit] == truth.instance[hit]) & (tri[hit] == truth.triangle[hit])
                     )
                 )
-            t0 = time.perf_counter()
-            render(
-                scene,
-                spec,
-                pose,
-                sensor_id="bench/sonar",
-                sample_index=k,
-                time_ns=k * 200_000_000,
-                backend=backend,
+        peer_rate = rays / statistics.median(peer_times) if peer is not None else None
+        rows = []
+        for key in trace_times:
+            trace_s = statistics.median(trace_times[key])
+            ping_s = statistics.median(ping_times[key])
+            rows.append(
+                {
+                    "tracer": key,
+                    "trace_median_s": trace_s,
+                    "rays_per_s": rays / trace_s,
+                    "ratio_to_embree": (rays / trace_s) / peer_rate if peer_rate else None,
+                    "ping_median_s": ping_s,
+                    "pings_per_s": 1.0 / ping_s,
+                    "bit_identical_to_reference": identical[key],
+                    "first_call_s": first_call.get(key),
+                }
             )
-            ping_times.append(time.perf_counter() - t0)
-        trace_s = statistics.median(trace_times)
-        ping_s = statistics.median(ping_times)
-        row_peer = {}
+        seabed: dict[str, Any] = {
+            "triangles": scene.triangle_count,
+            "bvh_nodes": sum(p.bvh.node_count for p in prepared.instances),
+            "bvh_depth": max(p.bvh.depth for p in prepared.instances),
+            "bvh_build_s": build_s,
+            "tracers": rows,
+        }
         if peer is not None:
-            peer_s = statistics.median(peer_times)
-            row_peer = {
-                "embree_build_s": peer.build_s,
-                "embree_trace_median_s": peer_s,
-                "embree_rays_per_s": rays / peer_s,
-                "ratio_to_embree": (rays / trace_s) / (rays / peer_s),
+            seabed["embree"] = {
+                "build_s": peer.build_s,
+                "trace_median_s": rays / peer_rate,
+                "rays_per_s": peer_rate,
                 "same_triangle_share": agree / hits if hits else float("nan"),
             }
-        rows.append(
-            {
-                **row_peer,
-                "triangles": scene.triangle_count,
-                "bvh_nodes": sum(p.bvh.node_count for p in prepared.instances),
-                "bvh_build_s": build_s,
-                "trace_median_s": trace_s,
-                "rays_per_s": rays / trace_s,
-                "ping_median_s": ping_s,
-                "pings_per_s": 1.0 / ping_s,
-            }
-        )
+        seabeds.append(seabed)
     return {
-        "backend": backend,
-        "sonar": f"{spec.bearing_count} bearings x {spec.elevation_sample_count} elevations",
+        "sonar": f"reference survey sonar, {bearings} bearings x {elevations} elevations",
         "rays_per_ping": rays,
         "pings_per_seabed": pings,
+        "warp_compile_or_load_s": compile_reports,
         "machine": {
-            "processor": platform.machine(),
+            "processor": platform.processor() or platform.machine(),
             "python": platform.python_version(),
             "numpy": np.__version__,
         },
-        "results": rows,
+        "seabeds": seabeds,
     }
+
+
+def _same_hits(a: Any, b: Any) -> bool:
+    return bool(
+        np.array_equal(a.t, b.t)
+        and np.array_equal(a.instance, b.instance)
+        and np.array_equal(a.triangle, b.triangle)
+    )
 
 
 class _EmbreePeer:
@@ -172,27 +259,40 @@ class _EmbreePeer:
 def format_sonar_bench(result: dict[str, Any]) -> str:
     """A readable table of :func:`bench_sonar`'s result."""
     lines = [
-        f"sonar bench: backend={result['backend']}, {result['sonar']} "
-        f"({result['rays_per_ping']} rays/ping), median of {result['pings_per_seabed']} pings",
-        f"{'triangles':>10} {'BVH build s':>12} {'trace s':>9} {'rays/s':>12} "
-        f"{'ping s':>8} {'pings/s':>8}",
+        f"sonar bench: {result['sonar']} ({result['rays_per_ping']} rays/ping), "
+        f"median of {result['pings_per_seabed']} pings",
     ]
-    for r in result["results"]:
-        lines.append(
-            f"{r['triangles']:>10d} {r['bvh_build_s']:>12.3f} {r['trace_median_s']:>9.3f} "
-            f"{r['rays_per_s']:>12.0f} {r['ping_median_s']:>8.3f} {r['pings_per_s']:>8.2f}"
-        )
-    if result["results"] and "embree_rays_per_s" in result["results"][0]:
-        lines.append("peer: Embree via embreex (float32, single thread), same rays")
-        lines.append(
-            f"{'triangles':>10} {'build s':>9} {'rays/s':>12} {'ours/Embree':>12} {'same tri':>9}"
-        )
-        for r in result["results"]:
-            lines.append(
-                f"{r['triangles']:>10d} {r['embree_build_s']:>9.3f} "
-                f"{r['embree_rays_per_s']:>12.0f} {r['ratio_to_embree']:>12.3f} "
-                f"{r['same_triangle_share']:>9.4f}"
-            )
-    else:
+    for dev, seconds in result["warp_compile_or_load_s"].items():
+        lines.append(f"warp kernels on {dev}: ready in {seconds:.3f} s (compile or cache load)")
+    lines.append(
+        "first call s: our first trace on a device, seabed upload included; "
+        "for Embree, its BVH build"
+    )
+    have_peer = any("embree" in s for s in result["seabeds"])
+    if not have_peer:
         lines.append("peer: Embree not installed (pip install -e .[bench]); no ratio measured")
+    for s in result["seabeds"]:
+        lines.append("")
+        lines.append(
+            f"seabed {s['triangles']} triangles: BVH build {s['bvh_build_s']:.3f} s "
+            f"({s['bvh_nodes']} nodes, depth {s['bvh_depth']})"
+        )
+        lines.append(
+            f"  {'tracer':<14} {'rays/s':>11} {'x Embree':>9} {'ping s':>8} {'pings/s':>8} "
+            f"{'first call s':>12}  bit-identical"
+        )
+        for r in s["tracers"]:
+            ratio = "-" if r["ratio_to_embree"] is None else f"{r['ratio_to_embree']:.3f}"
+            first = "-" if r["first_call_s"] is None else f"{r['first_call_s']:.3f}"
+            lines.append(
+                f"  {r['tracer']:<14} {r['rays_per_s']:>11.0f} {ratio:>9} "
+                f"{r['ping_median_s']:>8.3f} {r['pings_per_s']:>8.2f} {first:>12}  "
+                f"{'yes' if r['bit_identical_to_reference'] else 'NO'}"
+            )
+        if "embree" in s:
+            e = s["embree"]
+            lines.append(
+                f"  {'embree (f32)':<14} {e['rays_per_s']:>11.0f} {1.0:>9.3f} {'-':>8} {'-':>8} "
+                f"{e['build_s']:>12.3f}  same triangle on {e['same_triangle_share']:.4f} of hits"
+            )
     return "\n".join(lines)

@@ -37,7 +37,14 @@ def _cmd_parity(args: argparse.Namespace) -> int:
 def _cmd_bench(args: argparse.Namespace) -> int:
     from leviathan.bench import bench_sonar, format_sonar_bench
 
-    result = bench_sonar(triangle_counts=args.triangles, pings=args.pings, backend=args.backend)
+    result = bench_sonar(
+        triangle_counts=args.triangles,
+        pings=args.pings,
+        backend=args.backend,
+        device=args.device,
+        bearings=args.bearings,
+        elevations=args.elevations,
+    )
     print(json.dumps(result, indent=2, sort_keys=True) if args.json else format_sonar_bench(result))
     return 0
 
@@ -76,8 +83,15 @@ def _parser() -> argparse.ArgumentParser:
     p = sub.add_parser(
         "parity", help="check a backend bit for bit against the frozen 28-scene fixture"
     )
-    p.add_argument("--backend", default="reference", help="tracing backend (default: reference)")
-    p.add_argument("--device", default=None, help="device for the backend, e.g. cpu")
+    p.add_argument(
+        "--backend",
+        default="reference",
+        choices=["reference", "warp", "auto"],
+        help="tracing backend (default: reference)",
+    )
+    p.add_argument(
+        "--device", default=None, help="device for the backend: cpu or cuda:N (default: its own)"
+    )
     p.add_argument(
         "--fixtures", default=None, help="fixture directory (default: fixtures/sonar_v1)"
     )
@@ -86,7 +100,19 @@ def _parser() -> argparse.ArgumentParser:
     p = sub.add_parser("bench", help="benchmarks (prints figures; never asserts times)")
     bench_sub = p.add_subparsers(dest="target", required=True, metavar="TARGET")
     b = bench_sub.add_parser("sonar", help="reference survey sonar over generated seabeds")
-    b.add_argument("--backend", default="reference", help="tracing backend (default: reference)")
+    b.add_argument(
+        "--backend",
+        default="all",
+        choices=["all", "reference", "warp", "auto"],
+        help="tracers to time side by side (default: all = reference and Warp on every device)",
+    )
+    b.add_argument(
+        "--device", default=None, help="one device for --backend warp/auto: cpu or cuda:N"
+    )
+    b.add_argument("--bearings", type=int, default=512, help="sonar bearings (default: 512)")
+    b.add_argument(
+        "--elevations", type=int, default=128, help="elevation samples per bearing (default: 128)"
+    )
     b.add_argument(
         "--triangles",
         type=int,

@@ -114,6 +114,53 @@ def test_bvh_arrays_are_deterministic_and_cover_every_triangle() -> None:
     assert a.node_range[leaves, 1].max() <= 4
 
 
+def test_bvh_nodes_are_depth_first_with_siblings_side_by_side() -> None:
+    rng = np.random.default_rng(8)
+    v, f = _random_soup(rng, 700)
+    bvh = prepare_instance(v, f, leaf_size=2).bvh
+    child = bvh.node_child
+    inner = np.nonzero(child[:, 0] >= 0)[0]
+    assert np.all(child[inner, 1] == child[inner, 0] + 1)
+    assert np.all(child[inner, 0] > inner)
+    assert np.all(child[child[:, 0] < 0] == -1)
+
+    def descendants(n: int) -> list[int]:
+        out, todo = [], [n]
+        while todo:
+            left = int(child[todo.pop(), 0])
+            if left >= 0:
+                out += [left, left + 1]
+                todo += [left, left + 1]
+        return out
+
+    # A node's descendants fill one contiguous id range starting at its left child.
+    for n in inner[:: max(1, inner.size // 60)]:
+        ids = sorted(descendants(int(n)))
+        assert ids == list(range(int(child[n, 0]), int(child[n, 0]) + len(ids)))
+    assert sorted([0, *descendants(0)]) == list(range(bvh.node_count))
+
+
+def test_flat_seabed_is_split_across_its_plane_not_its_depth() -> None:
+    rng = np.random.default_rng(9)
+    v, f = _grid(64, 100.0, 30.0)
+    v[:, 2] += rng.uniform(-0.5, 0.5, v.shape[0])
+    bvh = prepare_instance(v, f).bvh
+    b = bvh.node_bounds
+    depth_range = b[0, 5] - b[0, 2]
+
+    def area(n: int) -> float:
+        return float((b[n, 3] - b[n, 0]) * (b[n, 4] - b[n, 1]))
+
+    frontier = [0]
+    for _ in range(4):  # the top four levels
+        pairs = [(n, int(c)) for n in frontier for c in bvh.node_child[n]]
+        for parent, n in pairs:
+            # Every split halves the plan area and keeps (nearly) the whole depth range.
+            assert area(n) < 0.6 * area(parent)
+            assert b[n, 5] - b[n, 2] > 0.8 * depth_range
+        frontier = [n for _, n in pairs]
+
+
 def test_bvh_boxes_contain_their_triangles_with_padding() -> None:
     rng = np.random.default_rng(6)
     v, f = _random_soup(rng, 500)

@@ -1,0 +1,84 @@
+"""One backend switch for every ray-casting sensor: resolution, errors and identical results."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from leviathan.kernels import available_devices, compile_reports, load_kernels
+from leviathan.parity import build_scene
+from leviathan.reference_cpu.prepare import prepare_scene
+from leviathan.tracing import BACKENDS, resolve_backend, trace_rays
+
+DEVICES = available_devices()
+HAS_CUDA = any(d.startswith("cuda") for d in DEVICES)
+
+
+def test_backends_are_listed() -> None:
+    assert BACKENDS == ("auto", "reference", "warp")
+
+
+def test_auto_picks_warp_on_cuda_when_present_else_warp_on_the_cpu() -> None:
+    assert resolve_backend() == ("warp", "cuda:0" if HAS_CUDA else "cpu")
+    assert resolve_backend("auto", "cpu") == ("warp", "cpu")
+
+
+def test_reference_runs_on_the_cpu_only() -> None:
+    assert resolve_backend("reference") == ("reference", "cpu")
+    assert resolve_backend("reference", "cpu") == ("reference", "cpu")
+    with pytest.raises(ValueError, match=r"device: the reference backend runs on 'cpu' only"):
+        resolve_backend("reference", "cuda:0")
+
+
+def test_unknown_backend_and_absent_device_are_refused_by_name() -> None:
+    with pytest.raises(ValueError, match=r"backend: expected one of .*'optix'"):
+        resolve_backend("optix")
+    with pytest.raises(ValueError, match=r"device: 'cuda:7' is not available"):
+        resolve_backend("warp", "cuda:7")
+    with pytest.raises(TypeError, match="device"):
+        resolve_backend("warp", 0)  # type: ignore[arg-type]
+
+
+def test_cuda_alias_names_the_first_device() -> None:
+    if not HAS_CUDA:
+        with pytest.raises(ValueError, match="'cuda' is not available"):
+            resolve_backend("warp", "cuda")
+    else:
+        assert resolve_backend("warp", "cuda") == ("warp", "cuda:0")
+
+
+def test_compile_report_is_kept_per_device() -> None:
+    report = load_kernels("cpu")
+    assert report.device == "cpu" and report.seconds >= 0.0
+    assert compile_reports()["cpu"] == report
+    assert load_kernels("cpu") is report
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_trace_rays_with_sea_surface_is_identical_across_backends(device: str) -> None:
+    case = build_scene("sea_surface_interface")
+    prepared = prepare_scene(case.scene)
+    rng = np.random.default_rng(17)
+    d = rng.normal(size=(4000, 3))
+    d /= np.linalg.norm(d, axis=1)[:, None]
+    o = np.broadcast_to(case.sensor_pose.translation, d.shape)
+    sea = case.scene.sea_surface_instance
+    ref = trace_rays(prepared, o, d, t_max=60.0, sea_surface_instance=sea, backend="reference")
+    ours = trace_rays(
+        prepared, o, d, t_max=60.0, sea_surface_instance=sea, backend="warp", device=device
+    )
+    assert ours.t.dtype == np.float64 and ours.instance.dtype == np.int32
+    assert ours.triangle.dtype == np.int32 and ours.t.shape == (4000,)
+    assert np.count_nonzero(ref.instance == sea) > 100
+    assert np.count_nonzero((ref.instance >= 0) & (ref.instance != sea)) > 100
+    np.testing.assert_array_equal(ours.t, ref.t)
+    np.testing.assert_array_equal(ours.instance, ref.instance)
+    np.testing.assert_array_equal(ours.triangle, ref.triangle)
+
+
+def test_render_records_the_backend_it_ran_on_outside_the_identity() -> None:
+    case = build_scene("flat_survey")
+    auto = case.render(backend="auto")
+    reference = case.render(backend="reference")
+    assert (auto.backend, auto.device) == resolve_backend()
+    assert auto.content_hash == reference.content_hash
