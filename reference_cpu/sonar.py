@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from itertools import repeat
 
 import numpy as np
 
@@ -47,6 +48,7 @@ __all__ = [
     "FLAG_VALID",
     "BeamGrid",
     "accumulate_cells",
+    "acos_clipped",
     "beam_grid",
     "beam_pattern_one_way",
     "sample_physics",
@@ -201,11 +203,17 @@ def sensor_ray_directions(grid: BeamGrid) -> np.ndarray:
 
 
 def _pow10_neg(x: np.ndarray) -> np.ndarray:
-    return np.array([math.pow(10.0, -v) for v in x.tolist()], dtype=np.float64)
+    """``10**-x`` element by element with the platform libm (``math.pow``), not numpy's SIMD."""
+    x = np.asarray(x, dtype=np.float64)
+    return np.fromiter(
+        map(math.pow, repeat(10.0, x.shape[0]), (-x).tolist()), dtype=np.float64, count=x.shape[0]
+    )
 
 
-def _acos(x: np.ndarray) -> np.ndarray:
-    return np.array([math.acos(v) for v in x.tolist()], dtype=np.float64)
+def acos_clipped(x: np.ndarray) -> np.ndarray:
+    """``acos(min(x, 1))`` element by element with the platform libm (``math.acos``)."""
+    x = np.minimum(np.asarray(x, dtype=np.float64), 1.0)
+    return np.fromiter(map(math.acos, x.tolist()), dtype=np.float64, count=x.shape[0])
 
 
 def sample_physics(

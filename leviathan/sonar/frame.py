@@ -55,6 +55,10 @@ CHANNEL_NAMES: tuple[str, ...] = (
 )
 
 
+class _OwnedChannels(dict):
+    """Channels whose arrays the frame may freeze in place (no one else holds them)."""
+
+
 @dataclass(frozen=True, eq=False)
 class SonarFrame:
     """One imaging-sonar ping with per-cell ground truth.
@@ -79,9 +83,14 @@ class SonarFrame:
 
     def __post_init__(self) -> None:
         frozen = {}
+        # Arrays handed over by ``render`` (which keeps no reference) are frozen in
+        # place; anything else is copied so the caller's arrays stay untouched.
+        adopt = isinstance(self.channels, _OwnedChannels)
         for name in CHANNEL_NAMES:
             if name in self.channels:
-                a = np.array(self.channels[name], copy=True, order="C")
+                a = self.channels[name]
+                if not (adopt and isinstance(a, np.ndarray) and a.flags.c_contiguous):
+                    a = np.array(a, copy=True, order="C")
                 if a.dtype.kind == "f":
                     # One NaN bit pattern for "missing", whatever arithmetic produced it
                     # (x86 and ARM differ in the sign of a default NaN), so channels can

@@ -29,7 +29,7 @@ from leviathan.reference_cpu import sonar as ref
 from leviathan.reference_cpu.prepare import prepare_scene
 from leviathan.reference_cpu.trace import combine_with_sea_surface
 from leviathan.scene import Scene
-from leviathan.sonar.frame import SonarFrame
+from leviathan.sonar.frame import SonarFrame, _OwnedChannels
 from leviathan.specs import ImagingSonarSpec, WaterSpec
 from leviathan.tracing import resolve_backend, trace_scene_meshes
 
@@ -201,7 +201,6 @@ def render(
         if np.any(sel):
             normal[sel] = prep.normal[tri[sel]]
     cos_inc = np.abs((normal[:, 0] * dx + normal[:, 1] * dy) + normal[:, 2] * dz)
-    incidence = np.array([math.acos(min(c, 1.0)) for c in cos_inc.tolist()], dtype=np.float64)
 
     tables = scene.instance_tables
     status = tables["acoustic_status"][inst]
@@ -270,7 +269,7 @@ def render(
         tri=tri,
         R=R,
         elevation=grid.elevation_rad[j],
-        incidence=incidence,
+        cos_incidence=cos_inc,
         point=point,
         normal=normal,
         status=status,
@@ -314,7 +313,11 @@ def render(
     }
     display = {"dynamic_range_db": float(spec.dynamic_range_db)}
     return SonarFrame(
-        channels=channels, metadata=metadata, backend=backend, device=device, display=display
+        channels=_OwnedChannels(channels),
+        metadata=metadata,
+        backend=backend,
+        device=device,
+        display=display,
     )
 
 
@@ -328,7 +331,7 @@ def _cell_channels(
     tri: np.ndarray,
     R: np.ndarray,
     elevation: np.ndarray,
-    incidence: np.ndarray,
+    cos_incidence: np.ndarray,
     point: np.ndarray,
     normal: np.ndarray,
     status: np.ndarray,
@@ -358,7 +361,8 @@ def _cell_channels(
         "primary_triangle": (full(-1, np.int32), tri[p]),
         "primary_range_m": (full(np.nan, np.float64), R[p]),
         "primary_elevation_rad": (full(np.nan, np.float64), elevation[p]),
-        "primary_incidence_rad": (full(np.nan, np.float64), incidence[p]),
+        # The angle is needed for primary samples only.
+        "primary_incidence_rad": (full(np.nan, np.float64), ref.acos_clipped(cos_incidence[p])),
         "primary_hit_point_world": (full(np.nan, np.float64, (3,)), point[p]),
         "primary_normal_world": (full(np.nan, np.float64, (3,)), normal[p]),
         "primary_semantic": (full(-1, np.int32), tables["semantic_index"][inst[p]]),
