@@ -24,7 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from leviathan.reference_cpu.prepare import PreparedInstance, PreparedScene
-from leviathan.reference_cpu.trace import TraceResult, _check_rays
+from leviathan.reference_cpu.trace import TraceResult, _check_rays, _check_t_max
 
 __all__ = [
     "CompileReport",
@@ -154,10 +154,11 @@ def _upload(prep: PreparedInstance, device: str) -> dict:
             return per_device[device]
     wp = _warp()
     bvh = prep.bvh
-    if bvh.depth >= STACK_CAPACITY:
+    if bvh.depth > STACK_CAPACITY:
         raise ValueError(
-            f"bvh: depth {bvh.depth} exceeds the Warp traversal stack ({STACK_CAPACITY}); "
-            "rebuild with a larger leaf_size"
+            f"bvh: depth {bvh.depth} exceeds the Warp traversal stack ({STACK_CAPACITY} levels); "
+            "leviathan's builder stays within 94 levels, so this tree was made elsewhere: "
+            "rebuild it with leviathan.reference_cpu.bvh.build_bvh or use backend='reference'"
         )
     order = bvh.tri_order.astype(np.int64)
     host = {
@@ -202,6 +203,7 @@ def trace_scene_meshes(
         device: Warp device, ``"cpu"`` or ``"cuda:N"``.
     """
     o, d = _check_rays(origins, directions)
+    t_max = _check_t_max(t_max)
     device = check_device(device)
     load_kernels(device)
     wp = _warp()

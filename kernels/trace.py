@@ -47,8 +47,12 @@ __all__ = [
 ]
 
 #: Traversal stack slots per thread. The nearer-child-first walk pushes at
-#: most one node per level, so a BVH deeper than this is refused on upload.
-STACK_CAPACITY = 40
+#: most one node per inner level, so a BVH of depth D needs D slots. The
+#: shared builder never goes deeper than 94: each Morton split lengthens the
+#: common code prefix by at least one of its 63 bits, and ranges of equal
+#: codes are halved (at most 31 levels for int32 triangle counts). A deeper,
+#: hand-made BVH is refused on upload.
+STACK_CAPACITY = 96
 
 BARY_LO = wp.constant(wp.float64(_BARY_LO))
 BARY_HI = wp.constant(wp.float64(_BARY_HI))
@@ -67,13 +71,25 @@ _stack_near = wp.types.vector(length=STACK_CAPACITY, dtype=wp.float64)
 
 @wp.func(inline=True)
 def smaller(a: wp.float64, b: wp.float64) -> wp.float64:
-    """``min(a, b)`` for the finite values of the slab test (one compare, no NaN handling)."""
-    return wp.where(b < a, b, a)
+    """``numpy.minimum(a, b)``: the smaller value, or a NaN operand (``a`` first)."""
+    return wp.where(a != a, a, wp.where(b < a, b, wp.where(b != b, b, a)))
 
 
 @wp.func(inline=True)
 def larger(a: wp.float64, b: wp.float64) -> wp.float64:
-    """``max(a, b)`` for the finite values of the slab test (one compare, no NaN handling)."""
+    """``numpy.maximum(a, b)``: the larger value, or a NaN operand (``a`` first)."""
+    return wp.where(a != a, a, wp.where(b > a, b, wp.where(b != b, b, a)))
+
+
+@wp.func(inline=True)
+def smaller_finite(a: wp.float64, b: wp.float64) -> wp.float64:
+    """:func:`smaller` for operands that are never NaN: one compare and a select."""
+    return wp.where(b < a, b, a)
+
+
+@wp.func(inline=True)
+def larger_finite(a: wp.float64, b: wp.float64) -> wp.float64:
+    """:func:`larger` for operands that are never NaN: one compare and a select."""
     return wp.where(b > a, b, a)
 
 
@@ -94,7 +110,14 @@ def inverse_direction(d: wp.vec3d) -> wp.vec3d:
 
 @wp.func(inline=True)
 def intersect_ray_box(o: wp.vec3d, inv_d: wp.vec3d, box: box6d, t_best: wp.float64):
-    """Slab test on a padded box; returns ``(pass, near)`` (reference: ``intersect_ray_box``)."""
+    """Slab test on a padded box; returns ``(pass, near)`` (reference: ``intersect_ray_box``).
+
+    A slab is NaN (0 x inf) only when a direction component is subnormal, so
+    its inverse overflows, and the origin lies on a box face. Like numpy's
+    ``minimum``/``maximum``, :func:`smaller`/:func:`larger` then propagate the
+    NaN and the test fails. (``wp.min``/``wp.max`` follow C ``fmin``/``fmax``
+    and would drop it.)
+    """
     t1x = (box[0] - o[0]) * inv_d[0]
     t2x = (box[3] - o[0]) * inv_d[0]
     t1y = (box[1] - o[1]) * inv_d[1]
@@ -104,6 +127,37 @@ def intersect_ray_box(o: wp.vec3d, inv_d: wp.vec3d, box: box6d, t_best: wp.float
     near = larger(larger(smaller(t1x, t2x), smaller(t1y, t2y)), smaller(t1z, t2z))
     far = smaller(smaller(larger(t1x, t2x), larger(t1y, t2y)), larger(t1z, t2z))
     return (near <= far) and (far >= ZERO) and (near <= t_best), near
+
+
+@wp.func(inline=True)
+def intersect_ray_box_finite(o: wp.vec3d, inv_d: wp.vec3d, box: box6d, t_best: wp.float64):
+    """:func:`intersect_ray_box` for a ray whose ``inv_d`` is finite (no slab can be NaN).
+
+    Same products in the same order; the NaN checks of the min/max are
+    dropped, which is exact when no operand can be NaN. This is the hot path.
+    """
+    t1x = (box[0] - o[0]) * inv_d[0]
+    t2x = (box[3] - o[0]) * inv_d[0]
+    t1y = (box[1] - o[1]) * inv_d[1]
+    t2y = (box[4] - o[1]) * inv_d[1]
+    t1z = (box[2] - o[2]) * inv_d[2]
+    t2z = (box[5] - o[2]) * inv_d[2]
+    near = larger_finite(
+        larger_finite(smaller_finite(t1x, t2x), smaller_finite(t1y, t2y)),
+        smaller_finite(t1z, t2z),
+    )
+    far = smaller_finite(
+        smaller_finite(larger_finite(t1x, t2x), larger_finite(t1y, t2y)),
+        larger_finite(t1z, t2z),
+    )
+    return (near <= far) and (far >= ZERO) and (near <= t_best), near
+
+
+@wp.func(inline=True)
+def is_finite3(v: wp.vec3d) -> bool:
+    """Whether no component of ``v`` is infinite or NaN."""
+    big = wp.float64(1.7976931348623157e308)
+    return wp.abs(v[0]) <= big and wp.abs(v[1]) <= big and wp.abs(v[2]) <= big
 
 
 @wp.func(inline=True)
@@ -123,13 +177,14 @@ def intersect_ray_triangle(o: wp.vec3d, d: wp.vec3d, tri: tri9d, t_max: wp.float
     sy = o[1] - tri[1]
     sz = o[2] - tri[2]
     u = ((sx * px + sy * py) + sz * pz) * inv
-    if u < BARY_LO or u > BARY_HI:
+    # Conditions written as the reference's accept tests, so a NaN rejects.
+    if not (u >= BARY_LO and u <= BARY_HI):
         return False, ZERO
     qx = sy * tri[5] - sz * tri[4]
     qy = sz * tri[3] - sx * tri[5]
     qz = sx * tri[4] - sy * tri[3]
     v = ((d[0] * qx + d[1] * qy) + d[2] * qz) * inv
-    if v < BARY_LO or (u + v) > BARY_HI:
+    if not (v >= BARY_LO and (u + v) <= BARY_HI):
         return False, ZERO
     t = ((tri[6] * qx + tri[7] * qy) + tri[8] * qz) * inv
     return (t > ZERO) and (t <= t_max), t
@@ -140,6 +195,7 @@ def traverse_instance(
     o: wp.vec3d,
     d: wp.vec3d,
     inv_d: wp.vec3d,
+    finite_inv: bool,
     t_max: wp.float64,
     instance_index: wp.int32,
     node_box: wp.array(dtype=box6d),
@@ -179,8 +235,18 @@ def traverse_instance(
             visit = False
         else:
             right = left + 1
-            hit_l, near_l = intersect_ray_box(o, inv_d, node_box[left], bt)
-            hit_r, near_r = intersect_ray_box(o, inv_d, node_box[right], bt)
+            box_l = node_box[left]
+            box_r = node_box[right]
+            hit_l = bool(False)
+            hit_r = bool(False)
+            near_l = ZERO
+            near_r = ZERO
+            if finite_inv:
+                hit_l, near_l = intersect_ray_box_finite(o, inv_d, box_l, bt)
+                hit_r, near_r = intersect_ray_box_finite(o, inv_d, box_r, bt)
+            else:
+                hit_l, near_l = intersect_ray_box(o, inv_d, box_l, bt)
+                hit_r, near_r = intersect_ray_box(o, inv_d, box_r, bt)
             if hit_l and hit_r:
                 # Nearer child first (ties: left first); the other waits on the stack.
                 if near_r < near_l:
@@ -257,6 +323,7 @@ def trace_instance(
                 o,
                 directions[r],
                 inv_d,
+                is_finite3(inv_d),
                 t_max,
                 instance_index,
                 node_box,

@@ -32,12 +32,19 @@ exact tie rule picks one). The BVH pad (2**-24 of the scene scale) covers the
 widening.
 
 Ray/box (slab test on padded boxes; ``inv_d = 1/d``, or ``1e300`` where
-``d == 0`` so no NaN or infinity ever appears)::
+``d == 0`` so an axis-parallel ray never makes ``0 * inf``)::
 
     t1 = (min - o) * inv_d ; t2 = (max - o) * inv_d         # per axis
     near = max(min(t1x,t2x), min(t1y,t2y), min(t1z,t2z))
     far  = min(max(t1x,t2x), max(t1y,t2y), max(t1z,t2z))
     pass = near <= far and far >= 0 and near <= t_best
+
+A subnormal direction component still overflows ``1/d`` to infinity; with the
+origin exactly on a box face its slab is then NaN, ``min``/``max`` (numpy's,
+and the Warp kernels' ``smaller``/``larger``) propagate it and the box is
+rejected. Such a ray runs a pad's width away from every triangle in the box,
+so no hit is lost. Accept tests are written as ``lo <= u <= hi`` (not as
+rejections), so a NaN barycentric or ``t`` never counts as a hit.
 """
 
 from __future__ import annotations
@@ -260,6 +267,16 @@ def _check_rays(origins: np.ndarray, directions: np.ndarray) -> tuple[np.ndarray
     return o, d
 
 
+def _check_t_max(t_max: float) -> float:
+    try:
+        value = float(t_max)
+    except (TypeError, ValueError):
+        raise TypeError(f"t_max: expected a number of metres, got {t_max!r}") from None
+    if not value > 0.0:
+        raise ValueError(f"t_max: expected a positive range [m] (inf allowed), got {t_max!r}")
+    return value
+
+
 def trace_scene_meshes(
     prepared: PreparedScene, origins: np.ndarray, directions: np.ndarray, *, t_max: float
 ) -> TraceResult:
@@ -274,6 +291,7 @@ def trace_scene_meshes(
         t_max: Largest ray parameter of interest [m]; farther hits are ignored.
     """
     o, d = _check_rays(origins, directions)
+    t_max = _check_t_max(t_max)
     n = o.shape[0]
     inv_d = inverse_directions(d)
     best_t = np.full(n, float(t_max), dtype=np.float64)
