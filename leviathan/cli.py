@@ -21,6 +21,14 @@ def _cmd_parity(args: argparse.Namespace) -> int:
     from leviathan.parity import check_fixture
 
     results = check_fixture(args.fixtures, backend=args.backend, device=args.device)
+    if args.backend != "reference":
+        from leviathan.kernels import compile_reports
+
+        for report in compile_reports().values():
+            print(
+                f"warp kernels on {report.device}: ready in {report.seconds:.3f} s "
+                "(compile, or load from Warp's kernel cache)"
+            )
     identical = 0
     for r in results:
         if r.ok:

@@ -4,48 +4,18 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from trace_cases import grid as _grid
+from trace_cases import prepared as _prepared
+from trace_cases import random_rays as _random_rays
+from trace_cases import random_soup as _random_soup
 
 from leviathan.reference_cpu.bvh import build_bvh
-from leviathan.reference_cpu.prepare import PreparedScene, prepare_instance
+from leviathan.reference_cpu.prepare import prepare_instance
 from leviathan.reference_cpu.trace import (
     intersect_ray_triangle,
     trace_rays_brute_force,
     trace_scene_meshes,
 )
-
-
-def _random_soup(rng: np.random.Generator, count: int, spread: float = 20.0):
-    centres = rng.uniform(-spread, spread, (count, 3))
-    verts = centres[:, None, :] + rng.normal(scale=1.5, size=(count, 3, 3))
-    faces = np.arange(count * 3).reshape(count, 3)
-    return verts.reshape(-1, 3), faces
-
-
-def _grid(n: int, size: float, z: float, tilt: float = 0.0):
-    xs = np.linspace(-size / 2, size / 2, n + 1)
-    X, Y = np.meshgrid(xs, xs, indexing="ij")
-    Z = z + tilt * X
-    v = np.stack([X.ravel(), Y.ravel(), Z.ravel()], 1)
-    a, b = np.meshgrid(np.arange(n), np.arange(n), indexing="ij")
-    a, b = a.ravel(), b.ravel()
-    v00 = a * (n + 1) + b
-    v10 = v00 + n + 1
-    faces = np.concatenate([np.stack([v00, v10, v10 + 1], 1), np.stack([v00, v10 + 1, v00 + 1], 1)])
-    return v, faces
-
-
-def _prepared(*meshes, leaf_size: int = 4) -> PreparedScene:
-    return PreparedScene(
-        instances=tuple(prepare_instance(v, f, leaf_size=leaf_size) for v, f in meshes),
-        scene_hash="",
-    )
-
-
-def _random_rays(rng: np.random.Generator, n: int):
-    o = rng.uniform(-25, 25, (n, 3))
-    d = rng.normal(size=(n, 3))
-    d /= np.linalg.norm(d, axis=1)[:, None]
-    return o, d
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2, 3])

@@ -13,6 +13,12 @@ import dataclasses
 
 import numpy as np
 import pytest
+from trace_cases import Mesh
+from trace_cases import grid as _grid
+from trace_cases import prepared as _prepared
+from trace_cases import random_rays as _random_rays
+from trace_cases import random_soup as _random_soup
+from trace_cases import unit as _unit
 
 from leviathan.kernels.backend import available_devices
 from leviathan.kernels.backend import trace_scene_meshes as warp_trace
@@ -23,43 +29,6 @@ from leviathan.reference_cpu.trace import TraceResult, trace_rays_brute_force
 from leviathan.reference_cpu.trace import trace_scene_meshes as reference_trace
 
 DEVICES = available_devices()
-
-Mesh = tuple[np.ndarray, np.ndarray]
-
-
-def _random_soup(rng: np.random.Generator, count: int, spread: float = 20.0) -> Mesh:
-    centres = rng.uniform(-spread, spread, (count, 3))
-    verts = centres[:, None, :] + rng.normal(scale=1.5, size=(count, 3, 3))
-    faces = np.arange(count * 3).reshape(count, 3)
-    return verts.reshape(-1, 3), faces
-
-
-def _grid(n: int, size: float, z: float, tilt: float = 0.0) -> Mesh:
-    xs = np.linspace(-size / 2, size / 2, n + 1)
-    X, Y = np.meshgrid(xs, xs, indexing="ij")
-    Z = z + tilt * X
-    v = np.stack([X.ravel(), Y.ravel(), Z.ravel()], 1)
-    a, b = np.meshgrid(np.arange(n), np.arange(n), indexing="ij")
-    a, b = a.ravel(), b.ravel()
-    v00 = a * (n + 1) + b
-    v10 = v00 + n + 1
-    faces = np.concatenate([np.stack([v00, v10, v10 + 1], 1), np.stack([v00, v10 + 1, v00 + 1], 1)])
-    return v, faces
-
-
-def _prepared(*meshes: Mesh, leaf_size: int = 4) -> PreparedScene:
-    return PreparedScene(
-        instances=tuple(prepare_instance(v, f, leaf_size=leaf_size) for v, f in meshes),
-        scene_hash="",
-    )
-
-
-def _unit(v: np.ndarray) -> np.ndarray:
-    return v / np.sqrt((v * v).sum(axis=1))[:, None]
-
-
-def _random_rays(rng: np.random.Generator, n: int) -> tuple[np.ndarray, np.ndarray]:
-    return rng.uniform(-25, 25, (n, 3)), _unit(rng.normal(size=(n, 3)))
 
 
 def _assert_identical(got: TraceResult, want: TraceResult) -> None:
