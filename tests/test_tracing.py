@@ -8,6 +8,7 @@ import pytest
 from leviathan.kernels import available_devices, compile_reports, load_kernels
 from leviathan.parity import build_scene
 from leviathan.reference_cpu.prepare import prepare_scene
+from leviathan.sonar import SonarFrame
 from leviathan.tracing import BACKENDS, resolve_backend, trace_rays
 
 DEVICES = available_devices()
@@ -82,3 +83,52 @@ def test_render_records_the_backend_it_ran_on_outside_the_identity() -> None:
     reference = case.render(backend="reference")
     assert (auto.backend, auto.device) == resolve_backend()
     assert auto.content_hash == reference.content_hash
+
+
+def test_world_samples_are_identical_on_every_backend() -> None:
+    from test_world import _environment, _survey_spec
+
+    from leviathan.controllers import Autopilot
+    from leviathan.world import VehicleSetup, World
+
+    def run(**tracing: str) -> tuple[list[tuple[int, str]], tuple[str, str]]:
+        world = World.create(
+            vehicles=[
+                VehicleSetup(
+                    "survey",
+                    _survey_spec(),
+                    Autopilot(speed_m_per_s=1.0, depth_m=20.0, heading_rad=0.0),
+                    position_ned_m=(0.0, 0.0, 20.0),
+                )
+            ],
+            environment=_environment(),
+            root_seed=5,
+            step_ns=10_000_000,
+            **tracing,
+        )
+        groups = world.step(45)
+        samples = [s for g in groups for s in g.samples.values()]
+        assert any(isinstance(s, SonarFrame) for s in samples)
+        assert any(getattr(s, "kind", None) == "dvl" for s in samples)
+        return [(g.time_ns, g.content_hash) for g in groups], world.tracing
+
+    reference, used = run(tracing_backend="reference")
+    assert used == ("reference", "cpu")
+    auto, used = run()
+    assert used == resolve_backend()
+    assert auto == reference
+
+
+def test_world_refuses_an_unknown_tracing_backend() -> None:
+    from test_world import _environment, _survey_spec
+
+    from leviathan.controllers import DirectThrust
+    from leviathan.world import VehicleSetup, World
+
+    with pytest.raises(ValueError, match=r"backend: expected one of"):
+        World.create(
+            vehicles=[VehicleSetup("survey", _survey_spec(), DirectThrust([0.0]))],
+            environment=_environment(),
+            step_ns=10_000_000,
+            tracing_backend="optix",
+        )
