@@ -463,3 +463,27 @@ def test_check_device_refuses_an_absent_device() -> None:
 def test_check_device_refuses_a_non_string() -> None:
     with pytest.raises(TypeError, match="device"):
         check_device(3)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("arch", [80, 90])
+def test_cuda_code_has_no_fused_or_approximate_float64_arithmetic(arch: int, tmp_path) -> None:
+    """Compiles the trace module to PTX with NVRTC (no GPU needed) and reads the instructions.
+
+    ``--fmad=false`` shows as float64 ``mul``/``add``/``sub`` that all carry an
+    explicit ``.rn`` (which forbids the assembler from fusing them) and no
+    ``fma`` at all; ``1/x`` must be the correctly rounded ``rcp.rn.f64`` or a
+    ``div.rn.f64``, never an approximation.
+    """
+    import re
+
+    try:
+        paths = wp.compile_aot_module(kt, device=None, arch=arch, module_dir=tmp_path, use_ptx=True)
+    except Exception as exc:  # no NVRTC in this Warp build
+        pytest.skip(f"NVRTC could not compile for sm_{arch} here: {exc}")
+    ptx = b"".join(p.read_bytes() for p in paths if p.suffix == ".ptx").decode("ascii", "replace")
+    assert "trace_instance" in ptx
+    full = re.findall(r"\b(?:mul|add|sub|div|rcp|fma|sqrt)(?:\.[a-z0-9]+)*\.f64\b", ptx)
+    assert len(full) > 50, "the float64 arithmetic of the kernels is missing from the PTX"
+    assert not [op for op in full if op.startswith("fma")]
+    assert all(".rn." in op for op in full), sorted(set(full))
+    assert ".approx" not in ptx and ".ftz" not in ptx
