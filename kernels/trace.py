@@ -8,10 +8,11 @@ division, no reassociation), so every ``+``, ``-``, ``*`` and ``/`` below
 rounds exactly as numpy's does. Constants are typed ``wp.float64`` module
 constants: a bare literal in a kernel would be float32.
 
-One thread traces one ray against one instance and owns that ray's slot in
-the ``best_*`` arrays; instances are launched in index order, so the culling
-bound ``best_t`` evolves exactly as the reference's per-instance loop lets it.
-No atomics are used. Traversal is a stack walk that visits the nearer child
+One launch traces every ray against one instance; each thread owns its rays'
+slots in the ``best_*`` arrays (one ray on CUDA, a run of consecutive rays on
+the CPU). Instances are launched in index order, so the culling bound
+``best_t`` evolves exactly as the reference's per-instance loop lets it. No
+atomics are used. Traversal is a stack walk that visits the nearer child
 first and re-checks a popped node against the current best: traversal order
 only changes how much is culled, never the answer, because the answer is the
 exact lexicographic minimum of ``(t, instance, triangle)`` and the padded
@@ -36,14 +37,22 @@ wp.set_module_options(
 
 __all__ = [
     "STACK_CAPACITY",
+    "box6d",
     "intersect_ray_box",
+    "intersect_ray_box_finite",
     "intersect_ray_triangle",
     "inverse_direction",
     "inverse_directions",
+    "is_finite3",
+    "larger",
+    "larger_finite",
     "launch_inverse_directions",
     "launch_trace_instance",
+    "smaller",
+    "smaller_finite",
     "trace_instance",
     "traverse_instance",
+    "tri9d",
 ]
 
 #: Traversal stack slots per thread. The nearer-child-first walk pushes at
