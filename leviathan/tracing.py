@@ -9,15 +9,19 @@ get the same answer from every backend, bit for bit:
 * ``"warp"``: NVIDIA Warp float64 kernels (:mod:`leviathan.kernels`) on
   ``device="cpu"`` or ``"cuda:N"``, over the same prepared arrays.
 * ``"auto"`` (the default): Warp on ``cuda:0`` when a CUDA device is present,
-  else Warp on the CPU, the fastest bit-identical CPU path (about 8-13x the
-  numpy reference on the survey seabeds; ``leviathan bench sonar`` measures
-  it). With an explicit ``device``, ``"auto"`` means Warp on that device.
+  else Warp on the CPU, the fastest bit-identical CPU path (about 8-14x the
+  numpy reference's rays/s on the survey seabeds; ``leviathan bench sonar``
+  measures it). With an explicit ``device``, ``"auto"`` means Warp on that
+  device. If Warp's CPU kernels cannot be compiled or loaded here, ``"auto"``
+  on the CPU falls back to the reference (same results) and logs a warning.
 
 Only the nearest-hit search differs between backends; preparation and
 everything after the hit (physics, ground truth, products) is shared host code.
 """
 
 from __future__ import annotations
+
+import logging
 
 import numpy as np
 
@@ -56,7 +60,37 @@ def resolve_backend(backend: str = "auto", device: str | None = None) -> tuple[s
         return "reference", "cpu"
     from leviathan.kernels.backend import check_device, default_device
 
-    return "warp", default_device() if device is None else check_device(device)
+    chosen = default_device() if device is None else check_device(device)
+    if backend == "auto" and chosen == "cpu" and not _warp_cpu_usable():
+        return "reference", "cpu"
+    return "warp", chosen
+
+
+_warp_cpu_failure: list[str] = []
+
+
+def _warp_cpu_usable() -> bool:
+    """Whether Warp's CPU kernels load here; if not, ``"auto"`` falls back to the reference.
+
+    The CPU path needs Warp's bundled compiler (or its kernel cache). Should that
+    fail on some platform, ``"auto"`` keeps working on the reference, which gives
+    the same results, and says so once on the ``leviathan.tracing`` logger;
+    ``backend="warp"`` still raises the error.
+    """
+    if _warp_cpu_failure:
+        return False
+    from leviathan.kernels.backend import load_kernels
+
+    try:
+        load_kernels("cpu")
+    except Exception as exc:
+        _warp_cpu_failure.append(f"{type(exc).__name__}: {exc}")
+        logging.getLogger("leviathan.tracing").warning(
+            "Warp CPU kernels unavailable (%s); backend='auto' uses the numpy reference",
+            _warp_cpu_failure[0],
+        )
+        return False
+    return True
 
 
 def trace_scene_meshes(

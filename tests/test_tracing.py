@@ -132,3 +132,26 @@ def test_world_refuses_an_unknown_tracing_backend() -> None:
             step_ns=10_000_000,
             tracing_backend="optix",
         )
+
+
+def test_auto_falls_back_to_the_reference_when_warp_cpu_cannot_load(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    import leviathan.kernels.backend as kb
+    import leviathan.tracing as tracing
+
+    def broken(device: str = "cpu"):
+        raise RuntimeError("no CPU compiler")
+
+    monkeypatch.setattr(kb, "load_kernels", broken)
+    monkeypatch.setattr(kb, "default_device", lambda: "cpu")
+    monkeypatch.setattr(tracing, "_warp_cpu_failure", [])
+    with caplog.at_level("WARNING", logger="leviathan.tracing"):
+        assert resolve_backend("auto") == ("reference", "cpu")
+        assert resolve_backend("auto") == ("reference", "cpu")
+    assert [r.getMessage() for r in caplog.records].count(
+        "Warp CPU kernels unavailable (RuntimeError: no CPU compiler); "
+        "backend='auto' uses the numpy reference"
+    ) == 1
+    # An explicit Warp request is not silently redirected.
+    assert resolve_backend("warp", "cpu") == ("warp", "cpu")
