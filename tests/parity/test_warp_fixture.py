@@ -23,8 +23,19 @@ DEVICES = available_devices()
 def test_warp_is_bit_identical_to_frozen_scene(name: str, device: str) -> None:
     root = default_fixture_dir()
     entry = next(s for s in load_manifest(root)["scenes"] if s["name"] == name)
+    # The fixture checker: bytes of every channel, channel hashes, content hash.
     result = check_scene(name, entry, root, backend="warp", device=device)
     assert result.ok, "\n".join(result.mismatches)
+    # And channel by channel with numpy, dtype and shape first.
+    frame = build_scene(name).render(backend="warp", device=device)
+    with np.load(root / entry["file"], allow_pickle=False) as stored:
+        frozen = {k: stored[k] for k in stored.files}
+    assert sorted(frame.channels) == sorted(frozen)
+    for channel, want in frozen.items():
+        got = frame[channel]
+        assert (got.dtype, got.shape) == (want.dtype, want.shape), channel
+        np.testing.assert_array_equal(got, want, err_msg=channel)
+    assert frame.content_hash == entry["content_hash"]
 
 
 @pytest.mark.parametrize("device", DEVICES)
