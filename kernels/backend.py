@@ -20,6 +20,7 @@ import time
 import weakref
 from contextlib import contextmanager
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 
@@ -88,9 +89,15 @@ def _quiet_warp():
 
 def available_devices() -> list[str]:
     """Warp devices the backend can run on here: ``"cpu"`` always, then each CUDA device."""
+    return list(_device_names())
+
+
+@lru_cache(maxsize=1)
+def _device_names() -> tuple[str, ...]:
+    # Asked once per process: every trace checks its device against this list.
     with _quiet_warp() as wp:
         wp.init()
-    return ["cpu"] + [f"cuda:{i}" for i in range(wp.get_cuda_device_count())]
+    return ("cpu", *(f"cuda:{i}" for i in range(wp.get_cuda_device_count())))
 
 
 def default_device() -> str:
