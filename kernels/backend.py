@@ -58,6 +58,8 @@ class CompileReport:
         warp_version: The Warp version that compiled it.
     """
 
+    __content_type__ = "leviathan.kernels.backend.CompileReport"
+
     device: str
     seconds: float
     warp_version: str

@@ -138,6 +138,8 @@ class MediumSupport:
             frequency, temperature, salinity, depth, pH; empty when supported.
     """
 
+    __content_type__ = "leviathan.acoustics.MediumSupport"
+
     supported: bool
     reasons: tuple[str, ...]
 
@@ -355,4 +357,9 @@ def two_way_absorption_factor(
     if np.any(r < 0.0):
         raise ValueError(f"range_m must be >= 0 m everywhere; minimum given is {r.min()!r}")
     exponent = -(alpha * (2.0 * r)) / 10.0
-    return np.power(10.0, exponent)
+    # libm's pow element by element, as the reference does: numpy's SIMD power can
+    # differ in the last bit from one CPU to another.
+    values = np.fromiter(
+        (math.pow(10.0, e) for e in exponent.ravel().tolist()), dtype=np.float64, count=r.size
+    )
+    return values.reshape(r.shape)

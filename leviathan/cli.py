@@ -1,13 +1,47 @@
-"""The ``leviathan`` command line: ``catalogue``, ``parity``, ``bench``, ``demo``."""
+"""The ``leviathan`` command line: ``catalogue``, ``parity``, ``bench``, ``demo``, ``export-usd``.
+
+Failures are reported in one place, :func:`main`: every failure prints exactly
+one line ``error: <what went wrong>`` to stderr (an OS error as
+``error: <path>: <why>``) and exits non-zero, without a traceback:
+
+====  ===================================================================
+code  meaning
+====  ===================================================================
+0     success
+1     the command could not complete: an OS error (a file or folder that
+      cannot be read or written), a refused World operation, a missing
+      optional dependency, a parity mismatch, or an unexpected internal
+      error (its line says so)
+2     bad input: a usage error (unknown option, bad option value), or a
+      value refused by validation (``ValueError``, ``TypeError``,
+      ``KeyError``, ``SpecError``, ...)
+130   interrupted (Ctrl-C); whatever the command was writing is left as
+      it was before the run
+====  ===================================================================
+
+``--debug`` (anywhere on the line) or the environment variable
+``LEVIATHAN_DEBUG=1`` also prints the traceback above that line, for every
+failure except a usage error.
+"""
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
+import traceback
 from collections.abc import Sequence
+from typing import NoReturn
 
-__all__ = ["main"]
+__all__ = ["EXIT_BAD_INPUT", "EXIT_FAILURE", "EXIT_INTERRUPTED", "main"]
+
+EXIT_FAILURE = 1
+"""Exit status when a command could not complete (OS errors, refused operations, bugs)."""
+EXIT_BAD_INPUT = 2
+"""Exit status for a usage error or an input value refused by validation (as argparse)."""
+EXIT_INTERRUPTED = 130
+"""Exit status after Ctrl-C (128 + SIGINT, as shells report it)."""
 
 
 def _cmd_catalogue(args: argparse.Namespace) -> int:
@@ -39,7 +73,12 @@ def _cmd_parity(args: argparse.Namespace) -> int:
             for m in r.mismatches:
                 print(f"        {m}")
     print(f"{identical}/{len(results)} bit-identical")
-    return 0 if identical == len(results) else 1
+    if identical != len(results):
+        raise _CommandFailed(
+            f"{len(results) - identical} of {len(results)} fixture scenes are not bit-identical "
+            "(see the FAIL lines above)"
+        )
+    return 0
 
 
 def _cmd_bench(args: argparse.Namespace) -> int:
@@ -58,30 +97,70 @@ def _cmd_bench(args: argparse.Namespace) -> int:
 
 
 def _cmd_demo(args: argparse.Namespace) -> int:
-    from leviathan.demo import run_demo
+    from leviathan.demo import TICK_NS, run_demo, ticks_for_duration
 
+    # Validated here too so that the message names the option as typed.
+    ticks_for_duration(args.seconds, TICK_NS, name="--seconds", minimum=1)
     run_demo(args.out, seconds=args.seconds, progress=not args.quiet)
     return 0
 
 
 def _cmd_export_usd(args: argparse.Namespace) -> int:
-    from leviathan.demo import build_demo_world
-    from leviathan.time import seconds_to_ns
+    from pathlib import Path
 
+    from leviathan._files import check_output_path
+    from leviathan.demo import TICK_NS, build_demo_world, ticks_for_duration
+    from leviathan.usd import STAGE_SUFFIXES
+
+    # Everything that can be refused is refused before the World is built and run.
+    ticks = ticks_for_duration(args.seconds, TICK_NS, name="--seconds")
+    path = Path(args.path)
+    if path.suffix not in STAGE_SUFFIXES:
+        raise ValueError(
+            f"path: unsupported OpenUSD file extension {path.suffix!r} for {path}; use "
+            f"{' or '.join(STAGE_SUFFIXES)} (text or binary crate)"
+        )
+    check_output_path(path)
     world = build_demo_world()
-    ticks = seconds_to_ns(args.seconds) // world.clock.step_ns
     if ticks:
         world.step(ticks)
-    path = world.export_usd(args.path)
+    path = world.export_usd(path)
     snapshot = world.snapshot().content_hash[:16]
     print(f"wrote {path} ({world.tick + 1} committed ticks, snapshot {snapshot})")
     return 0
 
 
+class _UsageError(Exception):
+    """A command line argparse refused; its message is argparse's."""
+
+
+class _CommandFailed(Exception):
+    """A command ran to the end and found a failure it has already detailed on stdout."""
+
+
+class _Parser(argparse.ArgumentParser):
+    """An ArgumentParser whose errors reach :func:`main` instead of exiting.
+
+    argparse would print the usage text and a message and exit; raising lets
+    ``main`` print the one ``error:`` line every failure gets. Subcommand
+    parsers are made with the same class, so they behave the same.
+    """
+
+    def error(self, message: str) -> NoReturn:
+        raise _UsageError(f"{message} (see '{self.prog} --help')")
+
+
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="leviathan",
         description="LEVIATHAN: underwater robotics simulation with exact ground truth.",
+        epilog="Exit status: 0 success, 1 failure, 2 bad input or usage, 130 interrupted.",
+    )
+    # Only listed here for --help: main() takes --debug out of the line before parsing.
+    parser.add_argument(
+        "--debug",
+        action="store_true",
+        help="print the traceback of a failure; anywhere on the line (or LEVIATHAN_DEBUG=1)",
     )
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
@@ -136,26 +215,125 @@ def _parser() -> argparse.ArgumentParser:
         "export-usd", help="run the survey demo World and write it as an OpenUSD stage"
     )
     p.add_argument("path", help="output stage, .usda or .usdc")
-    p.add_argument("--seconds", default="0", help="simulated seconds before export (default: 0)")
+    p.add_argument(
+        "--seconds",
+        default="0",
+        help="simulated seconds before export, a whole number of 10 ms ticks (default: 0)",
+    )
     p.set_defaults(func=_cmd_export_usd)
 
     p = sub.add_parser("demo", help="survey demo: a survey AUV and an inspection ROV in one World")
     p.add_argument("--out", default="survey_out", help="output directory (default: survey_out)")
-    p.add_argument("--seconds", type=int, default=20, help="simulated seconds (default: 20)")
+    p.add_argument(
+        "--seconds",
+        default="20",
+        help="simulated seconds, a positive whole number of 10 ms ticks (default: 20)",
+    )
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=_cmd_demo)
     return parser
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """Runs the command line; returns the exit status."""
-    parser = _parser()
-    args = parser.parse_args(argv)
+def _one_line(text: str) -> str:
+    # Some messages (pydantic's) span lines; the error report is one line.
+    return "; ".join(line.strip() for line in text.splitlines() if line.strip())
+
+
+def _describe(error: BaseException) -> str:
+    """The message of ``error`` for the ``error:`` line: an OS error as ``<path>: <why>``."""
+    if isinstance(error, OSError) and error.filename is not None:
+        where = str(error.filename)
+        if error.filename2 is not None:
+            where += f" -> {error.filename2}"
+        return f"{where}: {error.strerror or error}"
+    if isinstance(error, OSError) and error.strerror:
+        return error.strerror
+    if isinstance(error, KeyError) and len(error.args) == 1:
+        return str(error.args[0])  # str(KeyError) would add quotes around the message
+    return str(error) or type(error).__name__
+
+
+def _is_expected(error: Exception) -> bool:
+    """Whether ``error`` is one a user can meet and act on, rather than a bug."""
+    if isinstance(
+        error, _CommandFailed | OSError | ValueError | TypeError | KeyError | ImportError
+    ):
+        return True
     try:
+        from leviathan.parity import FixtureError
+        from leviathan.world import ThrusterFaultRefusedError, WorldLimitError
+    except Exception:  # reporting must not fail in turn
+        return False
+    return isinstance(error, WorldLimitError | ThrusterFaultRefusedError | FixtureError)
+
+
+def _take_debug(argv: list[str]) -> tuple[list[str], bool]:
+    """``argv`` without its ``--debug`` flags (before any ``--``), and whether debugging is on.
+
+    Taken out before parsing, so ``--debug`` works anywhere on the line
+    (``leviathan demo --debug`` as well as ``leviathan --debug demo``) and even
+    when parsing fails further along.
+    """
+    end = argv.index("--") if "--" in argv else len(argv)
+    flagged = "--debug" in argv[:end]
+    rest = [a for a in argv[:end] if a != "--debug"] + argv[end:]
+    return rest, flagged or os.environ.get("LEVIATHAN_DEBUG", "") not in ("", "0")
+
+
+def _fail(message: str, status: int, error: BaseException | None, debug: bool) -> int:
+    if debug and error is not None:
+        traceback.print_exception(error, file=sys.stderr)
+    print(f"error: {_one_line(message)}", file=sys.stderr)
+    return status
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Runs the command line.
+
+    Every failure is reported here and only here, as one ``error: ...`` line on
+    stderr; the exit statuses are in the module docstring (:data:`EXIT_FAILURE`,
+    :data:`EXIT_BAD_INPUT`, :data:`EXIT_INTERRUPTED`).
+
+    Args:
+        argv: The arguments after the program name (default: ``sys.argv[1:]``).
+
+    Returns:
+        The exit status.
+    """
+    argv, debug = _take_debug(list(sys.argv[1:] if argv is None else argv))
+    try:
+        args = _parser().parse_args(argv)
         return int(args.func(args))
-    except (ValueError, TypeError, KeyError, FileExistsError, RuntimeError) as exc:
-        print(f"leviathan {args.command}: error: {exc}", file=sys.stderr)
-        return 2
+    except SystemExit as exit_:  # --help exits through argparse, with status 0
+        if exit_.code is None or isinstance(exit_.code, int):
+            return exit_.code or 0
+        return _fail(str(exit_.code), EXIT_FAILURE, exit_, debug)  # sys.exit("message")
+    except _UsageError as error:
+        return _fail(str(error), EXIT_BAD_INPUT, None, debug)
+    except KeyboardInterrupt as error:
+        return _fail("interrupted", EXIT_INTERRUPTED, error, debug)
+    except BrokenPipeError as error:
+        # The reader of stdout went away (`leviathan catalogue | head -1`): point
+        # stdout at /dev/null so the interpreter's final flush cannot fail again.
+        try:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+        except (OSError, ValueError):
+            pass
+        return _fail("standard output was closed early", EXIT_FAILURE, error, debug)
+    except Exception as error:
+        message = _describe(error)
+        if isinstance(error, ValueError | TypeError | KeyError):
+            return _fail(message, EXIT_BAD_INPUT, error, debug)
+        if _is_expected(error):
+            return _fail(message, EXIT_FAILURE, error, debug)
+        return _fail(
+            f"internal error: {type(error).__name__}: {message} (please report it; rerun with "
+            "--debug or LEVIATHAN_DEBUG=1 for the traceback)",
+            EXIT_FAILURE,
+            error,
+            debug,
+        )
 
 
 if __name__ == "__main__":

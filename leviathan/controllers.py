@@ -13,7 +13,8 @@ Controllers:
 
 * :class:`DirectThrust` — constant thruster commands.
 * :class:`Autopilot` — surge speed (PI), depth (cascaded PID) and heading (PD),
-  plus a roll and pitch hold (PD to level), allocated with ``pinv(T)``.
+  plus a roll and pitch hold (PD to level), allocated with ``pinv(T)`` (exact
+  rational arithmetic rounded once, so no BLAS/LAPACK kernel can change it).
 * :class:`WaypointFollower` — line-of-sight guidance feeding the autopilot.
 
 Gains are placed per vehicle from the model's diagonal mass and damping (the
@@ -132,6 +133,8 @@ class DirectThrust:
         commands_n: Commanded force per thruster [N], in the vehicle's thruster
             order. Checked against the thruster count at the first command.
     """
+
+    __content_type__ = "leviathan.controllers.DirectThrust"
 
     kind = "direct_thrust"
 
@@ -294,6 +297,8 @@ class Autopilot:
             surge force authority [-], >= 0.
     """
 
+    __content_type__ = "leviathan.controllers.Autopilot"
+
     kind = "autopilot"
     _STATE_KEYS = ("depth_integral_m_s", "speed_integral_m")
 
@@ -394,10 +399,15 @@ class Autopilot:
         config = self._config
         inertia = np.diag(model.M).tolist()
         damping = np.diag(model.D_linear).tolist()
-        authority = (
-            np.abs(model.thruster_matrix)
-            @ np.maximum(np.abs(model.thrust_min_n), np.abs(model.thrust_max_n))
-        ).tolist()
+        # Force authority per axis, sum_j |T_ij| max(|min_j|, |max_j|), summed over the
+        # thrusters in their declared order (no BLAS call on a canonical path).
+        peaks = [max(abs(lo), abs(hi)) for lo, hi in model._limits]
+        authority = []
+        for row in model.thruster_matrix.tolist():
+            total = 0.0
+            for entry, peak in zip(row, peaks, strict=True):
+                total += abs(entry) * peak
+            authority.append(total)
 
         def pd(axis: int, omega: float, zeta: float) -> tuple[float, float]:
             if omega == 0.0:
@@ -530,6 +540,8 @@ class WaypointFollower:
         lookahead_m: Line-of-sight lookahead distance Δ [m], > 0.
         autopilot_options: Gain options passed to :class:`Autopilot`.
     """
+
+    __content_type__ = "leviathan.controllers.WaypointFollower"
 
     kind = "waypoint_follower"
 

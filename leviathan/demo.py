@@ -14,7 +14,9 @@ are traced by ``leviathan.tracing``'s default backend (Warp on CUDA when
 present, else Warp on the CPU), which the manifest records; every backend
 gives the same samples and the same run hash.
 
-Writes to the output directory:
+Writes to the output directory, atomically: everything goes into a temporary
+sibling folder that is renamed into place at the end, so an interrupted run
+leaves nothing partial and a rerun replaces a previous output whole:
 
 * ``samples/<vehicle>_<sensor>/<index>.npz``: the sonar's main channels and every
   camera channel per sample (compressed); DVL and IMU samples stacked in
@@ -28,20 +30,26 @@ Writes to the output directory:
 
 from __future__ import annotations
 
+import errno
 import io
 import json
 import math
+from decimal import Decimal
+from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from leviathan._files import write_atomically
+from leviathan._files import write_atomically, write_npz
+from leviathan.time import NS_PER_SECOND
 
-__all__ = ["build_demo_world", "run_demo"]
+__all__ = ["build_demo_world", "run_demo", "ticks_for_duration"]
 
 TICK_NS = 10_000_000  # 10 ms: every 100 Hz IMU sample falls on a tick
 DEMO_SECONDS = 20
+DEMO_JOB = "leviathan survey demo"
+"""The manifest's ``job``: marks a folder as this demo's output, which a rerun may replace."""
 _SONAR_CHANNELS = (
     "linear_return",
     "sample_count",
@@ -190,21 +198,151 @@ def _track_plot(world: Any, path: Path) -> None:
     write_atomically(path, buffer.getvalue())
 
 
-def run_demo(out: str | Path, *, seconds: int = DEMO_SECONDS, progress: bool = True) -> Path:
-    """Runs the survey demo and writes its products to ``out``; returns the manifest path."""
+def ticks_for_duration(
+    seconds: int | str | Decimal | Fraction | float,
+    step_ns: int,
+    *,
+    name: str = "seconds",
+    minimum: int = 0,
+) -> int:
+    """The number of ticks in a duration that must be a whole number of ticks.
+
+    The duration is converted exactly (:func:`leviathan.time.seconds_to_ns`,
+    never float multiplication) and is never rounded: a duration that is not a
+    whole number of ticks is refused with the two nearest durations that are.
+
+    Args:
+        seconds: Duration [s] as int, str (decimal notation), Decimal, Fraction or float.
+        step_ns: Tick length [ns], positive.
+        name: The option or argument named in error messages, e.g. ``"--seconds"``.
+        minimum: Fewest ticks accepted (0 allows an empty duration).
+
+    Returns:
+        ``seconds`` as a whole number of ticks, in ``[minimum, MAX_STEPS_PER_WORLD]``.
+
+    Raises:
+        ValueError: The duration is not a whole number of ticks (or of
+            nanoseconds), is below ``minimum`` ticks, beyond the World's step
+            limit, unparsable or not finite.
+        TypeError: ``seconds`` is a bool or not a number.
+    """
+    from leviathan.time import NonIntegerStepError, _exact_fraction, seconds_to_ns
+    from leviathan.world import MAX_STEPS_PER_WORLD
+
+    if isinstance(step_ns, bool) or not isinstance(step_ns, int) or step_ns <= 0:
+        raise ValueError(f"step_ns: expected a positive int of nanoseconds, got {step_ns!r}")
+    step_text = f"{_seconds_text(step_ns)} s"
+    try:
+        duration_ns: int | Fraction = seconds_to_ns(seconds)
+    except NonIntegerStepError:
+        duration_ns = _exact_fraction(name, seconds, "s") * NS_PER_SECOND
+    except (TypeError, ValueError) as error:
+        raise type(error)(f"{name}: {error}") from None
+    ticks = Fraction(duration_ns) / step_ns
+    if ticks < minimum:
+        raise ValueError(
+            f"{name}: expected at least {_seconds_text(minimum * step_ns)} s "
+            f"({minimum} tick{'' if minimum == 1 else 's'} of {step_text}), got {seconds} s"
+        )
+    if ticks > MAX_STEPS_PER_WORLD:
+        raise ValueError(
+            f"{name}: {seconds} s is {float(ticks)!r} ticks of {step_text}, beyond the World's "
+            f"limit of {MAX_STEPS_PER_WORLD} ticks "
+            f"({_seconds_text(MAX_STEPS_PER_WORLD * step_ns)} s)"
+        )
+    if ticks.denominator != 1:
+        # Both neighbours lie in [minimum, MAX_STEPS_PER_WORLD]: ticks is strictly inside.
+        below = math.floor(ticks) * step_ns
+        raise ValueError(
+            f"{name}: {seconds} s is not a whole number of ticks of {step_text} "
+            f"(it is {float(ticks)!r} ticks); durations are never rounded: the nearest valid "
+            f"values are {_seconds_text(below)} s and {_seconds_text(below + step_ns)} s"
+        )
+    count = ticks.numerator
+    return count
+
+
+def _seconds_text(ns: int) -> str:
+    """``ns`` [ns] written exactly in seconds, without exponent: 10_000_000 -> ``'0.01'``."""
+    return format(Decimal(ns).scaleb(-9).normalize(), "f")
+
+
+def _is_previous_output(folder: Path) -> bool:
+    """True if ``folder`` may be replaced: it is empty or holds this demo's manifest."""
+    if not any(folder.iterdir()):
+        return True
+    try:
+        manifest = json.loads((folder / "manifest.json").read_bytes())
+    except (OSError, ValueError):
+        return False
+    return isinstance(manifest, dict) and manifest.get("job") == DEMO_JOB
+
+
+def run_demo(
+    out: str | Path,
+    *,
+    seconds: int | str | Decimal | Fraction | float = DEMO_SECONDS,
+    progress: bool = True,
+) -> Path:
+    """Runs the survey demo and writes its products to the folder ``out``.
+
+    The output is atomic: everything is written into a temporary sibling folder
+    (``.<name>.tmp-<pid>-<hex>``) that is renamed to ``out`` only once the
+    manifest is written. An interrupted or failed run (``KeyboardInterrupt``
+    included) removes it and leaves ``out`` as it was; a rerun replaces a
+    previous output folder whole (see :func:`leviathan._files.atomic_directory`).
+
+    Args:
+        out: Output folder. If it exists it must be empty or a previous output
+            of this demo (it holds this demo's ``manifest.json``), so that no
+            unrelated folder is ever replaced.
+        seconds: Simulated duration [s], a positive whole number of 10 ms
+            ticks (``1``, ``"0.5"``), converted exactly; never rounded.
+        progress: Show a progress bar and a closing summary line.
+
+    Returns:
+        The manifest path, ``out / "manifest.json"``.
+
+    Raises:
+        ValueError: ``seconds`` is not a positive whole number of ticks.
+        FileExistsError: ``out`` is a non-empty folder that is not an output of this demo.
+        OSError: ``out`` cannot be written (a file in the way, its parent folder
+            missing or not writable); raised before the simulation starts.
+    """
+    from leviathan._files import atomic_directory, check_output_path
+
+    ticks = ticks_for_duration(seconds, TICK_NS, name="seconds", minimum=1)
+    out = check_output_path(out, folder=True)
+    if out.is_dir() and not _is_previous_output(out):
+        raise FileExistsError(
+            errno.EEXIST,
+            "exists and is not an output of this demo (no demo manifest.json in it), so it is "
+            "not replaced; give a new folder or remove it first",
+            str(out),
+        )
+    with atomic_directory(out) as staging:
+        manifest = _write_products(staging, ticks, progress=progress)
+    if progress:
+        print(
+            f"[demo] {len(manifest['capture_groups'])} capture groups over "
+            f"{_seconds_text(ticks * TICK_NS)} s written to {out} "
+            f"(run hash {manifest['run_hash'][:16]}…)"
+        )
+    return out / "manifest.json"
+
+
+def _write_products(out: Path, ticks: int, *, progress: bool) -> dict[str, Any]:
+    """Runs the demo World for ``ticks`` and writes every product into ``out``; returns the
+    manifest (written last)."""
     from tqdm import tqdm
 
     from leviathan.identity import content_hash
+    from leviathan.sensors.camera import preview_png
     from leviathan.sonar import SonarFrame
-    from leviathan.time import seconds_to_ns
 
-    if isinstance(seconds, bool) or not isinstance(seconds, int) or seconds < 1:
-        raise ValueError(f"seconds: expected a positive whole number of seconds, got {seconds!r}")
-    out = Path(out)
-    (out / "samples").mkdir(parents=True, exist_ok=True)
-    (out / "previews").mkdir(parents=True, exist_ok=True)
+    (out / "samples").mkdir()
+    (out / "previews").mkdir()
     world = build_demo_world()
-    ticks = seconds_to_ns(seconds) // TICK_NS
     groups_out: list[dict] = []
     stacked: dict[str, list] = {}
     chunk = 50
@@ -222,9 +360,9 @@ def run_demo(out: str | Path, *, seconds: int = DEMO_SECONDS, progress: bool = T
                     if isinstance(sample, SonarFrame):
                         folder = out / "samples" / stem
                         folder.mkdir(exist_ok=True)
-                        np.savez_compressed(
+                        write_npz(
                             folder / f"{sample.sample_index:06d}.npz",
-                            **{k: np.asarray(sample.channels[k]) for k in _SONAR_CHANNELS},
+                            {k: np.asarray(sample.channels[k]) for k in _SONAR_CHANNELS},
                         )
                         if sample.sample_index % 5 == 0:
                             sample.fan_png(
@@ -233,11 +371,7 @@ def run_demo(out: str | Path, *, seconds: int = DEMO_SECONDS, progress: bool = T
                     elif sample.kind == "camera":
                         folder = out / "samples" / stem
                         folder.mkdir(exist_ok=True)
-                        np.savez_compressed(
-                            folder / f"{sample.sample_index:06d}.npz", **dict(sample.channels)
-                        )
-                        from leviathan.sensors.camera import preview_png
-
+                        write_npz(folder / f"{sample.sample_index:06d}.npz", dict(sample.channels))
                         preview_png(
                             sample, str(out / "previews" / f"{stem}_{sample.sample_index:06d}.png")
                         )
@@ -260,12 +394,12 @@ def run_demo(out: str | Path, *, seconds: int = DEMO_SECONDS, progress: bool = T
         }
         for name in samples[0].channels:
             arrays[name] = np.stack([np.asarray(s.channels[name]) for s in samples])
-        np.savez_compressed(out / "samples" / f"{sensor_id.replace('/', '_')}.npz", **arrays)
+        write_npz(out / "samples" / f"{sensor_id.replace('/', '_')}.npz", arrays)
     _track_plot(world, out / "track.png")
     usd_path = world.export_usd(out / "world.usda")
     snapshot = world.snapshot()
     manifest = {
-        "job": "leviathan survey demo",
+        "job": DEMO_JOB,
         "simulated_ns": world.time_ns,
         "tick_ns": TICK_NS,
         "root_seed": world.root_seed,
@@ -284,11 +418,8 @@ def run_demo(out: str | Path, *, seconds: int = DEMO_SECONDS, progress: bool = T
             "constant velocity.",
         ],
     }
-    path = out / "manifest.json"
-    write_atomically(path, (json.dumps(manifest, indent=2, sort_keys=True) + "\n").encode())
-    if progress:
-        print(
-            f"[demo] {len(groups_out)} capture groups over {seconds} s written to {out} "
-            f"(run hash {manifest['run_hash'][:16]}…)"
-        )
-    return path
+    # Written last: a folder with a manifest is complete (and the rename above makes it whole).
+    write_atomically(
+        out / "manifest.json", (json.dumps(manifest, indent=2, sort_keys=True) + "\n").encode()
+    )
+    return manifest

@@ -64,6 +64,7 @@ from typing import Any
 
 import numpy as np
 
+from leviathan._rational import exact_pseudo_inverse
 from leviathan.frames import (
     Transform,
     euler_from_rotation,
@@ -138,6 +139,8 @@ class VehicleState:
     Raises:
         ValueError: On a wrong shape, non-finite values or a non-unit quaternion.
     """
+
+    __content_type__ = "leviathan.dynamics.VehicleState"
 
     position_ned_m: np.ndarray
     attitude_q: np.ndarray
@@ -340,7 +343,8 @@ class RigidBodyModel:
         buoyancy_n: ``B = ρ g ∇`` [N].
         cb_m: Centre of buoyancy in body FRD [m], shape (3,).
         thruster_matrix: Configuration matrix ``T``, shape (6, n).
-        thrust_allocation: Minimum-norm allocation ``pinv(T)``, shape (n, 6).
+        thrust_allocation: Minimum-norm allocation ``pinv(T)``, shape (n, 6), computed
+            in exact rational arithmetic and rounded once (:mod:`leviathan._rational`).
         thrust_min_n, thrust_max_n: Saturation limits [N], shape (n,).
         time_constants_s: First-order thruster time constants [s], shape (n,).
     """
@@ -409,8 +413,14 @@ class RigidBodyModel:
             columns.append((*d, *moment))
         t_matrix = np.array(columns, dtype=np.float64).T.reshape(6, len(thrusters))
         model.thruster_matrix = _frozen(t_matrix)
+        # Exact rational pseudo-inverse rounded once: independent of the BLAS/LAPACK
+        # kernel (an SVD-based np.linalg.pinv differs in its last bits between CPUs).
         model.thrust_allocation = _frozen(
-            np.linalg.pinv(t_matrix) if thrusters else np.zeros((0, 6))
+            np.array(exact_pseudo_inverse(t_matrix.tolist()), dtype=np.float64).reshape(
+                len(thrusters), 6
+            )
+            if thrusters
+            else np.zeros((0, 6))
         )
         model.thrust_min_n = _frozen([t.min_thrust_n for t in thrusters])
         model.thrust_max_n = _frozen([t.max_thrust_n for t in thrusters])
@@ -465,9 +475,10 @@ class RigidBodyModel:
         ``g = −(f_W + f_B, r_b × f_B)`` with ``f_W = R^T (0, 0, W)`` and
         ``f_B = R^T (0, 0, −B)``; it enters the equations as ``... + g = τ``.
         """
-        rotation = np.array(_rotation_rows(*[float(v) for v in attitude_q]))
-        f_w = rotation.T @ np.array([0.0, 0.0, self.weight_n])
-        f_b = rotation.T @ np.array([0.0, 0.0, -self.buoyancy_n])
+        rows = _rotation_rows(*[float(v) for v in attitude_q])
+        # R^T (0, 0, s) is s times the third row of R, written out (no BLAS call).
+        f_w = np.array([self.weight_n * c for c in rows[2]], dtype=np.float64)
+        f_b = np.array([-self.buoyancy_n * c for c in rows[2]], dtype=np.float64)
         return -np.concatenate([f_w + f_b, np.cross(self.cb_m, f_b)])
 
 

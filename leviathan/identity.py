@@ -17,7 +17,8 @@ A top-level encoding is a domain prefix followed by the encoding of one value::
 
 Every ``enc(value)`` starts with a one-byte type tag. ``u64`` is an unsigned 64-bit
 little-endian integer; ``str(s)`` means ``u64(len(utf8(s))) + utf8(s)`` (no tag);
-``name(T)`` is ``str(T.__module__ + "." + T.__qualname__)``.
+``name(T)`` is ``str(tag(T))``, with ``tag(T)`` the type's pinned type tag (see *Type tags*
+below).
 
 ====  =======================  =====================================================================
 Tag   Value                    Payload after the tag
@@ -72,13 +73,38 @@ Choices worth knowing:
   ``bool``, ``int``, ``float``, ``complex``, ``str``, ``bytes``, ``Fraction``,
   ``Decimal``, ``ndarray``, list/tuple, mapping, set, pydantic model, dataclass. An
   explicit hook therefore wins over every structural rule.
-* **Class names are fully qualified** (``module.QualName``). A class defined in a script
-  run as ``__main__`` gets a different identity from the same class imported from a
-  module.
 
 Library types (a transform, a scene, a sonar frame) define their identity by
 implementing ``__content__(self)`` and returning an encodable value, usually a dict of
 their scientific fields.
+
+Type tags
+~~~~~~~~~
+
+Enums, dataclasses, pydantic models and ``__content__`` classes carry a type name in their
+encoding, so that two classes with the same fields stay different content. That name is
+pinned, not derived from where the code lives::
+
+    tag(T) = T.__dict__["__content_type__"]      # the class's own pinned tag
+           | T.__module__ + "." + T.__qualname__  # fallback, only outside LEVIATHAN
+
+* **Every LEVIATHAN type pins its tag** as a class attribute, one line after the class
+  docstring: ``__content_type__ = "leviathan.sonar.frame.SonarFrame"``. The strings are
+  the module paths the classes had when the tags were introduced, so every identity
+  computed before then is unchanged; moving or renaming a class or its module changes no
+  hash, because the tag string stays as written.
+* **The tag is read from the class's own** ``__dict__`` **and never inherited**: a
+  subclass is a different type and must not silently borrow its parent's identity.
+* **A class whose** ``__module__`` **is** ``leviathan`` **or starts with** ``leviathan.``
+  **and has no tag of its own is refused** with a ``TypeError`` naming it. Adding a
+  hashed type to the library therefore means choosing its tag once.
+* **Other classes (user code, tests) fall back to** ``module.QualName``. Their identity
+  does depend on where they live: moving such a class, or running its script as
+  ``__main__`` rather than importing it, changes its hashes. Pin a tag to avoid that.
+* A tag must be a non-empty ``str``; anything else is refused with a ``TypeError``.
+* The attribute is a dunder name on purpose: pydantic ignores it (it is neither a field
+  nor a private attribute, so ``model_dump`` and ``model_json_schema`` do not see it) and
+  ``Enum`` does not make it a member.
 
 Display products
 ----------------
@@ -110,6 +136,7 @@ __all__ = [
     "DISPLAY_DOMAIN",
     "ENCODING_VERSION",
     "QUIET_NAN_BITS",
+    "TYPE_TAG_ATTRIBUTE",
     "canonical_encode",
     "canonicalize_floats",
     "content_hash",
@@ -127,6 +154,12 @@ DISPLAY_DOMAIN = b"LEVIATHAN-DISPLAY-v1\0"
 
 QUIET_NAN_BITS = 0x7FF8000000000000
 """The single float64 bit pattern every NaN is canonicalised to; it means "missing"."""
+
+TYPE_TAG_ATTRIBUTE = "__content_type__"
+"""Name of the class attribute holding a type's pinned type tag (see *Type tags*)."""
+
+# Classes in this package must pin their tag; the module path is a fallback for others.
+_PACKAGE = "leviathan"
 
 _TAG_NONE = b"\x00"
 _TAG_BOOL = b"\x01"
@@ -300,13 +333,13 @@ def _encode_into(obj: Any, out: list[bytes], *, path: str, active: set[int]) -> 
                     "the object's scientific fields"
                 )
             out.append(_TAG_CONTENT_HOOK)
-            out.append(_str_payload(_type_name(type(obj)), path=path))
+            out.append(_str_payload(_pinned_type_name(type(obj), path=path), path=path))
             _encode_into(content, out, path=f"{path}.__content__()", active=active)
         return
 
     if isinstance(obj, enum.Enum):
         out.append(_TAG_ENUM)
-        out.append(_str_payload(_type_name(type(obj)), path=path))
+        out.append(_str_payload(_pinned_type_name(type(obj), path=path), path=path))
         _encode_into(obj.value, out, path=f"{path}.value", active=active)
         return
 
@@ -399,14 +432,14 @@ def _encode_into(obj: Any, out: list[bytes], *, path: str, active: set[int]) -> 
     if isinstance(obj, pydantic.BaseModel):
         with _entered(obj, path, active):
             out.append(_TAG_PYDANTIC)
-            out.append(_str_payload(_type_name(type(obj)), path=path))
+            out.append(_str_payload(_pinned_type_name(type(obj), path=path), path=path))
             _encode_into(obj.model_dump(mode="python"), out, path=path, active=active)
         return
 
     if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
         with _entered(obj, path, active):
             out.append(_TAG_DATACLASS)
-            out.append(_str_payload(_type_name(type(obj)), path=path))
+            out.append(_str_payload(_pinned_type_name(type(obj), path=path), path=path))
             fields = {f.name: getattr(obj, f.name) for f in dataclasses.fields(obj)}
             _encode_mapping(fields, out, path=path, active=active)
         return
@@ -546,5 +579,30 @@ def _str_payload(text: str, *, path: str) -> bytes:
 
 
 def _type_name(cls: type) -> str:
-    """Return the fully qualified name of ``cls``."""
+    """Return the fully qualified name of ``cls`` where it lives now (for messages)."""
     return f"{cls.__module__}.{cls.__qualname__}"
+
+
+def _pinned_type_name(cls: type, *, path: str) -> str:
+    """Return ``tag(cls)``, the type name that enters the encoding (see *Type tags*)."""
+    # Read the class's own namespace, not getattr: a subclass is a different type and
+    # must not inherit its parent's identity.
+    tag = cls.__dict__.get(TYPE_TAG_ATTRIBUTE)
+    if tag is not None:
+        if not isinstance(tag, str) or not tag:
+            raise TypeError(
+                f"{path}: {_type_name(cls)}.{TYPE_TAG_ATTRIBUTE} is {tag!r}; a pinned type "
+                "tag must be a non-empty str, e.g. the class's module path when the tag "
+                "was introduced"
+            )
+        return tag
+    module = cls.__module__
+    if module == _PACKAGE or module.startswith(_PACKAGE + "."):
+        raise TypeError(
+            f"{path}: {_type_name(cls)} is a LEVIATHAN type hashed by its type name but "
+            f"has no pinned type tag of its own ({TYPE_TAG_ATTRIBUTE} is not set on the "
+            "class itself; a parent's tag is not inherited). Add the line "
+            f'`{TYPE_TAG_ATTRIBUTE} = "{_type_name(cls)}"` right after the class '
+            "docstring and list the class in tests/test_identity_tags.py"
+        )
+    return _type_name(cls)

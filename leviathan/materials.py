@@ -49,6 +49,8 @@ LAMBERT_MU_UNITS = "1 (linear, per steradian per unit area)"
 class EvidenceClass(enum.Enum):
     """How a material parameter's value is known."""
 
+    __content_type__ = "leviathan.materials.EvidenceClass"
+
     TEST_REFERENCE = "test_reference"
     """Declared test/reference value, not a measurement."""
     PUBLISHED_PRIMARY = "published_primary"
@@ -74,6 +76,8 @@ _EVIDENCE_DESCRIPTIONS: dict[EvidenceClass, str] = {
 
 class AcousticStatus(enum.IntEnum):
     """Acoustic status of a sonar sample; stored as a small integer per cell."""
+
+    __content_type__ = "leviathan.materials.AcousticStatus"
 
     NONE = 0
     """No sample: the ray hit nothing inside the range window."""
@@ -105,6 +109,8 @@ class MaterialParameter:
         source: Where the value comes from (citation, or the test-surface label).
         evidence_class: How the value is known.
     """
+
+    __content_type__ = "leviathan.materials.MaterialParameter"
 
     name: str
     value: float
@@ -156,6 +162,8 @@ class LambertMaterial:
         model: Always ``"lambert"``.
         status: Always :attr:`AcousticStatus.KNOWN`.
     """
+
+    __content_type__ = "leviathan.materials.LambertMaterial"
 
     name: str
     mu: MaterialParameter
@@ -223,6 +231,8 @@ class DeclaredMaterial:
         description: What the material stands for.
         status: Always :attr:`AcousticStatus.UNSUPPORTED`.
     """
+
+    __content_type__ = "leviathan.materials.DeclaredMaterial"
 
     name: str
     model: str

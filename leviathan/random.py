@@ -171,6 +171,8 @@ class KeyedRandom:
         sample_index: Index of the sensor sample, ``>= 0``.
     """
 
+    __content_type__ = "leviathan.random.KeyedRandom"
+
     root_seed: int
     sensor_id: str
     sample_index: int
@@ -205,6 +207,8 @@ class RandomEffectRecord:
         root_seed: The root seed used when ``drawn``; must be ``None`` otherwise.
         distribution: Name of the distribution drawn from (e.g. ``"normal"``), non-empty.
     """
+
+    __content_type__ = "leviathan.random.RandomEffectRecord"
 
     effect: str
     drawn: bool

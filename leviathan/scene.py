@@ -59,6 +59,8 @@ class TriangleMesh:
     those of the source mesh; they can never be hit.
     """
 
+    __content_type__ = "leviathan.scene.TriangleMesh"
+
     vertices: np.ndarray
     faces: np.ndarray
 
@@ -130,6 +132,8 @@ class Instance:
         moving: Whether the instance belongs to a moving body.
     """
 
+    __content_type__ = "leviathan.scene.Instance"
+
     object_id: str
     mesh: TriangleMesh
     T_world_object: Transform
@@ -182,6 +186,8 @@ class SeaSurface:
     ``INTERFACE``, their geometry is valid and their return is missing (NaN).
     """
 
+    __content_type__ = "leviathan.scene.SeaSurface"
+
     object_id: str = SEA_SURFACE_OBJECT_ID
     semantic_label: str = SEA_SURFACE_LABEL
     moving: bool = False
@@ -204,6 +210,8 @@ class Scene:
         instances: Mesh instances; their order defines instance indices.
         name: Optional human-readable name (part of the identity).
     """
+
+    __content_type__ = "leviathan.scene.Scene"
 
     instances: tuple[Instance, ...]
     name: str = ""

@@ -15,14 +15,39 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 from fractions import Fraction
+from typing import NamedTuple
 
-from leviathan.time import NS_PER_SECOND, NonIntegerStepError, _exact_fraction
+from leviathan.time import (
+    MAX_PERIOD_NS,
+    MIN_PERIOD_NS,
+    NS_PER_SECOND,
+    NonIntegerStepError,
+    _exact_fraction,
+)
 
 __all__ = [
     "OffTickSample",
     "ScheduledSample",
     "SensorSchedule",
+    "TickWindow",
 ]
+
+
+class TickWindow(NamedTuple):
+    """The scheduled samples of one tick's window, by arithmetic (see
+    :meth:`SensorSchedule.tick_window`).
+
+    Attributes:
+        on_tick_index: Index of the sample exactly at the tick, or None.
+        first_off_tick_index: Index of the first sample that falls between the
+            previous tick and this one (meaningful when ``off_tick_count > 0``).
+        off_tick_count: Number of refused samples; they are the consecutive
+            indices ``first_off_tick_index, ..., first_off_tick_index + off_tick_count - 1``.
+    """
+
+    on_tick_index: int | None
+    first_off_tick_index: int
+    off_tick_count: int
 
 
 def _require_int(name: str, value: object) -> int:
@@ -43,6 +68,8 @@ class ScheduledSample:
         tick: Index of the committed tick whose time equals ``time_ns``.
     """
 
+    __content_type__ = "leviathan.schedule.ScheduledSample"
+
     sample_index: int
     time_ns: int
     tick: int
@@ -60,6 +87,8 @@ class OffTickSample:
         next_tick_time_ns: Time of ``previous_tick + 1`` [ns].
         reason: Human-readable explanation of the refusal.
     """
+
+    __content_type__ = "leviathan.schedule.OffTickSample"
 
     sample_index: int
     time_ns: int
@@ -79,8 +108,11 @@ class SensorSchedule:
 
     Raises:
         TypeError: If a field is not an int (bool refused).
-        ValueError: If ``period_ns <= 0`` or ``phase_ns < 0``.
+        ValueError: If ``period_ns`` is outside [MIN_PERIOD_NS, MAX_PERIOD_NS] or ``phase_ns``
+            outside [0, MAX_PERIOD_NS] (see :mod:`leviathan.time`).
     """
+
+    __content_type__ = "leviathan.schedule.SensorSchedule"
 
     period_ns: int
     phase_ns: int = 0
@@ -88,10 +120,15 @@ class SensorSchedule:
     def __post_init__(self) -> None:
         period = _require_int("period_ns", self.period_ns)
         phase = _require_int("phase_ns", self.phase_ns)
-        if period <= 0:
-            raise ValueError(f"period_ns must be a positive number of nanoseconds, got {period}")
+        if not MIN_PERIOD_NS <= period <= MAX_PERIOD_NS:
+            raise ValueError(
+                f"period_ns must be a positive number of nanoseconds in [{MIN_PERIOD_NS}, "
+                f"{MAX_PERIOD_NS}] (up to one day), got {period}"
+            )
         if phase < 0:
             raise ValueError(f"phase_ns must be >= 0 ns, got {phase}")
+        if phase > MAX_PERIOD_NS:
+            raise ValueError(f"phase_ns must be <= {MAX_PERIOD_NS} ns (one day), got {phase}")
 
     @classmethod
     def from_rate_hz(
@@ -132,6 +169,40 @@ class SensorSchedule:
         if index < 0:
             raise ValueError(f"n must be a sample index >= 0, got {index}")
         return self.phase_ns + index * self.period_ns
+
+    def tick_window(self, time_ns: int, *, after_ns: int | None) -> TickWindow:
+        """Classify the samples of one tick's window in O(1), whatever the period.
+
+        The window is ``after_ns < t <= time_ns`` (``after_ns`` the previous
+        tick's time), or just ``t == time_ns`` when ``after_ns`` is None (the
+        first tick of a run), exactly as in :meth:`samples_in_window` with one
+        tick. Only the sample at ``time_ns`` itself can be on the tick, so the
+        refused ones are consecutive indices and are counted, not listed: a
+        1 ns period on 10 ms ticks costs the same as a 10 ms one.
+
+        Args:
+            time_ns: Time of the committed tick [ns].
+            after_ns: Time of the previous tick [ns] (< ``time_ns``), or None.
+
+        Returns:
+            The :class:`TickWindow`.
+        """
+        t = _require_int("time_ns", time_ns)
+        period, phase = self.period_ns, self.phase_ns
+        if after_ns is None:
+            first_n = -((phase - t) // period)  # ceil((t - phase) / period)
+        else:
+            after = _require_int("after_ns", after_ns)
+            if after >= t:
+                raise ValueError(f"after_ns must be before time_ns={t}, got after_ns={after}")
+            first_n = (after - phase) // period + 1
+        first_n = max(first_n, 0)
+        last_n = (t - phase) // period
+        if last_n < first_n:
+            return TickWindow(None, first_n, 0)
+        on = last_n if phase + last_n * period == t else None
+        count = last_n - first_n + 1 - (0 if on is None else 1)
+        return TickWindow(on, first_n, count)
 
     def samples_in_window(
         self,

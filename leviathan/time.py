@@ -22,6 +22,11 @@ from fractions import Fraction
 from typing import Any
 
 __all__ = [
+    "MAX_PERIOD_NS",
+    "MAX_STEP_NS",
+    "MAX_TIME_NS",
+    "MIN_PERIOD_NS",
+    "MIN_STEP_NS",
     "NS_PER_SECOND",
     "Clock",
     "Epoch",
@@ -33,6 +38,24 @@ __all__ = [
 
 NS_PER_SECOND = 1_000_000_000
 """Nanoseconds in one second."""
+
+MIN_STEP_NS = 1
+"""Shortest tick length a Clock accepts [ns]."""
+
+MAX_STEP_NS = 1_000 * NS_PER_SECOND
+"""Longest tick length a Clock accepts [ns] (1,000 s). With a World's 2,000,000-step
+limit every tick time stays below :data:`MAX_TIME_NS`, so times fit int64 arrays."""
+
+MIN_PERIOD_NS = 1
+"""Shortest sensor sampling period accepted [ns]. Schedules are enumerated by
+arithmetic, so even 1 ns on 10 ms ticks costs O(1) per tick, not per sample."""
+
+MAX_PERIOD_NS = 86_400 * NS_PER_SECOND
+"""Longest sensor sampling period (and largest phase) accepted [ns] (one day)."""
+
+MAX_TIME_NS = 2**62
+"""Largest magnitude of any simulation time [ns] (about 146 years): far inside int64,
+so a time, a tick index times a step, and their sums never overflow an int64 array."""
 
 
 class NonIntegerStepError(ValueError):
@@ -100,9 +123,19 @@ def _integer_ns(name: str, value: Any) -> int:
 
 def _positive_step_ns(name: str, value: Any) -> int:
     step = _integer_ns(name, value)
-    if step <= 0:
-        raise ValueError(f"{name} must be a positive number of nanoseconds, got {step}")
+    if not MIN_STEP_NS <= step <= MAX_STEP_NS:
+        raise ValueError(
+            f"{name} must be a positive number of nanoseconds no larger than {MAX_STEP_NS} "
+            f"({MAX_STEP_NS // NS_PER_SECOND} s), got {step}"
+        )
     return step
+
+
+def _bounded_time_ns(name: str, value: Any) -> int:
+    time_ns = _integer_ns(name, value)
+    if not -MAX_TIME_NS <= time_ns <= MAX_TIME_NS:
+        raise ValueError(f"{name} must lie within ±{MAX_TIME_NS} ns (2**62), got {time_ns}")
+    return time_ns
 
 
 def seconds_to_ns(seconds: int | str | Decimal | Fraction | float) -> int:
@@ -172,6 +205,8 @@ class Epoch:
         step_ns: Tick length [ns], positive.
     """
 
+    __content_type__ = "leviathan.time.Epoch"
+
     start_tick: int
     start_time_ns: int
     step_ns: int
@@ -217,12 +252,13 @@ class Clock:
 
     Raises:
         TypeError: If ``step_ns`` or ``t0_ns`` is not an int (bool refused).
-        ValueError: If ``step_ns`` is not positive.
+        ValueError: If ``step_ns`` is outside [MIN_STEP_NS, MAX_STEP_NS] or ``|t0_ns|`` exceeds
+            MAX_TIME_NS.
     """
 
     def __init__(self, step_ns: int, *, t0_ns: int = 0) -> None:
         step = _positive_step_ns("step_ns", step_ns)
-        t0 = _integer_ns("t0_ns", t0_ns)
+        t0 = _bounded_time_ns("t0_ns", t0_ns)
         self._initial_epoch = Epoch(start_tick=0, start_time_ns=t0, step_ns=step)
         self._epochs: list[Epoch] = [self._initial_epoch]
         self._tick = 0
@@ -325,6 +361,12 @@ class Clock:
         if self._epochs and self._epochs[-1].step_ns == step:
             return
         self._epochs.append(start)
+
+    def _restore(self, other: Clock) -> None:
+        """Take ``other``'s state in place (a World rolling back a failed operation)."""
+        self._initial_epoch = other._initial_epoch
+        self._epochs = list(other._epochs)
+        self._tick = other._tick
 
     def reset(self) -> None:
         """Return to tick 0 with the original single epoch."""

@@ -59,6 +59,8 @@ _MORTON_BITS = 21
 class Bvh:
     """Flat BVH arrays for one instance (see module docstring for the layout)."""
 
+    __content_type__ = "leviathan.reference_cpu.bvh.Bvh"
+
     node_bounds: np.ndarray
     node_child: np.ndarray
     node_range: np.ndarray

@@ -33,6 +33,8 @@ __all__ = ["PreparedInstance", "PreparedScene", "prepare_instance", "prepare_sce
 class PreparedInstance:
     """World-space triangle data and BVH of one mesh instance."""
 
+    __content_type__ = "leviathan.reference_cpu.prepare.PreparedInstance"
+
     v0: np.ndarray
     e1: np.ndarray
     e2: np.ndarray
@@ -53,6 +55,8 @@ class PreparedInstance:
 @dataclass(frozen=True, eq=False)
 class PreparedScene:
     """Prepared mesh instances in instance order (the sea surface is analytic)."""
+
+    __content_type__ = "leviathan.reference_cpu.prepare.PreparedScene"
 
     instances: tuple[PreparedInstance, ...]
     scene_hash: str

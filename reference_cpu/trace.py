@@ -87,6 +87,8 @@ class TraceResult:
             nothing was hit, 0 for the sea surface.
     """
 
+    __content_type__ = "leviathan.reference_cpu.trace.TraceResult"
+
     t: np.ndarray
     instance: np.ndarray
     triangle: np.ndarray

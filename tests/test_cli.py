@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import functools
 import json
+import os
 import subprocess
 import sys
+from types import SimpleNamespace
 
 import pytest
 
@@ -92,3 +95,253 @@ def test_bench_peer_agrees_with_the_reference_on_nearly_every_ray() -> None:
     assert all(row["ratio_to_embree"] > 0 for row in seabed["tracers"])
     # Embree is float32; triangle picks may differ only on a handful of edge rays.
     assert seabed["embree"]["same_triangle_share"] >= 0.999
+
+
+# --------------------------------------------------------------------------- failures
+
+
+def _error_line(err: str) -> str:
+    """The one line a failure prints; fails the test on anything else (a traceback)."""
+    lines = err.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: "), err
+    return lines[0]
+
+
+@pytest.fixture
+def tiny_demo(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The demo World on a 2,000-triangle seabed: the same products in about a second."""
+    import leviathan.demo as demo
+
+    monkeypatch.setattr(
+        demo, "build_demo_world", functools.partial(demo.build_demo_world, seabed_triangles=2000)
+    )
+
+
+def test_export_usd_refuses_a_duration_that_is_not_whole_ticks(
+    tmp_path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["export-usd", str(tmp_path / "w.usda"), "--seconds", "0.005"]) == 2
+    line = _error_line(capsys.readouterr().err)
+    assert line.startswith("error: --seconds: 0.005 s is not a whole number of ticks of 0.01 s")
+    assert "nearest valid values are 0 s and 0.01 s" in line
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_demo_refuses_a_duration_that_is_not_whole_ticks(
+    tmp_path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["demo", "--out", str(tmp_path / "out"), "--seconds", "0.015"]) == 2
+    line = _error_line(capsys.readouterr().err)
+    assert "0.015 s is not a whole number of ticks of 0.01 s" in line
+    assert "0.01 s and 0.02 s" in line
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_export_usd_under_a_missing_folder_is_one_line(
+    tmp_path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "missing" / "w.usda"
+    assert main(["export-usd", str(path)]) == 1
+    line = _error_line(capsys.readouterr().err)
+    assert line == (
+        f"error: {path}: cannot be created: its parent folder {path.parent} does not exist"
+    )
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_export_usd_under_a_file_is_one_line(tmp_path, capsys: pytest.CaptureFixture[str]) -> None:
+    # Tests run as root, whom a read-only folder does not stop: a path under a file
+    # cannot be written by anyone.
+    (tmp_path / "file").write_bytes(b"keep")
+    path = tmp_path / "file" / "w.usdc"
+    assert main(["export-usd", str(path)]) == 1
+    line = _error_line(capsys.readouterr().err)
+    assert line.startswith(f"error: {path}: ") and "is a file, not a folder" in line
+    assert (tmp_path / "file").read_bytes() == b"keep"
+
+
+def test_demo_refuses_an_existing_file_as_out(tmp_path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "out"
+    out.write_bytes(b"keep")
+    assert main(["demo", "--out", str(out), "--quiet"]) == 1
+    line = _error_line(capsys.readouterr().err)
+    assert line == f"error: {out}: exists and is a file, not a folder; give another path"
+    assert out.read_bytes() == b"keep"
+    assert [p.name for p in tmp_path.iterdir()] == ["out"]
+
+
+def test_demo_refuses_out_under_a_file(tmp_path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "file").write_bytes(b"keep")
+    out = tmp_path / "file" / "out"
+    assert main(["demo", "--out", str(out), "--quiet"]) == 1
+    assert _error_line(capsys.readouterr().err).startswith(f"error: {out}: cannot be created")
+    assert [p.name for p in tmp_path.iterdir()] == ["file"]
+
+
+def test_demo_refuses_out_under_a_missing_folder(
+    tmp_path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "missing" / "out"
+    assert main(["demo", "--out", str(out), "--quiet"]) == 1
+    line = _error_line(capsys.readouterr().err)
+    assert line == f"error: {out}: cannot be created: its parent folder {out.parent} does not exist"
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_demo_refuses_to_replace_a_folder_it_did_not_write(
+    tmp_path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "notes.txt").write_bytes(b"mine")
+    assert main(["demo", "--out", str(out), "--quiet"]) == 1
+    assert "is not an output of this demo" in _error_line(capsys.readouterr().err)
+    assert [p.name for p in out.iterdir()] == ["notes.txt"]
+    assert [p.name for p in tmp_path.iterdir()] == ["out"]
+
+
+@pytest.mark.parametrize(
+    ("error", "status", "message"),
+    [
+        (KeyboardInterrupt(), 130, "error: interrupted"),
+        (OSError("disk full"), 1, "error: disk full"),
+    ],
+)
+def test_an_interrupted_or_failed_demo_leaves_nothing(
+    tmp_path, monkeypatch, capsys, tiny_demo, error, status, message
+) -> None:
+    import leviathan.demo as demo
+
+    def fail(*args, **kwargs):
+        raise error
+
+    # The track plot comes after every sample and preview is written.
+    monkeypatch.setattr(demo, "_track_plot", fail)
+    assert main(["demo", "--out", str(tmp_path / "out"), "--seconds", "0.05", "--quiet"]) == status
+    assert _error_line(capsys.readouterr().err) == message
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_an_interrupted_rerun_keeps_the_previous_output(
+    tmp_path, monkeypatch, capsys, tiny_demo
+) -> None:
+    import leviathan.demo as demo
+
+    out = tmp_path / "out"
+    assert main(["demo", "--out", str(out), "--seconds", "0.05", "--quiet"]) == 0
+    before = {p.relative_to(out): p.read_bytes() for p in out.rglob("*") if p.is_file()}
+
+    def interrupt(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(demo, "_track_plot", interrupt)
+    assert main(["demo", "--out", str(out), "--seconds", "0.1", "--quiet"]) == 130
+    after = {p.relative_to(out): p.read_bytes() for p in out.rglob("*") if p.is_file()}
+    assert after == before
+    assert [p.name for p in tmp_path.iterdir()] == ["out"]
+
+
+def test_a_rerun_replaces_the_previous_output_whole(tmp_path, tiny_demo) -> None:
+    out = tmp_path / "out"
+    assert main(["demo", "--out", str(out), "--seconds", "0.05", "--quiet"]) == 0
+    first = (out / "manifest.json").read_bytes()
+    (out / "stray.txt").write_bytes(b"left by hand")
+    (out / "samples" / "stray.npz").write_bytes(b"left by hand")
+    assert main(["demo", "--out", str(out), "--seconds", "0.05", "--quiet"]) == 0
+    assert not (out / "stray.txt").exists() and not (out / "samples" / "stray.npz").exists()
+    assert (out / "manifest.json").read_bytes() == first
+    assert [p.name for p in tmp_path.iterdir()] == ["out"]
+
+
+def test_a_usage_error_is_one_line(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["bench", "sonar", "--pings", "x"]) == 2
+    line = _error_line(capsys.readouterr().err)
+    assert line == (
+        "error: argument --pings: invalid int value: 'x' (see 'leviathan bench sonar --help')"
+    )
+
+
+def test_an_internal_error_is_one_line_without_debug(
+    monkeypatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import leviathan.catalogue
+
+    def broken() -> str:
+        raise ZeroDivisionError("division by zero")
+
+    monkeypatch.setattr(leviathan.catalogue, "format_catalogue", broken)
+    monkeypatch.delenv("LEVIATHAN_DEBUG", raising=False)
+    assert main(["catalogue"]) == 1
+    line = _error_line(capsys.readouterr().err)
+    assert line.startswith("error: internal error: ZeroDivisionError: division by zero")
+    assert "--debug" in line
+
+
+@pytest.mark.parametrize("how", ["flag", "env"])
+def test_debug_adds_the_traceback(monkeypatch, capsys: pytest.CaptureFixture[str], how) -> None:
+    import leviathan.catalogue
+
+    def broken() -> str:
+        raise ZeroDivisionError("division by zero")
+
+    monkeypatch.setattr(leviathan.catalogue, "format_catalogue", broken)
+    if how == "env":
+        monkeypatch.setenv("LEVIATHAN_DEBUG", "1")
+        assert main(["catalogue"]) == 1
+    else:
+        monkeypatch.delenv("LEVIATHAN_DEBUG", raising=False)
+        assert main(["catalogue", "--debug"]) == 1
+    lines = capsys.readouterr().err.splitlines()
+    assert lines[0] == "Traceback (most recent call last):"
+    assert "ZeroDivisionError: division by zero" in lines
+    assert lines[-1].startswith("error: internal error: ZeroDivisionError")
+
+
+def test_a_failure_exits_without_a_traceback_in_a_real_process(tmp_path) -> None:
+    path = tmp_path / "missing" / "w.usda"
+    env = {k: v for k, v in os.environ.items() if k != "LEVIATHAN_DEBUG"}
+    result = subprocess.run(
+        [sys.executable, "-m", "leviathan", "export-usd", str(path)],
+        capture_output=True,
+        text=True,
+        check=False,
+        env=env,
+    )
+    assert result.returncode == 1
+    assert result.stderr.splitlines() == [
+        f"error: {path}: cannot be created: its parent folder {path.parent} does not exist"
+    ]
+    assert result.stdout == ""
+
+
+def test_a_parity_mismatch_ends_with_one_error_line(
+    monkeypatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import leviathan.parity
+
+    results = [
+        SimpleNamespace(name="flat", ok=True, mismatches=[]),
+        SimpleNamespace(name="slope", ok=False, mismatches=["range_m differs"]),
+    ]
+    monkeypatch.setattr(leviathan.parity, "check_fixture", lambda *a, **k: results)
+    assert main(["parity"]) == 1
+    captured = capsys.readouterr()
+    assert "FAIL  slope" in captured.out and "1/2 bit-identical" in captured.out
+    assert _error_line(captured.err) == (
+        "error: 1 of 2 fixture scenes are not bit-identical (see the FAIL lines above)"
+    )
+
+
+def test_a_message_over_several_lines_is_reported_on_one(
+    monkeypatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import leviathan.catalogue
+
+    def refuse() -> str:
+        raise ValueError("2 validation errors\nmass_kg\n  Input should be a number")
+
+    monkeypatch.setattr(leviathan.catalogue, "format_catalogue", refuse)
+    assert main(["catalogue"]) == 2
+    assert _error_line(capsys.readouterr().err) == (
+        "error: 2 validation errors; mass_kg; Input should be a number"
+    )

@@ -125,9 +125,10 @@ def test_world_refuses_an_unknown_tracing_backend() -> None:
     from leviathan.controllers import DirectThrust
     from leviathan.world import VehicleSetup, World
 
+    spec = _survey_spec()
     with pytest.raises(ValueError, match=r"backend: expected one of"):
         World.create(
-            vehicles=[VehicleSetup("survey", _survey_spec(), DirectThrust([0.0]))],
+            vehicles=[VehicleSetup("survey", spec, DirectThrust([0.0] * len(spec.thrusters)))],
             environment=_environment(),
             step_ns=10_000_000,
             tracing_backend="optix",

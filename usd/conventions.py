@@ -278,6 +278,8 @@ class CameraLens:
         clipping_range: ``clippingRange`` (near, far) along the optical axis [m].
     """
 
+    __content_type__ = "leviathan.usd.conventions.CameraLens"
+
     focal_length: float
     horizontal_aperture: float
     vertical_aperture: float
@@ -289,6 +291,8 @@ class CameraLens:
 @dataclass(frozen=True)
 class CameraIntrinsics:
     """Pinhole intrinsics in pixels, OpenCV pixel-centre convention (pixel 0 centred at 0)."""
+
+    __content_type__ = "leviathan.usd.conventions.CameraIntrinsics"
 
     fx_px: float
     fy_px: float

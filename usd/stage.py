@@ -28,11 +28,10 @@ transpose of our ``T_A_B`` matrix, so world poses read back bit for bit.
 
 from __future__ import annotations
 
+import errno
 import itertools
 import json
 import os
-import shutil
-import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -41,6 +40,7 @@ from typing import Any
 
 import numpy as np
 
+from leviathan._files import atomic_path, check_output_path
 from leviathan.frames import Transform
 from leviathan.materials import DeclaredMaterial, LambertMaterial, MaterialParameter
 from leviathan.scene import Instance, Scene
@@ -84,6 +84,8 @@ class VehicleTrack:
             the times of the ``ticks`` passed to :func:`export_stage`.
         poses: ``T_world_body`` at each of those ticks (world NED, body FRD).
     """
+
+    __content_type__ = "leviathan.usd.stage.VehicleTrack"
 
     name: str
     spec: VehicleSpec
@@ -144,8 +146,6 @@ def _check_suffix(path: Path) -> None:
             f"unsupported OpenUSD file extension {path.suffix!r} for {path}; use "
             f"{' or '.join(STAGE_SUFFIXES)} (text or binary crate)"
         )
-    if not path.parent.is_dir():
-        raise FileNotFoundError(f"directory {path.parent} does not exist; create it first")
 
 
 def _check_ticks(ticks: Sequence[int]) -> list[int]:
@@ -486,10 +486,11 @@ def export_stage(
 ) -> Path:
     """Write a scene and vehicle tracks as an OpenUSD stage.
 
-    The stage is built in memory and written to a temporary file in the target
-    directory, then moved into place with ``os.replace``: readers never see a
-    half-written file, an existing file is replaced atomically, and nothing is
-    left behind when writing fails.
+    The stage is built in memory and written through the project's atomic
+    writer (:func:`leviathan._files.atomic_path`): to a temporary file in the
+    target directory, synced, then moved into place with ``os.replace``. Readers
+    never see a half-written file, an existing file is replaced atomically, and
+    nothing is left behind when writing fails.
 
     Time: each committed tick becomes one time sample at time code
     ``time_ns / g``, where ``g`` (stored as ``leviathan:timeCodeNanoseconds``)
@@ -518,10 +519,12 @@ def export_stage(
             duplicate vehicle names, time codes beyond 2^53, or incomplete
             provenance.
         FileNotFoundError: If the target directory does not exist.
-        OSError: If the stage cannot be written.
+        OSError: If the stage cannot be written (``filename`` names ``path``).
     """
     path = Path(path)
     _check_suffix(path)
+    # A missing parent folder, a file in the way, ...: refused before building the stage.
+    check_output_path(path)
     if not isinstance(scene, Scene):
         raise TypeError(f"scene must be a Scene, got {type(scene).__name__}")
     epoch_list = epochs_from_dicts(epochs)
@@ -576,14 +579,10 @@ def export_stage(
         )
     _author_sea_display(pxr, stage, sea_path, reach_m)
 
-    # A private directory beside the target (same file system, so os.replace is
-    # atomic); USD creates the file inside it with the usual permissions.
-    tmp_dir = tempfile.mkdtemp(dir=path.parent, prefix=f".{path.name}.")
-    tmp_name = os.path.join(tmp_dir, f"stage{path.suffix}")
-    try:
-        if not stage.GetRootLayer().Export(tmp_name):
-            raise OSError(f"OpenUSD failed to write {tmp_name} (for {path})")
-        os.replace(tmp_name, path)
-    finally:
-        shutil.rmtree(tmp_dir, ignore_errors=True)
+    # The project's one atomic writer: pxr exports to a temporary sibling whose name
+    # ends in path's own extension (pxr picks .usda text or .usdc crate from it),
+    # which is then synced and renamed into place, or removed on any failure.
+    with atomic_path(path) as tmp:
+        if not stage.GetRootLayer().Export(str(tmp)):
+            raise OSError(errno.EIO, "OpenUSD failed to write the stage", str(path))
     return path

@@ -26,6 +26,7 @@ from pathlib import Path
 
 import numpy as np
 
+from leviathan._files import write_atomically, write_npz
 from leviathan.identity import content_hash
 from leviathan.parity.scenes import SCENE_NAMES, build_scene, scene_cases
 
@@ -86,9 +87,7 @@ def freeze_fixture(directory: str | Path) -> Path:
         for case in scene_cases():
             frame = case.render(backend="reference")
             file = f"{case.name}.npz"
-            np.savez_compressed(
-                staging / file, **{k: np.asarray(v) for k, v in frame.channels.items()}
-            )
+            write_npz(staging / file, {k: np.asarray(v) for k, v in frame.channels.items()})
             scenes.append(
                 {
                     "name": case.name,
@@ -115,8 +114,9 @@ def freeze_fixture(directory: str | Path) -> Path:
             },
             "scenes": scenes,
         }
-        (staging / "manifest.json").write_text(
-            json.dumps(manifest, indent=2, sort_keys=True) + "\n"
+        write_atomically(
+            staging / "manifest.json",
+            (json.dumps(manifest, indent=2, sort_keys=True) + "\n").encode(),
         )
         if target.exists():
             target.rmdir()
@@ -151,6 +151,8 @@ def load_manifest(directory: str | Path | None = None) -> dict:
 @dataclass
 class SceneCheck:
     """Outcome of checking one scene: ``ok`` when every channel and the hash match bit for bit."""
+
+    __content_type__ = "leviathan.parity.fixture.SceneCheck"
 
     name: str
     mismatches: list[str] = field(default_factory=list)

@@ -48,6 +48,8 @@ _PERIOD_NS = 200_000_000
 class SceneCase:
     """One frozen scene: everything ``leviathan.sonar.render`` needs."""
 
+    __content_type__ = "leviathan.parity.scenes.SceneCase"
+
     name: str
     description: str
     scene: Scene

@@ -3,7 +3,9 @@
 Every canonical DVL, IMU and camera measurement is a :class:`SensorSample`: a
 frozen record of named channels (read-only arrays), a JSON-like metadata
 mapping that says what produced them, and display products that are kept out
-of the scientific identity.
+of the scientific identity. A sample is immutable all the way down and shares
+nothing with its inputs: arrays live over immutable memory (they cannot be made
+writable again) and mappings are read-only (see :mod:`leviathan._frozen`).
 
 All three sensors are pure functions of the committed vehicle state, given as
 :class:`BodyKinematics`, so a sample is bitwise the same whether it is taken
@@ -22,11 +24,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
-from types import MappingProxyType
 from typing import Any
 
 import numpy as np
 
+from leviathan._frozen import FrozenMapping, freeze, frozen_array
 from leviathan._validation import check_sample_identifiers
 from leviathan.frames import Transform
 from leviathan.identity import content_hash, display_hash
@@ -39,9 +41,8 @@ __all__ = ["GRAVITY_NED", "SENSOR_KINDS", "BodyKinematics", "SensorSample"]
 SENSOR_KINDS: tuple[str, ...] = ("camera", "dvl", "imu")
 """The ``kind`` values a :class:`SensorSample` may carry."""
 
-GRAVITY_NED: np.ndarray = np.array([0.0, 0.0, 9.81], dtype=np.float64)
+GRAVITY_NED: np.ndarray = frozen_array(np.array([0.0, 0.0, 9.81], dtype=np.float64))
 """Default gravitational acceleration in world NED [m/s²], shape (3,), read-only (down is +z)."""
-GRAVITY_NED.setflags(write=False)
 
 
 # --------------------------------------------------------------------------- helpers
@@ -57,8 +58,7 @@ def _vector3(name: str, value: Any) -> np.ndarray:
         raise ValueError(f"{name}: expected shape (3,), got shape {array.shape}")
     if not np.all(np.isfinite(array)):
         raise ValueError(f"{name}: every component must be finite, got {array.tolist()!r}")
-    array.setflags(write=False)
-    return array
+    return frozen_array(array)
 
 
 def _cross(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -73,37 +73,22 @@ def _cross(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     )
 
 
-def _freeze(value: Any) -> Any:
-    """Deep read-only copy of a JSON-like value (mappings, sequences, arrays, scalars).
-
-    Mappings become ``MappingProxyType`` and lists become tuples; both encode
-    exactly like their mutable forms, so freezing never changes a hash.
-    """
-    if isinstance(value, Mapping):
-        return MappingProxyType({key: _freeze(item) for key, item in value.items()})
-    if isinstance(value, list | tuple):
-        return tuple(_freeze(item) for item in value)
-    if isinstance(value, np.ndarray):
-        array = np.array(value, copy=True, order="C")
-        array.setflags(write=False)
-        return array
-    return value
-
-
 def _canonical_channel(name: str, value: Any) -> np.ndarray:
-    """Read-only C-ordered copy; float NaNs become the one quiet NaN and -0.0 becomes 0.0."""
-    array = np.array(value, copy=True, order="C")
+    """Frozen C-ordered copy; float NaNs become the one quiet NaN and -0.0 becomes 0.0."""
+    array = np.asarray(value)
     if array.dtype.kind not in "biuf":
         raise TypeError(
             f"channels[{name!r}]: expected a bool, integer or float array, got dtype {array.dtype}"
         )
     if array.dtype.kind == "f":
+        # A private copy to canonicalise in place (other dtypes are copied only once,
+        # by frozen_array, or not at all when already frozen).
+        array = np.array(array, copy=True, order="C")
         # One NaN bit pattern for "missing" whatever arithmetic produced it, and no
         # negative zeros (a flipped normal gives -0.0), so channels compare byte for byte.
         array += 0.0
         array[np.isnan(array)] = np.nan
-    array.setflags(write=False)
-    return array
+    return frozen_array(array)
 
 
 def _noise_record(effect: str, *, drawn: bool, seed: int | None) -> dict[str, Any]:
@@ -139,6 +124,8 @@ class BodyKinematics:
         angular_acceleration_body_rad_s2: Angular acceleration ω̇, expressed in body
             FRD [rad/s²], shape (3,).
     """
+
+    __content_type__ = "leviathan.sensors.sample.BodyKinematics"
 
     T_world_body: Transform
     velocity_body_m_s: np.ndarray = field(default_factory=lambda: np.zeros(3))
@@ -186,7 +173,8 @@ class SensorSample:
         sensor_id: Stable sensor id, ``"vehicle/sensor"``.
         sample_index: Index n of the sample in the sensor's schedule, >= 0.
         time_ns: Sample time [ns].
-        channels: Read-only arrays by name. Float channels hold a single quiet NaN
+        channels: Read-only mapping of read-only arrays by name (each access returns
+            a fresh view of immutable memory). Float channels hold a single quiet NaN
             where a value is missing and never ``-0.0``; integer ids use -1.
         metadata: Deep read-only, JSON-like description of the sample: model
             version, the spec fields used, the sensor pose, the noise records
@@ -194,6 +182,8 @@ class SensorSample:
         display: Display products by name (e.g. ``preview_srgb``, uint8); not part
             of ``content_hash``, see :meth:`display_hashes`.
     """
+
+    __content_type__ = "leviathan.sensors.sample.SensorSample"
 
     kind: str
     sensor_id: str
@@ -217,17 +207,23 @@ class SensorSample:
             bad = [key for key in value if not isinstance(key, str)]
             if bad:
                 raise TypeError(f"{name}: keys must be strings, got {bad!r}")
+        # Everything is copied into memory nobody else holds (arrays over immutable
+        # bytes, read-only mappings), so the cached content_hash can never go stale.
         channels = {name: _canonical_channel(name, a) for name, a in self.channels.items()}
         display = {}
         for name, value in self.display.items():
-            array = np.array(value, copy=True, order="C")
-            array.setflags(write=False)
-            display[name] = array
+            array = np.asarray(value)
+            if array.dtype.hasobject:
+                raise TypeError(
+                    f"display[{name!r}]: expected a numeric array, got dtype {array.dtype}"
+                )
+            display[name] = frozen_array(array)
+        metadata = freeze(self.metadata)
         object.__setattr__(self, "sample_index", int(self.sample_index))
         object.__setattr__(self, "time_ns", int(self.time_ns))
-        object.__setattr__(self, "channels", MappingProxyType(channels))
-        object.__setattr__(self, "metadata", _freeze(self.metadata))
-        object.__setattr__(self, "display", MappingProxyType(display))
+        object.__setattr__(self, "channels", FrozenMapping._adopt(channels))
+        object.__setattr__(self, "metadata", metadata)
+        object.__setattr__(self, "display", FrozenMapping._adopt(display))
 
     def __getitem__(self, name: str) -> np.ndarray:
         """Return the channel called ``name``."""

@@ -42,6 +42,13 @@ quadrature solid angle ``dOmega = cos(e) db w_e`` and Francois-Garrison absorpti
 ``alpha`` at the sensor's depth; the geometric weight is everything but the
 surface response. See :mod:`leviathan.reference_cpu.sonar` for the exact order of
 operations, and :mod:`leviathan.reference_cpu.trace` for ray casting.
+
+Range bins: image row ``k`` holds the samples with ``range_bin(R) == k``, ``k =
+min(floor((R - r_min) / width), N - 1)`` in float64 with ``width = (r_max - r_min) /
+N``. ``metadata["range_bin_edges_m"]`` (:func:`range_bin_edges`) are the rounded
+nominal edges and may sit a few ulps off the values where ``k`` changes; re-bin a
+range with :func:`range_bin`, or search :func:`range_bin_boundaries` with
+``np.searchsorted(b, R, side="right") - 1``, which agrees with it for every float64.
 """
 
 from leviathan.reference_cpu.sonar import (
@@ -59,6 +66,9 @@ from leviathan.reference_cpu.sonar import (
     FLAG_UNSUPPORTED_MATERIAL,
     FLAG_UNSUPPORTED_MEDIUM,
     FLAG_VALID,
+    range_bin,
+    range_bin_boundaries,
+    range_bin_edges,
 )
 from leviathan.sonar.frame import CHANNEL_NAMES, SonarFrame
 from leviathan.sonar.render import render
@@ -80,5 +90,8 @@ __all__ = [
     "FLAG_UNSUPPORTED_MEDIUM",
     "FLAG_VALID",
     "SonarFrame",
+    "range_bin",
+    "range_bin_boundaries",
+    "range_bin_edges",
     "render",
 ]

@@ -33,6 +33,7 @@ import numpy as np
 
 from leviathan._files import PNG_COMPRESS_LEVEL, encode_png
 from leviathan.identity import display_hash
+from leviathan.reference_cpu.sonar import range_bin
 
 if TYPE_CHECKING:
     from leviathan.sonar.frame import SonarFrame
@@ -230,8 +231,11 @@ def fan_pixels(
     both directions, so the far range edge on the boresight touches the top edge.
     Each pixel centre ``(x, y)`` [m] (x starboard, y forward) maps to the cell with
 
-    * range ``r = sqrt(x² + y²)``, binned by ``metadata["range_bin_edges_m"]`` into
-      half-open bins ``[edge_k, edge_k+1)``;
+    * range ``r = sqrt(x² + y²)``, binned by :func:`leviathan.sonar.range_bin` over the
+      spec's window (``range_min_m``, ``range_max_m``, one bin per image row): the
+      pixel shows the cell a return at range ``r`` lands in, which can differ from
+      searching the rounded ``metadata["range_bin_edges_m"]`` within a few ulps of
+      an edge; outside ``[range_min_m, range_max_m)`` it is background;
     * bearing ``atan2(x, y)``, matched to the nearest value of
       ``metadata["bearing_rad"]`` (a tie goes to the port bearing) when it lies
       within the grid widened by half a bearing spacing on each side (the spacing is
@@ -297,14 +301,27 @@ def fan_pixels(
     r_m = np.sqrt(x * x + y * y)
     tan_bearing = x / y
 
-    inside = (r_m >= edges_m[0]) & (r_m < edges_m[-1])
+    spec_bins = _spec(frame).get("range_bin_count", range_bin_count)
+    if spec_bins != range_bin_count:
+        raise ValueError(
+            f"frame.metadata['spec']['range_bin_count'] is {spec_bins!r} but the image has "
+            f"{range_bin_count} range rows; they must agree"
+        )
+    # The sonar's own assignment, so a pixel on a bin edge shows the cell a return
+    # at that range was put in (the published edges are rounded nominal values).
+    rbin = range_bin(
+        r_m,
+        range_min_m=_spec_float(frame, "range_min_m"),
+        range_max_m=range_max_m,
+        range_bin_count=range_bin_count,
+    )
+    inside = rbin >= 0
     # Bounds at or beyond ±90° exclude nothing in the forward half-plane.
     if lo_rad > -0.5 * math.pi:
         inside &= tan_bearing >= math.tan(lo_rad)
     if hi_rad < 0.5 * math.pi:
         inside &= tan_bearing <= math.tan(hi_rad)
 
-    rbin = np.clip(np.searchsorted(edges_m, r_m, side="right") - 1, 0, range_bin_count - 1)
     mid_rad = 0.5 * (bearing_rad[:-1] + bearing_rad[1:])
     tan_mid = np.array([math.tan(m) for m in mid_rad.tolist()], dtype=np.float64)
     # side="left": a pixel exactly on a boundary takes the lower (port) bearing.

@@ -17,11 +17,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
-from types import MappingProxyType
 from typing import Any
 
 import numpy as np
 
+from leviathan._frozen import FrozenMapping, freeze, frozen_array
 from leviathan.identity import content_hash
 
 __all__ = ["CHANNEL_NAMES", "SonarFrame"]
@@ -56,7 +56,7 @@ CHANNEL_NAMES: tuple[str, ...] = (
 
 
 class _OwnedChannels(dict):
-    """Channels whose arrays the frame may freeze in place (no one else holds them)."""
+    """Channels whose arrays the frame may canonicalise in place (no one else holds them)."""
 
 
 @dataclass(frozen=True, eq=False)
@@ -64,16 +64,20 @@ class SonarFrame:
     """One imaging-sonar ping with per-cell ground truth.
 
     Attributes:
-        channels: Read-only arrays by name (see :data:`CHANNEL_NAMES`; ``speckle_return``
-            only when speckle was drawn).
-        metadata: Plain, JSON-like description of the ping: sensor id, sample index,
-            time [ns], sensor pose, spec, scene hash, water, medium support,
-            absorption [dB/m], grids, lookup tables, the speckle record.
+        channels: Read-only mapping of read-only arrays by name (see
+            :data:`CHANNEL_NAMES`; ``speckle_return`` only when speckle was drawn).
+            Each access returns a fresh view of immutable memory.
+        metadata: Deep read-only, JSON-like description of the ping: sensor id, sample
+            index, time [ns], sensor pose, spec, scene hash, water, medium support,
+            absorption [dB/m], grids (arrays over immutable memory), lookup tables, the
+            speckle record.
         backend: Name of the tracing backend that produced the frame (not hashed).
         device: Device it traced on, e.g. ``"cpu"`` or ``"cuda:0"`` (not hashed).
         display: Display settings such as ``dynamic_range_db`` (not hashed: display
             products have their own identities).
     """
+
+    __content_type__ = "leviathan.sonar.frame.SonarFrame"
 
     channels: Mapping[str, np.ndarray]
     metadata: Mapping[str, Any]
@@ -82,28 +86,42 @@ class SonarFrame:
     display: Mapping[str, Any] = field(default_factory=dict, compare=False)
 
     def __post_init__(self) -> None:
+        for name, value in (
+            ("channels", self.channels),
+            ("metadata", self.metadata),
+            ("display", self.display),
+        ):
+            if not isinstance(value, Mapping):
+                raise TypeError(f"{name}: expected a mapping, got {type(value).__name__}")
+        unknown = set(self.channels) - set(CHANNEL_NAMES)
+        if unknown:
+            raise ValueError(f"channels: unknown channel names {sorted(unknown)}")
         frozen = {}
-        # Arrays handed over by ``render`` (which keeps no reference) are frozen in
-        # place; anything else is copied so the caller's arrays stay untouched.
+        # Arrays handed over by ``render`` (which keeps no reference) are canonicalised
+        # in place; anything else is copied first so the caller's arrays stay untouched.
+        # Either way the frame keeps its own copy over immutable bytes (frozen_array),
+        # so nothing can make its arrays writable again or stale its content_hash.
         adopt = isinstance(self.channels, _OwnedChannels)
         for name in CHANNEL_NAMES:
             if name in self.channels:
-                a = self.channels[name]
-                if not (adopt and isinstance(a, np.ndarray) and a.flags.c_contiguous):
-                    a = np.array(a, copy=True, order="C")
+                a = np.asarray(self.channels[name])
+                if a.dtype.hasobject:
+                    raise TypeError(
+                        f"channels[{name!r}]: expected a numeric array, got dtype {a.dtype}"
+                    )
                 if a.dtype.kind == "f":
+                    if not (adopt and a.flags.c_contiguous and a.flags.writeable):
+                        a = np.array(a, copy=True, order="C")
                     # One NaN bit pattern for "missing", whatever arithmetic produced it
                     # (x86 and ARM differ in the sign of a default NaN), so channels can
                     # be compared byte for byte across backends.
                     a[np.isnan(a)] = np.nan
-                a.setflags(write=False)
-                frozen[name] = a
-        unknown = set(self.channels) - set(CHANNEL_NAMES)
-        if unknown:
-            raise ValueError(f"channels: unknown channel names {sorted(unknown)}")
-        object.__setattr__(self, "channels", MappingProxyType(frozen))
-        object.__setattr__(self, "metadata", MappingProxyType(dict(self.metadata)))
-        object.__setattr__(self, "display", MappingProxyType(dict(self.display)))
+                frozen[name] = frozen_array(a)
+        metadata = freeze(self.metadata)
+        display = freeze(self.display)
+        object.__setattr__(self, "channels", FrozenMapping._adopt(frozen))
+        object.__setattr__(self, "metadata", metadata)
+        object.__setattr__(self, "display", display)
 
     def __getitem__(self, name: str) -> np.ndarray:
         return self.channels[name]

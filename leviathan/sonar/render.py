@@ -176,18 +176,20 @@ def render(
         meshes, o, d, t_max=r_max, sea_surface_instance=scene.sea_surface_instance
     )
 
-    # Integrated samples: a nearest hit inside [r_min, r_max).
+    # Integrated samples: a nearest hit inside [r_min, r_max), which is exactly a
+    # hit that ref.range_bin gives a bin; binning here and in every re-binning
+    # (display, users) goes through that one function so they cannot disagree.
+    window = {"range_min_m": r_min, "range_max_m": r_max, "range_bin_count": N}
     t = hits.t
-    inside = (hits.instance >= 0) & (t >= r_min) & (t < r_max)
+    ray_bin = ref.range_bin(t, **window)
+    inside = (hits.instance >= 0) & (ray_bin >= 0)
     ray = np.nonzero(inside)[0]
     R = t[ray]
     inst = hits.instance[ray].astype(np.int64)
     tri = hits.triangle[ray].astype(np.int64)
     j = ray // B
     i = ray % B
-    width = (r_max - r_min) / float(N)
-    rbin = np.minimum(np.floor((R - r_min) / width).astype(np.int64), N - 1)
-    cell = rbin * B + i
+    cell = ray_bin[ray] * B + i
 
     # Geometry of each sample.
     dx, dy, dz = d[ray, 0], d[ray, 1], d[ray, 2]
@@ -304,7 +306,9 @@ def render(
         "bearing_rad": grid.bearing_rad,
         "elevation_rad": grid.elevation_rad,
         "elevation_weight_rad": grid.elevation_weight_rad,
-        "range_bin_edges_m": r_min + width * np.arange(N + 1, dtype=np.float64),
+        # Nominal edges, frozen content; see ref.range_bin_edges for how they relate
+        # to the bins (re-bin with range_bin, not with these).
+        "range_bin_edges_m": ref.range_bin_edges(**window),
         "object_ids": list(scene.object_ids),
         "semantic_labels": list(scene.semantic_labels),
         "sea_surface_instance": scene.sea_surface_instance,

@@ -32,6 +32,8 @@ class SceneObject:
             ``t_world_object(t) = t_world_object(0) + v * t``.
     """
 
+    __content_type__ = "leviathan.world.environment.SceneObject"
+
     object_id: str
     mesh: TriangleMesh
     T_world_object: Transform
@@ -84,6 +86,8 @@ class Environment:
         objects: Scene objects, in the order that defines instance indices.
         name: Optional scenario name.
     """
+
+    __content_type__ = "leviathan.world.environment.Environment"
 
     water: WaterSpec = field(default_factory=WaterSpec)
     objects: tuple[SceneObject, ...] = ()

@@ -1,16 +1,52 @@
-"""Immutable records a World returns: capture groups and snapshots."""
+"""Immutable records a World returns: capture groups and snapshots.
+
+Both are immutable all the way down and share nothing mutable with the live
+World or with the caller: their constructors deep-copy what they are given into
+read-only mappings, tuples and arrays over immutable memory
+(:func:`leviathan._frozen.freeze`), so changing the World afterwards, or trying
+to change a record, never alters a record or its cached ``content_hash``.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import numbers
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from functools import cached_property
-from types import MappingProxyType
+from functools import cache, cached_property
 from typing import Any
 
+from leviathan._frozen import FrozenMapping, freeze
 from leviathan.identity import content_hash
 
 __all__ = ["CaptureGroup", "WorldSnapshot"]
+
+
+@cache
+def _sample_types() -> tuple[type, ...]:
+    """The immutable products a capture group may hold (each freezes its own contents)."""
+    # Imported on first use, so importing leviathan.world does not load the sensor and
+    # sonar packages.
+    from leviathan.sensors.sample import SensorSample
+    from leviathan.sonar.frame import SonarFrame
+
+    return (SensorSample, SonarFrame)
+
+
+def _integer(name: str, value: Any) -> int:
+    """``value`` as a Python int, refusing bools and non-integers with a typed error."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{name}: expected an integer, got {value!r}")
+    return int(value)
+
+
+def _records(name: str, value: Any) -> tuple[Any, ...]:
+    """A deep-frozen tuple of the mappings in ``value`` (a list or tuple of mappings)."""
+    if isinstance(value, str | bytes) or not isinstance(value, Sequence):
+        raise TypeError(f"{name}: expected a list or tuple of mappings, got {type(value).__name__}")
+    for i, record in enumerate(value):
+        if not isinstance(record, Mapping):
+            raise TypeError(f"{name}[{i}]: expected a mapping, got {type(record).__name__}")
+    return freeze(tuple(value))
 
 
 @dataclass(frozen=True, eq=False)
@@ -20,16 +56,36 @@ class CaptureGroup:
     Attributes:
         tick: Committed tick index of the state the samples were taken from.
         time_ns: Sample instant [ns].
-        samples: Samples keyed by sensor id, iterated in sensor-id order.
+        samples: Read-only mapping of samples (:class:`~leviathan.sensors.SensorSample`
+            or :class:`~leviathan.sonar.SonarFrame`, themselves immutable) keyed by
+            sensor id, iterated in sensor-id order.
     """
+
+    __content_type__ = "leviathan.world.records.CaptureGroup"
 
     tick: int
     time_ns: int
     samples: Mapping[str, Any]
 
     def __post_init__(self) -> None:
+        tick = _integer("tick", self.tick)
+        time_ns = _integer("time_ns", self.time_ns)
+        if not isinstance(self.samples, Mapping):
+            raise TypeError(f"samples: expected a mapping, got {type(self.samples).__name__}")
+        sample_types = _sample_types()
+        for key, sample in self.samples.items():
+            if not isinstance(key, str):
+                raise TypeError(f"samples: keys must be sensor-id strings, got {key!r}")
+            if not isinstance(sample, sample_types):
+                raise TypeError(
+                    f"samples[{key!r}]: expected a SensorSample or SonarFrame, got "
+                    f"{type(sample).__name__}"
+                )
+        # A private, read-only copy: the caller's dict may change after construction.
         ordered = {k: self.samples[k] for k in sorted(self.samples)}
-        object.__setattr__(self, "samples", MappingProxyType(ordered))
+        object.__setattr__(self, "tick", tick)
+        object.__setattr__(self, "time_ns", time_ns)
+        object.__setattr__(self, "samples", FrozenMapping._adopt(ordered))
 
     @property
     def sensor_ids(self) -> tuple[str, ...]:
@@ -51,15 +107,59 @@ class CaptureGroup:
 
 @dataclass(frozen=True, eq=False)
 class WorldSnapshot:
-    """An immutable record of a World's committed state at one tick."""
+    """An immutable record of a World's committed state at one tick.
+
+    The constructor deep-freezes copies of everything it is given, so a snapshot
+    never shares a dict or an array with the World (whose controller states and
+    off-tick log keep changing) and its ``content_hash`` cannot go stale.
+
+    Attributes:
+        tick: Committed tick index.
+        time_ns: Time of that tick [ns].
+        epochs: Clock epochs, a tuple of read-only mappings
+            (:meth:`leviathan.time.Epoch.to_dict` form).
+        root_seed: The World's root seed.
+        vehicles: Read-only mapping by vehicle name of read-only mappings: spec and
+            controller hashes, ``state`` (arrays over immutable memory) and
+            ``controller_state``.
+        environment_hash: Content hash of the environment.
+        off_tick: Refused (off-tick) sample records, a tuple of read-only mappings.
+    """
+
+    __content_type__ = "leviathan.world.records.WorldSnapshot"
 
     tick: int
     time_ns: int
-    epochs: tuple[dict, ...]
+    epochs: tuple[Mapping[str, Any], ...]
     root_seed: int
-    vehicles: Mapping[str, dict]
+    vehicles: Mapping[str, Mapping[str, Any]]
     environment_hash: str
-    off_tick: tuple[dict, ...]
+    off_tick: tuple[Mapping[str, Any], ...]
+
+    def __post_init__(self) -> None:
+        tick = _integer("tick", self.tick)
+        time_ns = _integer("time_ns", self.time_ns)
+        root_seed = _integer("root_seed", self.root_seed)
+        if not isinstance(self.environment_hash, str):
+            raise TypeError(
+                f"environment_hash: expected a hex digest string, got {self.environment_hash!r}"
+            )
+        epochs = _records("epochs", self.epochs)
+        if not isinstance(self.vehicles, Mapping):
+            raise TypeError(f"vehicles: expected a mapping, got {type(self.vehicles).__name__}")
+        for name, record in self.vehicles.items():
+            if not isinstance(record, Mapping):
+                raise TypeError(
+                    f"vehicles[{name!r}]: expected a mapping, got {type(record).__name__}"
+                )
+        vehicles = freeze(self.vehicles)
+        off_tick = _records("off_tick", self.off_tick)
+        object.__setattr__(self, "tick", tick)
+        object.__setattr__(self, "time_ns", time_ns)
+        object.__setattr__(self, "root_seed", root_seed)
+        object.__setattr__(self, "epochs", epochs)
+        object.__setattr__(self, "vehicles", vehicles)
+        object.__setattr__(self, "off_tick", off_tick)
 
     def __content__(self) -> dict:
         return {

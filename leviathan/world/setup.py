@@ -30,6 +30,8 @@ class VehicleSetup:
         velocity_body: Initial body velocities (u, v, w, p, q, r) [m/s, rad/s].
     """
 
+    __content_type__ = "leviathan.world.setup.VehicleSetup"
+
     name: str
     spec: VehicleSpec | str | Path
     controller: Controller

@@ -16,21 +16,23 @@ and the sequence of edits; ``step(100)`` equals one hundred ``step(1)`` and a
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
-from dataclasses import dataclass, field
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
 import numpy as np
 
-from leviathan.controllers import Controller
+from leviathan.controllers import Controller, DirectThrust
 from leviathan.dynamics import RigidBodyModel, VehicleState
 from leviathan.dynamics import step as dynamics_step
 from leviathan.frames import Transform
 from leviathan.identity import content_hash
+from leviathan.schedule import SensorSchedule
 from leviathan.specs import SensorSpec, VehicleSpec, WaterSpec
-from leviathan.time import Clock, seconds_to_ns
+from leviathan.time import MAX_STEP_NS, MIN_STEP_NS, Clock, Epoch, seconds_to_ns
 from leviathan.tracing import resolve_backend
 from leviathan.world.environment import Environment
 from leviathan.world.records import CaptureGroup, WorldSnapshot
@@ -52,6 +54,12 @@ class WorldLimitError(RuntimeError):
 
 class ThrusterFaultRefusedError(RuntimeError):
     """Thruster faults are refused on a live World."""
+
+
+def _norm3(v: Sequence[float]) -> float:
+    """Euclidean norm of a 3-vector, ``sqrt((x² + y²) + z²)`` in this order."""
+    x, y, z = v
+    return math.sqrt((x * x + y * y) + z * z)
 
 
 class _Track:
@@ -81,6 +89,10 @@ class _Track:
         self._poses[k, :3] = state.position_ned_m
         self._poses[k, 3:] = state.attitude_q
         self.size = k + 1
+
+    def truncate(self, size: int) -> None:
+        """Forget every row from ``size`` on (rolling back a failed step)."""
+        self.size = min(self.size, size)
 
     @property
     def ticks(self) -> np.ndarray:
@@ -122,18 +134,182 @@ class _Vehicle:
         return self.setup.spec
 
 
-def _step_ns(step: int | str | float) -> int:
+def _step_ns(name: str, step: Any) -> int:
+    """A tick length [ns] from an int of ns or seconds (str/float/Decimal/Fraction), bounded."""
     if isinstance(step, bool):
-        raise TypeError("step: expected nanoseconds (int) or seconds (str/float), got a bool")
-    if isinstance(step, int):
-        return step
-    return seconds_to_ns(step)
+        raise TypeError(f"{name}: expected nanoseconds (int) or seconds (str/float), got a bool")
+    try:
+        step_ns = step if isinstance(step, int) else seconds_to_ns(step)
+    except (TypeError, ValueError) as error:
+        raise type(error)(f"{name}: {error}") from None
+    if not MIN_STEP_NS <= step_ns <= MAX_STEP_NS:
+        raise ValueError(
+            f"{name}: a tick must be between {MIN_STEP_NS} ns and {MAX_STEP_NS} ns "
+            f"({MAX_STEP_NS // 1_000_000_000} s), got {step!r} ({step_ns} ns)"
+        )
+    return step_ns
+
+
+def _check_controller_fits(
+    where: str,
+    controller: Any,
+    model: RigidBodyModel,
+    state: VehicleState,
+    *,
+    time_ns: int,
+    dt_ns: int,
+) -> dict:
+    """Validate that ``controller`` can drive ``model``; return its initial state.
+
+    A controller is checked before it is committed: it must implement the
+    :class:`~leviathan.controllers.Controller` protocol, a :class:`DirectThrust`
+    must give one command per thruster, each within that thruster's limits,
+    and one dry-run command from the vehicle's current state must succeed and
+    return one finite force per thruster (the dry run changes nothing).
+    """
+    if not isinstance(controller, Controller):
+        raise TypeError(
+            f"{where}: expected a controller (DirectThrust, Autopilot, WaypointFollower or an "
+            f"object with kind, initial_state(), command() and __content__()), got "
+            f"{type(controller).__name__}"
+        )
+    n = model.thruster_count
+    if isinstance(controller, DirectThrust):
+        commands = controller.commands_n.tolist()
+        if len(commands) != n:
+            raise ValueError(
+                f"{where}: DirectThrust has {len(commands)} commands but vehicle {model.name!r} "
+                f"has {n} thrusters; give one force [N] per thruster in the vehicle's order"
+            )
+        for i, (force, (lo, hi)) in enumerate(zip(commands, model._limits, strict=True)):
+            if not lo <= force <= hi:
+                raise ValueError(
+                    f"{where}: commands_n[{i}] = {force!r} N is outside thruster {i}'s limits "
+                    f"[{lo!r}, {hi!r}] N of vehicle {model.name!r}"
+                )
+    try:
+        initial = controller.initial_state()
+        commands, _ = controller.command(model, state, initial, time_ns=time_ns, dt_ns=dt_ns)
+        forces = np.asarray(commands, dtype=np.float64)
+    except (TypeError, ValueError, ArithmeticError, KeyError, IndexError) as error:
+        raise ValueError(
+            f"{where}: {type(controller).__name__} does not fit vehicle {model.name!r}: {error}"
+        ) from None
+    if forces.shape != (n,) or not np.all(np.isfinite(forces)):
+        raise ValueError(
+            f"{where}: {type(controller).__name__} must command {n} finite forces [N] for "
+            f"vehicle {model.name!r}, got shape {forces.shape}"
+        )
+    return initial
+
+
+class _OffTickLog:
+    """Refused (off-tick) samples stored as arithmetic runs, not one record each.
+
+    One run covers a sensor over consecutive ticks ``from_tick..through_tick``
+    of one epoch with one schedule: every scheduled sample whose time lies in
+    ``(t(from_tick - 1), t(through_tick)]`` and is not the time of a tick was
+    refused; there are ``refused_count`` of them, with sample indices from
+    ``first_sample_index`` to ``last_sample_index``. Samples at ``t_n = phase_ns
+    + n * period_ns`` are refused exactly when ``t_n`` is not a tick time of that
+    epoch, so the run determines each refused sample, and memory and hashing
+    time grow with runs (a sensor, an epoch, an edit), never per refused sample.
+    """
+
+    def __init__(self) -> None:
+        self.runs: list[dict[str, Any]] = []
+        self._open: dict[str, dict[str, Any]] = {}
+
+    def copy(self) -> _OffTickLog:
+        clone = _OffTickLog()
+        clone.runs = [dict(run) for run in self.runs]
+        index = {id(run): i for i, run in enumerate(self.runs)}
+        clone._open = {k: clone.runs[index[id(run)]] for k, run in self._open.items()}
+        return clone
+
+    def record(
+        self,
+        sensor_id: str,
+        schedule: SensorSchedule,
+        *,
+        tick: int,
+        epoch: Epoch,
+        first_index: int,
+        count: int,
+    ) -> None:
+        run = self._open.get(sensor_id)
+        if run is not None and (
+            run["through_tick"] != tick - 1
+            or run["epoch_start_tick"] != epoch.start_tick
+            or run["step_ns"] != epoch.step_ns
+            or run["period_ns"] != schedule.period_ns
+            or run["phase_ns"] != schedule.phase_ns
+        ):
+            del self._open[sensor_id]
+            run = None
+        if run is not None:
+            run["through_tick"] = tick
+            if count:
+                if not run["refused_count"]:
+                    run["first_sample_index"] = first_index
+                run["last_sample_index"] = first_index + count - 1
+                run["refused_count"] += count
+            return
+        if not count:
+            return
+        run = {
+            "sensor_id": sensor_id,
+            "period_ns": schedule.period_ns,
+            "phase_ns": schedule.phase_ns,
+            "epoch_start_tick": epoch.start_tick,
+            "epoch_start_time_ns": epoch.start_time_ns,
+            "step_ns": epoch.step_ns,
+            "from_tick": tick,
+            "through_tick": tick,
+            "first_sample_index": first_index,
+            "last_sample_index": first_index + count - 1,
+            "refused_count": count,
+        }
+        self.runs.append(run)
+        self._open[sensor_id] = run
+
+    def records(self) -> tuple[dict[str, Any], ...]:
+        return tuple(
+            {
+                **run,
+                "first_time_ns": run["phase_ns"] + run["first_sample_index"] * run["period_ns"],
+                "last_time_ns": run["phase_ns"] + run["last_sample_index"] * run["period_ns"],
+            }
+            for run in self.runs
+        )
+
+
+@dataclass(frozen=True)
+class _Checkpoint:
+    """Everything an operation may change, to put back if it fails."""
+
+    clock: Clock
+    environment: Environment
+    vehicles: dict[str, tuple]
+    track_sizes: dict[str, int]
+    sampled_through_tick: int
+    off_tick: _OffTickLog
+    edits: int
 
 
 class World:
     """A live, deterministic simulation of vehicles in an environment.
 
     Create it with :meth:`World.create`; advance it with :meth:`step`.
+
+    Every operation that changes a World (:meth:`step`, :meth:`edit`,
+    :meth:`set_controller`, :meth:`set_current`, :meth:`set_step`,
+    :meth:`reset`) is transactional: it validates its arguments fully before
+    committing and, if anything fails part-way (in any vehicle, controller or
+    sensor, or on ``KeyboardInterrupt``), puts back the tick, time, epochs,
+    every vehicle's state, controller and controller state, the environment,
+    the edit log, the sampling position and the off-tick record, so the
+    snapshot hash is the one before the call.
     """
 
     def __init__(self) -> None:
@@ -158,36 +334,69 @@ class World:
             environment: Water, current and scene objects (default: empty, still water).
             root_seed: Root seed for every keyed random effect (int in [0, 2**64)).
             step_ns: Tick length [ns]; or give ``step_s`` in seconds (a whole number of ns).
+                Between :data:`~leviathan.time.MIN_STEP_NS` and
+                :data:`~leviathan.time.MAX_STEP_NS`.
             step_s: Tick length [s], e.g. ``"0.02"``.
             tracing_backend: Ray-tracing backend for the sonar, camera and DVL
                 (:data:`leviathan.tracing.BACKENDS`; default ``"auto"``). Every backend
                 gives the same samples, bit for bit, so it is not part of any identity.
             tracing_device: Device for that backend (``None``: its default).
+
+        Raises:
+            ValueError, TypeError: For any invalid argument, naming it; a controller
+                that does not fit its vehicle (thruster count, limits) is refused here.
         """
         if (step_ns is None) == (step_s is None):
             raise ValueError(
                 "step_ns/step_s: give exactly one tick length (e.g. step_ns=20_000_000)"
             )
-        tick_ns = step_ns if step_ns is not None else seconds_to_ns(step_s)  # type: ignore[arg-type]
+        if step_ns is not None:
+            if isinstance(step_ns, bool) or not isinstance(step_ns, int):
+                raise TypeError(
+                    f"step_ns: expected an int of nanoseconds, got {type(step_ns).__name__} "
+                    f"{step_ns!r}; give seconds as step_s"
+                )
+            tick_ns = _step_ns("step_ns", step_ns)
+        else:
+            tick_ns = _step_ns("step_s", step_s)
         if (
             isinstance(root_seed, bool)
             or not isinstance(root_seed, int)
             or not 0 <= root_seed < 2**64
         ):
             raise ValueError(f"root_seed: expected an integer in [0, 2**64), got {root_seed!r}")
+        if isinstance(vehicles, VehicleSetup | str | bytes):
+            raise TypeError("vehicles: expected a sequence of VehicleSetup")
         setups = tuple(vehicles)
         if not setups:
             raise ValueError("vehicles: a World needs at least one vehicle")
+        for i, setup in enumerate(setups):
+            if not isinstance(setup, VehicleSetup):
+                raise TypeError(
+                    f"vehicles[{i}]: expected a VehicleSetup, got {type(setup).__name__}"
+                )
         names = [v.name for v in setups]
         if len(set(names)) != len(names):
             raise ValueError(f"vehicles: names must be unique, got {names}")
         env = Environment() if environment is None else environment
         if not isinstance(env, Environment):
             raise TypeError(f"environment: expected an Environment, got {type(env).__name__}")
+        for setup in setups:
+            _check_controller_fits(
+                f"vehicles[{setup.name!r}].controller",
+                setup.controller,
+                RigidBodyModel.from_spec(setup.spec),
+                setup.initial_state(),
+                time_ns=0,
+                dt_ns=tick_ns,
+            )
         self = object.__new__(cls)
         self._initial = (tuple(sorted(setups, key=lambda s: s.name)), env, tick_ns)
         self.root_seed = root_seed
         self.tracing = resolve_backend(tracing_backend, tracing_device)
+        self._step_limit = MAX_STEPS_PER_WORLD
+        self._owner: object | None = None
+        self.clock = Clock(tick_ns)
         self._init_state()
         return self
 
@@ -195,28 +404,66 @@ class World:
 
     def _init_state(self) -> None:
         setups, env, tick_ns = self._initial
-        self.clock = Clock(tick_ns)
-        self.environment = env
-        self._vehicles: dict[str, _Vehicle] = {}
+        vehicles: dict[str, _Vehicle] = {}
         for s in setups:
-            model = RigidBodyModel.from_spec(s.spec)
-            state = s.initial_state()
-            self._vehicles[s.name] = _Vehicle(
+            vehicles[s.name] = _Vehicle(
                 setup=s,
-                model=model,
-                state=state,
+                model=RigidBodyModel.from_spec(s.spec),
+                state=s.initial_state(),
                 controller=s.controller,
                 controller_state=s.controller.initial_state(),
                 command_n=np.zeros(len(s.spec.thrusters), dtype=np.float64),
             )
+        # Everything is built before anything is assigned.
+        self.clock._restore(Clock(tick_ns))
+        self.environment = env
+        self._vehicles = vehicles
         self._sampled_through_tick = -1
-        self._off_tick: list[dict] = []
+        self._off_tick = _OffTickLog()
         self._edits: list[dict] = []
         self._record_track()
 
     def reset(self) -> None:
         """Returns to the start (tick 0, initial states and controllers). No partial rewind."""
-        self._init_state()
+        with self._transaction():
+            self._init_state()
+
+    @contextmanager
+    def _transaction(self) -> Iterator[None]:
+        """Run a change; on any failure put every piece of World state back."""
+        saved = self._checkpoint()
+        try:
+            yield
+        except BaseException:
+            self._rollback(saved)
+            raise
+
+    def _checkpoint(self) -> _Checkpoint:
+        return _Checkpoint(
+            clock=self.clock.copy(),
+            environment=self.environment,
+            vehicles={
+                name: (v.setup, v.model, v.state, v.controller, v.controller_state, v.command_n)
+                for name, v in self._vehicles.items()
+            },
+            track_sizes={name: v.track.size for name, v in self._vehicles.items()},
+            sampled_through_tick=self._sampled_through_tick,
+            off_tick=self._off_tick.copy(),
+            edits=len(self._edits),
+        )
+
+    def _rollback(self, saved: _Checkpoint) -> None:
+        self.clock._restore(saved.clock)
+        self.environment = saved.environment
+        if set(self._vehicles) != set(saved.vehicles):
+            raise AssertionError("a World operation changed the set of vehicles")  # never
+        for name, fields in saved.vehicles.items():
+            v = self._vehicles[name]
+            v.setup, v.model, v.state, v.controller, v.controller_state, v.command_n = fields
+            v.track.truncate(saved.track_sizes[name])
+        self._sampled_through_tick = saved.sampled_through_tick
+        self._off_tick = saved.off_tick
+        del self._edits[saved.edits :]
 
     # ------------------------------------------------------------------ queries
 
@@ -229,6 +476,11 @@ class World:
     def time_ns(self) -> int:
         """Committed simulation time [ns]."""
         return self.clock.time_ns
+
+    @property
+    def step_limit(self) -> int:
+        """Most ticks this World may reach (lowered by a registry that holds it)."""
+        return self._step_limit
 
     @property
     def vehicle_names(self) -> tuple[str, ...]:
@@ -246,6 +498,8 @@ class World:
         return self._vehicle(name).state
 
     def _vehicle(self, name: str) -> _Vehicle:
+        if not isinstance(name, str):
+            raise TypeError(f"vehicle: expected a vehicle name (str), got {type(name).__name__}")
         try:
             return self._vehicles[name]
         except KeyError:
@@ -259,11 +513,10 @@ class World:
         for v in self._vehicles.values():
             s = v.state
             roll, pitch, yaw = s.euler_rad
-            R = s.T_world_body.rotation
-            vb = s.velocity_body[:3]
-            v_world = R @ vb
-            current = self.environment.current_ned(float(s.position_ned_m[2]))
-            through_water = v_world - current
+            # R v written element-wise in the frames contract order (no BLAS call).
+            v_world = s.T_world_body.apply_direction(s.velocity_body[:3]).tolist()
+            current = self.environment.current_ned(float(s.position_ned_m[2])).tolist()
+            through_water = [a - b for a, b in zip(v_world, current, strict=True)]
             vehicles[v.name] = {
                 "position_ned_m": s.position_ned_m.tolist(),
                 "depth_m": float(s.position_ned_m[2]),
@@ -274,8 +527,8 @@ class World:
                 "velocity_body": dict(
                     zip(("u", "v", "w", "p", "q", "r"), s.velocity_body.tolist(), strict=True)
                 ),
-                "speed_over_ground_m_s": float(math.sqrt(float(v_world @ v_world))),
-                "speed_through_water_m_s": float(math.sqrt(float(through_water @ through_water))),
+                "speed_over_ground_m_s": _norm3(v_world),
+                "speed_through_water_m_s": _norm3(through_water),
                 "thrust_n": s.thrust_n.tolist(),
             }
         return {
@@ -296,6 +549,10 @@ class World:
         """Sets a uniform NED current [m/s] or a depth profile of ``CurrentLayer``s."""
         water = self.environment.water
         if profile is not None:
+            if current_ned_m_per_s is not None:
+                raise ValueError(
+                    "current_ned_m_per_s/profile: give a uniform current or a profile, not both"
+                )
             water = water.model_copy(update={"current_ned_m_per_s": (0.0, 0.0, 0.0)})
             water = WaterSpec.model_validate(
                 {**water.model_dump(), "current_profile": list(profile)}
@@ -303,6 +560,10 @@ class World:
         else:
             if current_ned_m_per_s is None:
                 raise ValueError("current_ned_m_per_s: give a 3-vector [m/s] or profile=...")
+            if isinstance(current_ned_m_per_s, str | bytes):
+                raise TypeError(
+                    f"current_ned_m_per_s: expected 3 numbers [m/s], got {current_ned_m_per_s!r}"
+                )
             water = WaterSpec.model_validate(
                 {
                     **water.model_dump(),
@@ -310,28 +571,64 @@ class World:
                     "current_profile": (),
                 }
             )
-        self.environment = self.environment.with_water(water)
-        self._edits.append(
-            {"tick": self.tick, "edit": "current", "water": water.model_dump(mode="json")}
-        )
+        environment = self.environment.with_water(water)
+        with self._transaction():
+            self.environment = environment
+            self._edits.append(
+                {"tick": self.tick, "edit": "current", "water": water.model_dump(mode="json")}
+            )
 
     def set_controller(self, vehicle: str, controller: Controller) -> None:
-        """Replaces a vehicle's controller (its state starts fresh)."""
+        """Replaces a vehicle's controller (its state starts fresh).
+
+        Raises:
+            KeyError: If there is no such vehicle.
+            TypeError, ValueError: If the controller does not fit the vehicle (see
+                :meth:`create`); the World is unchanged.
+        """
         v = self._vehicle(vehicle)
+        initial = _check_controller_fits(
+            "controller",
+            controller,
+            v.model,
+            v.state,
+            time_ns=self.time_ns,
+            dt_ns=self.clock.step_ns,
+        )
+        with self._transaction():
+            self._commit_controller(v, controller, initial)
+
+    def _commit_controller(self, v: _Vehicle, controller: Controller, initial: dict) -> None:
         v.controller = controller
-        v.controller_state = controller.initial_state()
+        v.controller_state = initial
         self._edits.append(
             {
                 "tick": self.tick,
                 "edit": "controller",
-                "vehicle": vehicle,
+                "vehicle": v.name,
                 "controller": content_hash(controller),
             }
         )
 
     def set_step(self, step: int | str | float) -> None:
-        """Changes the tick length (ns as int, or seconds); a new epoch starts at this tick."""
-        self.clock.set_step(_step_ns(step))
+        """Changes the tick length (ns as int, or seconds); a new epoch starts at this tick.
+
+        Raises:
+            ValueError, TypeError: If the step is not a whole number of nanoseconds
+                within the tick bounds, or the vehicles' controllers refuse it.
+        """
+        step_ns = _step_ns("step", step)
+        for v in self._vehicles.values():
+            _check_controller_fits(
+                f"vehicle {v.name!r} controller",
+                v.controller,
+                v.model,
+                v.state,
+                time_ns=self.time_ns,
+                dt_ns=step_ns,
+            )
+        with self._transaction():
+            self.clock.set_step(step_ns)
 
     def edit(
         self,
@@ -345,57 +642,85 @@ class World:
         """Replaces a vehicle's document or sensors, its controller, or the environment.
 
         The vehicle keeps its current pose and velocity; if the new document has a
-        different thruster count, thruster states restart at zero.
+        different thruster count, thruster states restart at zero. Everything is
+        validated before anything is changed: the (new or kept) controller must fit
+        the (new or kept) document, or the whole edit is refused.
         """
-        if environment is not None:
-            if not isinstance(environment, Environment):
-                raise TypeError(
-                    f"environment: expected an Environment, got {type(environment).__name__}"
-                )
-            self.environment = environment
-            self._edits.append(
-                {"tick": self.tick, "edit": "environment", "hash": environment.content_hash}
+        if environment is not None and not isinstance(environment, Environment):
+            raise TypeError(
+                f"environment: expected an Environment, got {type(environment).__name__}"
             )
         if vehicle is None:
             if spec is not None or sensors is not None or controller is not None:
                 raise ValueError(
                     "vehicle: name the vehicle whose spec, sensors or controller you replace"
                 )
+            if environment is None:
+                raise ValueError(
+                    "edit: nothing to change; give environment, or a vehicle and "
+                    "its spec, sensors or controller"
+                )
+            with self._transaction():
+                self._commit_environment(environment)
             return
         v = self._vehicle(vehicle)
+        if spec is not None and not isinstance(spec, VehicleSpec):
+            raise TypeError(f"spec: expected a VehicleSpec, got {type(spec).__name__}")
+        if spec is None and sensors is None and controller is None and environment is None:
+            raise ValueError(f"edit: nothing to change for vehicle {vehicle!r}")
+        new_spec = spec
         if sensors is not None:
-            spec = (spec or v.spec).model_copy(update={"sensors": tuple(sensors)})
-            spec = VehicleSpec.model_validate(spec.model_dump())
-        if spec is not None:
-            if not isinstance(spec, VehicleSpec):
-                raise TypeError(f"spec: expected a VehicleSpec, got {type(spec).__name__}")
-            s = v.state
+            if isinstance(sensors, str | bytes) or not isinstance(sensors, Sequence):
+                raise TypeError(f"sensors: expected a sequence of sensor specs, got {sensors!r}")
+            new_spec = (spec or v.spec).model_copy(update={"sensors": tuple(sensors)})
+            new_spec = VehicleSpec.model_validate(new_spec.model_dump())
+        state, model = v.state, v.model
+        if new_spec is not None:
             thrust = (
-                s.thrust_n
-                if len(spec.thrusters) == s.thrust_n.shape[0]
-                else np.zeros(len(spec.thrusters))
+                state.thrust_n
+                if len(new_spec.thrusters) == state.thrust_n.shape[0]
+                else np.zeros(len(new_spec.thrusters))
             )
-            v.state = VehicleState(
-                position_ned_m=s.position_ned_m,
-                attitude_q=s.attitude_q,
-                velocity_body=s.velocity_body,
+            state = VehicleState(
+                position_ned_m=state.position_ned_m,
+                attitude_q=state.attitude_q,
+                velocity_body=state.velocity_body,
                 thrust_n=thrust,
             )
-            v.setup = VehicleSetup(
-                v.name,
-                spec,
-                v.controller,
-                v.setup.position_ned_m,
-                v.setup.rpy_rad,
-                v.setup.velocity_body,
-            )
-            v.model = RigidBodyModel.from_spec(spec)
-            v.command_n = np.zeros(len(spec.thrusters), dtype=np.float64)
-            self._edits.append(
-                {"tick": self.tick, "edit": "spec", "vehicle": vehicle, "spec": content_hash(spec)}
-            )
-        if controller is not None:
-            self.set_controller(vehicle, controller)
+            model = RigidBodyModel.from_spec(new_spec)
+        new_controller = v.controller if controller is None else controller
+        initial = _check_controller_fits(
+            "controller" if controller is not None else f"vehicle {vehicle!r} controller",
+            new_controller,
+            model,
+            state,
+            time_ns=self.time_ns,
+            dt_ns=self.clock.step_ns,
+        )
+        with self._transaction():
+            if environment is not None:
+                self._commit_environment(environment)
+            if new_spec is not None:
+                v.state = state
+                v.setup = replace(v.setup, spec=new_spec)
+                v.model = model
+                v.command_n = np.zeros(len(new_spec.thrusters), dtype=np.float64)
+                self._edits.append(
+                    {
+                        "tick": self.tick,
+                        "edit": "spec",
+                        "vehicle": vehicle,
+                        "spec": content_hash(new_spec),
+                    }
+                )
+            if controller is not None:
+                self._commit_controller(v, controller, initial)
+
+    def _commit_environment(self, environment: Environment) -> None:
+        self.environment = environment
+        self._edits.append(
+            {"tick": self.tick, "edit": "environment", "hash": environment.content_hash}
+        )
 
     def inject_thruster_fault(self, vehicle: str, thruster: str, **_: Any) -> None:
         """Always refused: thruster faults belong to analytic scenario runs, not live Worlds."""
@@ -407,33 +732,49 @@ class World:
     # ------------------------------------------------------------------ stepping
 
     def step(self, n: int = 1) -> list[CaptureGroup]:
-        """Advances ``n`` ticks; returns only the new samples, as capture groups in time order."""
+        """Advances ``n`` ticks; returns only the new samples, as capture groups in time order.
+
+        All or nothing: if any tick fails (a controller, the dynamics, a sensor, or
+        ``KeyboardInterrupt``), the World is put back exactly as it was before the call.
+
+        Raises:
+            ValueError: If ``n`` is not a positive int.
+            WorldLimitError: If the World would pass its step limit
+                (:attr:`step_limit`, 2,000,000 or a registry's lower limit).
+        """
         if isinstance(n, bool) or not isinstance(n, int) or n < 1:
             raise ValueError(f"n: expected a positive integer number of ticks, got {n!r}")
-        if self.tick + n > MAX_STEPS_PER_WORLD:
+        if self.tick + n > self._step_limit:
             raise WorldLimitError(
                 f"n: stepping {n} ticks from tick {self.tick} would exceed the limit of "
-                f"{MAX_STEPS_PER_WORLD} steps per World; reset() or create a new World"
+                f"{self._step_limit} steps for this World; reset() or create a new World"
             )
         groups: list[CaptureGroup] = []
-        if self._sampled_through_tick < 0:
-            groups.extend(self._sample_tick(after_ns=None))
-        for _ in range(n):
-            self._advance_one()
-            groups.extend(self._sample_tick(after_ns=self.clock.time_ns_at(self.tick - 1)))
+        with self._transaction():
+            if self._sampled_through_tick < 0:
+                groups.extend(self._sample_tick(after_ns=None))
+            for _ in range(n):
+                after_ns = self.time_ns
+                self._advance_one()
+                groups.extend(self._sample_tick(after_ns=after_ns))
         return groups
 
     def _advance_one(self) -> None:
         dt_ns = self.clock.step_ns
         t_ns = self.time_ns
+        # Compute every vehicle's next state first, then commit them together.
+        updates = []
         for v in self._vehicles.values():
-            command, v.controller_state = v.controller.command(
+            command, controller_state = v.controller.command(
                 v.model, v.state, v.controller_state, time_ns=t_ns, dt_ns=dt_ns
             )
-            v.command_n = np.asarray(command, dtype=np.float64)
-            v.state = dynamics_step(
-                v.model, v.state, v.command_n, self.environment.current_ned, dt_ns=dt_ns
+            command_n = np.asarray(command, dtype=np.float64)
+            state = dynamics_step(
+                v.model, v.state, command_n, self.environment.current_ned, dt_ns=dt_ns
             )
+            updates.append((v, controller_state, command_n, state))
+        for v, controller_state, command_n, state in updates:
+            v.controller_state, v.command_n, v.state = controller_state, command_n, state
         self.clock.advance(1)
         self._record_track()
 
@@ -443,23 +784,23 @@ class World:
 
     def _sample_tick(self, *, after_ns: int | None) -> list[CaptureGroup]:
         tick, t_ns = self.tick, self.time_ns
-        self._sampled_through_tick = tick
+        epoch = self.clock.epochs[-1]
         due: list[tuple[_Vehicle, Any, int]] = []
         for v in self._vehicles.values():
             for spec in v.spec.sensors:
-                on, off = spec.schedule.schedule().samples_in_window(
-                    [t_ns], start_tick=tick, after_ns=after_ns
+                schedule = spec.schedule.schedule()
+                window = schedule.tick_window(t_ns, after_ns=after_ns)
+                self._off_tick.record(
+                    f"{v.name}/{spec.name}",
+                    schedule,
+                    tick=tick,
+                    epoch=epoch,
+                    first_index=window.first_off_tick_index,
+                    count=window.off_tick_count,
                 )
-                for rec in off:
-                    self._off_tick.append(
-                        {
-                            "sensor_id": f"{v.name}/{spec.name}",
-                            "sample_index": rec.sample_index,
-                            "time_ns": rec.time_ns,
-                        }
-                    )
-                for rec in on:
-                    due.append((v, spec, rec.sample_index))
+                if window.on_tick_index is not None:
+                    due.append((v, spec, window.on_tick_index))
+        self._sampled_through_tick = tick
         if not due:
             return []
         from leviathan.world.sampling import take_sample
@@ -496,8 +837,40 @@ class World:
 
     @property
     def off_tick_samples(self) -> tuple[dict, ...]:
-        """Scheduled samples refused because they fell between committed ticks."""
-        return tuple(self._off_tick)
+        """Scheduled samples refused because they fell between committed ticks.
+
+        Stored compactly as runs, one per sensor, epoch and schedule (and restarted
+        after an edit that removed the sensor): each run is a dict with
+        ``sensor_id``, ``period_ns``, ``phase_ns``, ``epoch_start_tick``,
+        ``epoch_start_time_ns``, ``step_ns``, ``from_tick``, ``through_tick``,
+        ``first_sample_index``, ``last_sample_index``, ``first_time_ns``,
+        ``last_time_ns`` and ``refused_count``. Every sample ``n`` in ``first_sample_index..
+        last_sample_index`` whose time ``phase_ns + n * period_ns`` is not a tick
+        time was refused (the others were taken); see :meth:`refused_sample_indices`.
+        """
+        return self._off_tick.records()  # fresh dicts: changing them cannot reach the World
+
+    @staticmethod
+    def refused_sample_indices(run: Mapping[str, Any], *, limit: int = 10_000) -> list[int]:
+        """The sample indices of one off-tick run, expanded (at most ``limit`` of them).
+
+        Sample ``n`` of the run was refused exactly when its time ``phase_ns + n *
+        period_ns`` is not a tick time of the run's epoch, i.e. when
+        ``(t_n - epoch_start_time_ns) % step_ns != 0``.
+
+        Args:
+            run: One of :attr:`off_tick_samples`.
+            limit: Largest number of indices returned (a run may hold billions).
+        """
+        period, phase = run["period_ns"], run["phase_ns"]
+        origin, step = run["epoch_start_time_ns"], run["step_ns"]
+        out: list[int] = []
+        n = run["first_sample_index"]
+        while n <= run["last_sample_index"] and len(out) < limit:
+            if (phase + n * period - origin) % step:
+                out.append(n)
+            n += 1
+        return out
 
     def snapshot(self) -> WorldSnapshot:
         """Freezes the committed state at the current tick into an immutable, hashed record."""
@@ -516,7 +889,7 @@ class World:
             root_seed=self.root_seed,
             vehicles=MappingProxyType(vehicles),
             environment_hash=self.environment.content_hash,
-            off_tick=tuple(self._off_tick),
+            off_tick=self._off_tick.records(),
         )
 
     def export_usd(self, path: str | Path) -> Path:

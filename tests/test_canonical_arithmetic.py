@@ -1,0 +1,572 @@
+"""Canonical paths use no BLAS/LAPACK and no order-unspecified float reductions.
+
+A content hash is only as stable as the arithmetic under it. numpy hands ``@``,
+``np.dot``, ``np.linalg`` and ``einsum`` to OpenBLAS/LAPACK, whose kernel (and
+so its summation order, blocking and FMA use) is picked at load time from the
+CPU and ``OPENBLAS_CORETYPE``; ``np.sum``/``mean``/``std`` and their methods use
+pairwise, SIMD-blocked summation whose order numpy does not specify. Either
+can change the last bit of a result, and the last bit is in the hash.
+
+This module reads the source of every canonical module (``CANONICAL_MODULES``:
+everything content hashes, frozen fixtures or promised-identical outputs flow
+through) with :mod:`ast` and fails on each such construct that is not in
+``ALLOWLIST``. Numpy aliases are resolved from each module's own imports.
+Strings and docstrings are not code, so a mention in prose never counts.
+
+Deliberately not forbidden, because each is exact or has exactly one order:
+``np.outer``/``np.multiply.outer``/``np.kron`` (one rounded product per element,
+no sum), ``np.cross`` (per component, one product minus another),
+``np.max``/``min``/``argmax``/``argmin``/``maximum.reduce`` and the other
+comparison or bitwise reductions (exact in any order), the builtin ``sum`` and
+``math.prod`` (a loop over the iterable in the order given) and ``math.fsum``
+(exactly rounded). ``np.cumsum`` and the other accumulations are forbidden even
+though numpy happens to run them front to back, because numpy does not promise
+that order; integer uses are allowlisted as exact.
+
+Warp kernels (``kernels/``) are scanned too. A Warp builtin such as ``wp.dot``
+is flagged like an array method, so a use needs an allowlist entry saying why
+it is fixed-order there (Warp compiles it as scalar code, ``fuse_fp=False``).
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+
+# The package roots installed as leviathan, leviathan.reference_cpu,
+# leviathan.kernels and leviathan.usd (pyproject's package-dir).
+PACKAGE_ROOTS = ("leviathan", "reference_cpu", "kernels", "usd")
+
+# Every module a content hash, the frozen fixture or a promised-identical
+# output (manifest, USD stage) is computed through.
+CANONICAL_MODULES = (
+    "kernels/__init__.py",
+    "kernels/backend.py",
+    "kernels/trace.py",
+    "leviathan/__init__.py",
+    "leviathan/_frozen.py",
+    "leviathan/_rational.py",
+    "leviathan/_validation.py",
+    "leviathan/acoustics.py",
+    "leviathan/catalogue.py",
+    "leviathan/controllers.py",
+    "leviathan/demo.py",
+    "leviathan/dynamics.py",
+    "leviathan/frames.py",
+    "leviathan/geometry.py",
+    "leviathan/identity.py",
+    "leviathan/materials.py",
+    "leviathan/parity/__init__.py",
+    "leviathan/parity/fixture.py",
+    "leviathan/parity/scenes.py",
+    "leviathan/random.py",
+    "leviathan/scene.py",
+    "leviathan/schedule.py",
+    "leviathan/sensors/__init__.py",
+    "leviathan/sensors/camera.py",
+    "leviathan/sensors/dvl.py",
+    "leviathan/sensors/imu.py",
+    "leviathan/sensors/sample.py",
+    "leviathan/sonar/__init__.py",
+    "leviathan/sonar/frame.py",
+    "leviathan/sonar/render.py",
+    "leviathan/specs.py",
+    "leviathan/time.py",
+    "leviathan/tracing.py",
+    "leviathan/world/__init__.py",
+    "leviathan/world/environment.py",
+    "leviathan/world/records.py",
+    "leviathan/world/registry.py",
+    "leviathan/world/sampling.py",
+    "leviathan/world/setup.py",
+    "leviathan/world/world.py",
+    "reference_cpu/__init__.py",
+    "reference_cpu/bvh.py",
+    "reference_cpu/prepare.py",
+    "reference_cpu/sonar.py",
+    "reference_cpu/trace.py",
+    "usd/__init__.py",
+    "usd/conventions.py",
+    "usd/stage.py",
+)
+
+# Modules left out, each with why nothing canonical is computed in it.
+EXCLUDED_MODULES = {
+    "leviathan/__main__.py": "entry point: calls leviathan.cli.main, computes nothing",
+    "leviathan/_files.py": "atomic file writer: moves bytes computed elsewhere, no arithmetic",
+    "leviathan/bench.py": "benchmark timings and ratios: printed, never hashed or frozen",
+    "leviathan/cli.py": "argument parsing and printing around the library calls it makes",
+    "leviathan/sonar/display.py": "PNG previews of frames: display products, outside every hash",
+}
+
+
+@dataclass(frozen=True)
+class Allowed:
+    """One allowlisted site: module path, enclosing qualname, a snippet of its source."""
+
+    path: str
+    qualname: str
+    snippet: str
+    reason: str
+
+
+# `@` between two leviathan.frames.Transform objects is Transform.__matmul__, which
+# composes element by element in the contract order ((a0 b0 + a1 b1) + a2 b2);
+# no BLAS is involved.
+_TRANSFORM_AT = "composes two leviathan.frames.Transform: __matmul__ is fixed-order element-wise"
+
+ALLOWLIST: tuple[Allowed, ...] = (
+    Allowed("leviathan/frames.py", "sensor_pose", "T_world_body @ T_body_sensor", _TRANSFORM_AT),
+    Allowed(
+        "leviathan/geometry.py",
+        "merge_meshes",
+        "np.cumsum([0] + [m.vertices.shape[0]",
+        "int64 vertex counts: an integer prefix sum is exact in any order",
+    ),
+    Allowed("leviathan/parity/scenes.py", "_pose", "body @ mount", _TRANSFORM_AT),
+    Allowed(
+        "leviathan/parity/scenes.py", "_cases.flat_normal_incidence", "body @ down", _TRANSFORM_AT
+    ),
+    Allowed(
+        "leviathan/sensors/camera.py",
+        "render_camera",
+        "T_world_sensor @ T_SENSOR_CAMERA",
+        _TRANSFORM_AT,
+    ),
+    Allowed(
+        "leviathan/world/sampling.py",
+        "take_sample",
+        "T_world_body @ spec.mount.transform()",
+        _TRANSFORM_AT,
+    ),
+    Allowed(
+        "reference_cpu/trace.py",
+        "_traverse_instance",
+        "count.sum()",
+        "int64 per-leaf triangle counts: an integer sum is exact in any order",
+    ),
+    Allowed(
+        "reference_cpu/trace.py",
+        "_traverse_instance",
+        "np.cumsum(count)",
+        "int64 per-leaf triangle counts: an integer prefix sum is exact in any order",
+    ),
+)
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One forbidden construct found in a scanned module."""
+
+    path: str
+    line: int
+    qualname: str
+    source: str
+    why: str
+
+    def render(self) -> str:
+        """``file:line function: source  (why it's forbidden)``."""
+        return f"{self.path}:{self.line} {self.qualname}: {self.source}  ({self.why})"
+
+
+_WHY_MATMUL = "`@` on arrays runs BLAS matmul: kernel and summation order depend on the CPU"
+_WHY_BLAS = "BLAS product: kernel and summation order depend on the CPU and OPENBLAS_CORETYPE"
+_WHY_LAPACK = "numpy.linalg runs LAPACK/BLAS: results depend on the OpenBLAS kernel"
+_WHY_SUM = "float reduction in an order numpy does not specify (pairwise, SIMD-blocked)"
+_WHY_SCAN = "accumulation whose order numpy does not document; write the loop"
+_WHY_FFT = "FFT: the butterfly order and its roundings belong to the FFT library"
+_WHY_METHOD = "array method reduction/product: same order problem as its numpy function"
+_WHY_SCIPY = "scipy wraps BLAS/LAPACK and order-unspecified reductions"
+_WHY_SIMD_MATH = (
+    "float64 transcendental ufunc: numpy dispatches it to CPU-specific SIMD code (e.g. "
+    "AVX-512 SVML), whose last bit can differ from libm; use math.* element by element"
+)
+
+# numpy.<name> -> why; a prefix entry (ending in ".") covers a whole submodule.
+_FORBIDDEN_NUMPY: dict[str, str] = {
+    **dict.fromkeys(
+        ("dot", "vdot", "inner", "matmul", "tensordot", "einsum", "einsum_path", "vecdot"),
+        _WHY_BLAS,
+    ),
+    **dict.fromkeys(("matvec", "vecmat", "polyfit", "cov", "corrcoef"), _WHY_BLAS),
+    **dict.fromkeys(("convolve", "correlate"), _WHY_SUM),
+    **dict.fromkeys(
+        (
+            "sum",
+            "nansum",
+            "prod",
+            "nanprod",
+            "mean",
+            "nanmean",
+            "average",
+            "std",
+            "nanstd",
+            "var",
+            "nanvar",
+            "trace",
+            "trapz",
+            "trapezoid",
+        ),
+        _WHY_SUM,
+    ),
+    **dict.fromkeys(
+        (
+            "cumsum",
+            "nancumsum",
+            "cumprod",
+            "nancumprod",
+            "cumulative_sum",
+            "cumulative_prod",
+        ),
+        _WHY_SCAN,
+    ),
+    **dict.fromkeys(
+        (
+            "sin",
+            "cos",
+            "tan",
+            "arcsin",
+            "arccos",
+            "arctan",
+            "arctan2",
+            "sinh",
+            "cosh",
+            "tanh",
+            "arcsinh",
+            "arccosh",
+            "arctanh",
+            "exp",
+            "exp2",
+            "expm1",
+            "log",
+            "log2",
+            "log10",
+            "log1p",
+            "power",
+            "float_power",
+            "cbrt",
+            "hypot",
+        ),
+        _WHY_SIMD_MATH,
+    ),
+    "linalg": _WHY_LAPACK,
+    "linalg.": _WHY_LAPACK,
+    "fft": _WHY_FFT,
+    "fft.": _WHY_FFT,
+}
+# ufunc methods that reduce; comparison and bitwise ufuncs are exact in any order.
+_UFUNC_REDUCERS = ("reduce", "accumulate", "reduceat")
+_ORDER_FREE_UFUNCS = frozenset(
+    {
+        "maximum",
+        "minimum",
+        "fmax",
+        "fmin",
+        "logical_and",
+        "logical_or",
+        "logical_xor",
+        "bitwise_and",
+        "bitwise_or",
+        "bitwise_xor",
+    }
+)
+_FORBIDDEN_METHODS = frozenset(
+    {"dot", "sum", "mean", "prod", "std", "var", "cumsum", "cumprod", "trace"}
+)
+_FORBIDDEN_IMPORTS = {"numpy.linalg": _WHY_LAPACK, "numpy.fft": _WHY_FFT, "scipy": _WHY_SCIPY}
+
+
+def _forbidden_import(module: str) -> str | None:
+    for name, why in _FORBIDDEN_IMPORTS.items():
+        if module == name or module.startswith(name + "."):
+            return why
+    return None
+
+
+def _numpy_why(dotted: str) -> str | None:
+    """Why a resolved ``numpy.…`` name is forbidden, or None."""
+    if dotted.startswith("scipy"):
+        return _WHY_SCIPY
+    if not dotted.startswith("numpy."):
+        return None
+    name = dotted[len("numpy.") :]
+    if name in _FORBIDDEN_NUMPY:
+        return _FORBIDDEN_NUMPY[name]
+    for prefix, why in _FORBIDDEN_NUMPY.items():
+        if prefix.endswith(".") and name.startswith(prefix):
+            return why
+    ufunc, _, method = name.rpartition(".")
+    if method in _UFUNC_REDUCERS and ufunc and "." not in ufunc:
+        if ufunc not in _ORDER_FREE_UFUNCS:
+            return _WHY_SUM
+    return None
+
+
+def _import_aliases(tree: ast.Module) -> dict[str, str]:
+    """Local name -> dotted name, for every absolute import anywhere in the module."""
+    aliases: dict[str, str] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.asname:
+                    aliases[alias.asname] = alias.name
+                else:
+                    root = alias.name.split(".")[0]
+                    aliases[root] = root
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            for alias in node.names:
+                aliases[alias.asname or alias.name] = f"{node.module}.{alias.name}"
+    return aliases
+
+
+class _Scanner(ast.NodeVisitor):
+    def __init__(self, path: str, text: str, tree: ast.Module) -> None:
+        self.path = path
+        self.text = text
+        self.aliases = _import_aliases(tree)
+        self.stack: list[str] = []
+        self.findings: list[Finding] = []
+
+    # -- helpers ---------------------------------------------------------------
+    def _add(self, node: ast.AST, why: str) -> None:
+        source = ast.get_source_segment(self.text, node) or ast.unparse(node)
+        self.findings.append(
+            Finding(
+                path=self.path,
+                line=node.lineno,
+                qualname=".".join(self.stack) or "<module>",
+                source=" ".join(source.split()),
+                why=why,
+            )
+        )
+
+    def _resolve(self, node: ast.AST) -> str | None:
+        if isinstance(node, ast.Name):
+            return self.aliases.get(node.id)
+        if isinstance(node, ast.Attribute):
+            base = self._resolve(node.value)
+            return None if base is None else f"{base}.{node.attr}"
+        return None
+
+    def _scoped(self, node: ast.AST, name: str) -> None:
+        self.stack.append(name)
+        self.generic_visit(node)
+        self.stack.pop()
+
+    # -- scopes ----------------------------------------------------------------
+    def visit_FunctionDef(self, node: ast.FunctionDef) -> None:
+        self._scoped(node, node.name)
+
+    def visit_AsyncFunctionDef(self, node: ast.AsyncFunctionDef) -> None:
+        self._scoped(node, node.name)
+
+    def visit_ClassDef(self, node: ast.ClassDef) -> None:
+        self._scoped(node, node.name)
+
+    # -- imports ---------------------------------------------------------------
+    def visit_Import(self, node: ast.Import) -> None:
+        for alias in node.names:
+            why = _forbidden_import(alias.name)
+            if why:
+                self._add(node, why)
+
+    def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
+        if node.level or not node.module:
+            return
+        whys = {_forbidden_import(node.module)}
+        whys |= {_forbidden_import(f"{node.module}.{a.name}") for a in node.names}
+        whys.discard(None)
+        if whys:
+            self._add(node, sorted(whys)[0])  # type: ignore[type-var]
+
+    # -- operators -------------------------------------------------------------
+    def visit_BinOp(self, node: ast.BinOp) -> None:
+        if isinstance(node.op, ast.MatMult):
+            self._add(node, _WHY_MATMUL)
+        self.generic_visit(node)
+
+    def visit_AugAssign(self, node: ast.AugAssign) -> None:
+        if isinstance(node.op, ast.MatMult):
+            self._add(node, _WHY_MATMUL)
+        self.generic_visit(node)
+
+    # -- names and calls -------------------------------------------------------
+    def _reference(self, node: ast.Attribute | ast.Name, site: ast.AST) -> bool:
+        """Records ``node`` (reported as ``site``) if it names a forbidden function."""
+        dotted = self._resolve(node)
+        why = _numpy_why(dotted) if dotted else None
+        if why:
+            self._add(site, why)
+            return True
+        return False
+
+    def visit_Call(self, node: ast.Call) -> None:
+        func = node.func
+        if isinstance(func, ast.Attribute | ast.Name) and self._reference(func, node):
+            for child in (*node.args, *node.keywords):
+                self.visit(child)
+            return
+        receiver = self._resolve(func.value) if isinstance(func, ast.Attribute) else None
+        if (
+            isinstance(func, ast.Attribute)
+            and func.attr in _FORBIDDEN_METHODS
+            # numpy names were judged above; math.prod is a left-to-right loop
+            and (receiver or "").split(".")[0] not in ("numpy", "math")
+        ):
+            self._add(node, _WHY_METHOD)
+        self.generic_visit(node)
+
+    def visit_Attribute(self, node: ast.Attribute) -> None:
+        if not self._reference(node, node):
+            self.generic_visit(node)
+
+    def visit_Name(self, node: ast.Name) -> None:
+        self._reference(node, node)
+
+
+def scan_source(path: str, text: str) -> list[Finding]:
+    """Every forbidden construct in one module's source, in source order."""
+    tree = ast.parse(text, filename=path)
+    scanner = _Scanner(path, text, tree)
+    scanner.visit(tree)
+    return sorted(scanner.findings, key=lambda f: (f.line, f.source))
+
+
+def _all_findings() -> list[Finding]:
+    findings: list[Finding] = []
+    for path in CANONICAL_MODULES:
+        findings.extend(scan_source(path, (REPO_ROOT / path).read_text(encoding="utf-8")))
+    return findings
+
+
+def _allowed(finding: Finding, entry: Allowed) -> bool:
+    return (
+        finding.path == entry.path
+        and finding.qualname == entry.qualname
+        and entry.snippet in finding.source
+    )
+
+
+def test_every_package_module_is_classified_canonical_or_excluded() -> None:
+    on_disk = {
+        p.relative_to(REPO_ROOT).as_posix()
+        for root in PACKAGE_ROOTS
+        for p in (REPO_ROOT / root).rglob("*.py")
+    }
+    canonical = set(CANONICAL_MODULES)
+    assert len(canonical) == len(CANONICAL_MODULES), "a module is listed twice"
+    assert not canonical & set(EXCLUDED_MODULES), "a module is both canonical and excluded"
+    listed = canonical | set(EXCLUDED_MODULES)
+    assert sorted(on_disk - listed) == [], "new modules: add each to CANONICAL or EXCLUDED"
+    assert sorted(listed - on_disk) == [], "listed modules that no longer exist"
+
+
+def test_canonical_modules_use_no_blas_lapack_or_unordered_reductions() -> None:
+    offending = [f for f in _all_findings() if not any(_allowed(f, a) for a in ALLOWLIST)]
+    if offending:
+        pytest.fail(
+            f"{len(offending)} forbidden construct(s) on canonical paths; write the arithmetic "
+            "element-wise in a fixed order (or exactly), or allowlist the site with a reason:\n"
+            + "\n".join(f.render() for f in offending),
+            pytrace=False,
+        )
+
+
+def test_every_allowlist_entry_still_matches_a_site() -> None:
+    findings = _all_findings()
+    stale = [a for a in ALLOWLIST if not any(_allowed(f, a) for f in findings)]
+    if stale:
+        pytest.fail(
+            "allowlist entries that match nothing (remove them):\n"
+            + "\n".join(f"{a.path} {a.qualname}: {a.snippet!r}" for a in stale),
+            pytrace=False,
+        )
+
+
+def test_every_allowlist_entry_has_a_reason_and_is_unique() -> None:
+    keys = [(a.path, a.qualname, a.snippet) for a in ALLOWLIST]
+    assert len(set(keys)) == len(keys)
+    assert all(a.reason.strip() and a.snippet.strip() for a in ALLOWLIST)
+    assert {a.path for a in ALLOWLIST} <= set(CANONICAL_MODULES)
+
+
+# -- the scanner itself: each forbidden form is caught, each allowed form is not ----------
+
+_HEADER = (
+    "import math\nimport numpy\nimport numpy as np\nimport warp as wp\n"
+    "from numpy import sum as npsum\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("line", "why"),
+    [
+        ("y = a @ b", _WHY_MATMUL),
+        ("a @= b", _WHY_MATMUL),
+        ("y = np.dot(a, b)", _WHY_BLAS),
+        ("y = numpy.vdot(a, b)", _WHY_BLAS),
+        ("y = np.inner(a, b)", _WHY_BLAS),
+        ("y = np.matmul(a, b)", _WHY_BLAS),
+        ("y = np.einsum('i,i', a, b)", _WHY_BLAS),
+        ("y = np.tensordot(a, b, 1)", _WHY_BLAS),
+        ("y = np.linalg.pinv(a)", _WHY_LAPACK),
+        ("y = la.norm(a)", _WHY_LAPACK),
+        ("f = np.linalg.solve", _WHY_LAPACK),
+        ("y = np.sum(a)", _WHY_SUM),
+        ("y = npsum(a)", _WHY_SUM),
+        ("y = np.prod(a)", _WHY_SUM),
+        ("y = np.mean(a)", _WHY_SUM),
+        ("y = np.average(a, weights=w)", _WHY_SUM),
+        ("y = np.std(a)", _WHY_SUM),
+        ("y = np.var(a)", _WHY_SUM),
+        ("y = np.nansum(a)", _WHY_SUM),
+        ("y = np.trapezoid(a)", _WHY_SUM),
+        ("y = np.add.reduce(a)", _WHY_SUM),
+        ("y = np.multiply.accumulate(a)", _WHY_SUM),
+        ("y = np.cumsum(a)", _WHY_SCAN),
+        ("y = np.fft.rfft(a)", _WHY_FFT),
+        ("y = a.dot(b)", _WHY_METHOD),
+        ("y = (a * b).sum(axis=1)", _WHY_METHOD),
+        ("y = a.mean()", _WHY_METHOD),
+        ("y = a.prod()", _WHY_METHOD),
+        ("y = a.std()", _WHY_METHOD),
+        ("y = a.var()", _WHY_METHOD),
+        ("y = wp.dot(a, b)", _WHY_METHOD),
+        ("import numpy.linalg", _WHY_LAPACK),
+        ("from numpy import linalg", _WHY_LAPACK),
+        ("from numpy.linalg import pinv", _WHY_LAPACK),
+        ("import scipy.linalg", _WHY_SCIPY),
+        ("from scipy import sparse", _WHY_SCIPY),
+    ],
+)
+def test_scanner_flags_forbidden_construct(line: str, why: str) -> None:
+    header = _HEADER + "import numpy.linalg as la\n"
+    source = header + f"def f(a, b, w):\n    {line}\n"
+    at = header.count("\n") + 2
+    findings = [f for f in scan_source("x.py", source) if f.line == at]
+    assert [(f.qualname, f.why) for f in findings] == [("f", why)]
+    expression = line.split(" = ", 1)[-1]  # the flagged node: the right-hand side
+    assert findings[0].render() == f"x.py:{at} f: {expression}  ({why})"
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "y = a * b + c",
+        "y = np.outer(a, b)",
+        "y = np.cross(a, b)",
+        "y = np.max(a) + np.maximum.reduce(a)",
+        "y = sum(v) + math.fsum(v) + math.prod(v)",
+        "y = wp.length(a) + wp.cross(a, b)",
+        "y = spec.mean_m",
+        "'''np.dot(a, b) and a @ b in prose are not code'''",
+    ],
+)
+def test_scanner_passes_allowed_construct(line: str) -> None:
+    source = _HEADER + f"def f(a, b, c, v, spec):\n    {line}\n"
+    assert scan_source("x.py", source) == []
