@@ -58,12 +58,14 @@ from __future__ import annotations
 
 import math
 import numbers
+import struct
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
+from leviathan._frozen import frozen_array
 from leviathan._rational import exact_pseudo_inverse
 from leviathan.frames import (
     Transform,
@@ -112,14 +114,12 @@ def _state_array(name: str, value: Any, shape: tuple[int, ...] | None, what: str
         raise ValueError(f"{name} must have shape {what}, got shape {array.shape}")
     if not np.all(np.isfinite(array)):
         raise ValueError(f"{name} must be finite, got {array.tolist()!r}")
-    array.flags.writeable = False
-    return array
+    return frozen_array(array)
 
 
 def _read_only_array(values: list[float]) -> np.ndarray:
-    array = np.array(values, dtype=np.float64)
-    array.flags.writeable = False
-    return array
+    # Memory is an immutable bytes object: the array can never be made writable again.
+    return np.frombuffer(struct.pack(f"{len(values)}d", *values), dtype=np.float64)
 
 
 @dataclass(frozen=True, eq=False)
@@ -286,15 +286,11 @@ class VehicleState:
 
 
 def _diag(values: Sequence[float]) -> np.ndarray:
-    matrix = np.diag(np.asarray(values, dtype=np.float64))
-    matrix.flags.writeable = False
-    return matrix
+    return frozen_array(np.diag(np.asarray(values, dtype=np.float64)))
 
 
 def _frozen(array: np.ndarray) -> np.ndarray:
-    array = np.array(array, dtype=np.float64)
-    array.flags.writeable = False
-    return array
+    return frozen_array(np.array(array, dtype=np.float64))
 
 
 def _skew(a: Sequence[float]) -> np.ndarray:

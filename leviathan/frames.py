@@ -32,6 +32,8 @@ from typing import Any
 
 import numpy as np
 
+from leviathan._frozen import frozen_array
+
 __all__ = [
     "R_CAMERA_SENSOR",
     "R_SENSOR_CAMERA",
@@ -125,8 +127,8 @@ def _validated_vectors(name: str, value: Any) -> np.ndarray:
 
 
 def _read_only(array: np.ndarray) -> np.ndarray:
-    array.flags.writeable = False
-    return array
+    # Over immutable bytes, not just flagged: setflags(write=True) cannot undo it.
+    return frozen_array(array)
 
 
 # --------------------------------------------------------------------------- ordered arithmetic
