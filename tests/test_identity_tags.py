@@ -108,6 +108,7 @@ EXPECTED_TAGS: dict[str, str] = {
     "leviathan.world.Environment": "leviathan.world.environment.Environment",
     "leviathan.world.SceneObject": "leviathan.world.environment.SceneObject",
     "leviathan.world.VehicleSetup": "leviathan.world.setup.VehicleSetup",
+    "leviathan.world.VehicleTrackRecord": "leviathan.world.records.VehicleTrackRecord",
     "leviathan.world.WorldSnapshot": "leviathan.world.records.WorldSnapshot",
 }
 

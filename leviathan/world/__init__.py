@@ -1,7 +1,7 @@
 """The canonical World: vehicles, 6-DOF dynamics, controllers, sensors on schedules."""
 
 from leviathan.world.environment import Environment, SceneObject
-from leviathan.world.records import CaptureGroup, WorldSnapshot
+from leviathan.world.records import CaptureGroup, VehicleTrackRecord, WorldSnapshot
 from leviathan.world.registry import IDLE_RELEASE_S, MAX_OPEN_WORLDS, WorldRegistry
 from leviathan.world.setup import VehicleSetup
 from leviathan.world.world import (
@@ -20,6 +20,7 @@ __all__ = [
     "SceneObject",
     "ThrusterFaultRefusedError",
     "VehicleSetup",
+    "VehicleTrackRecord",
     "World",
     "WorldLimitError",
     "WorldRegistry",

@@ -1,4 +1,4 @@
-"""Immutable records a World returns: capture groups and snapshots.
+"""Immutable records a World returns: capture groups, snapshots and track records.
 
 Both are immutable all the way down and share nothing mutable with the live
 World or with the caller: their constructors deep-copy what they are given into
@@ -15,10 +15,12 @@ from dataclasses import dataclass
 from functools import cache, cached_property
 from typing import Any
 
-from leviathan._frozen import FrozenMapping, freeze
+import numpy as np
+
+from leviathan._frozen import FrozenMapping, freeze, frozen_array
 from leviathan.identity import content_hash
 
-__all__ = ["CaptureGroup", "WorldSnapshot"]
+__all__ = ["CaptureGroup", "VehicleTrackRecord", "WorldSnapshot"]
 
 
 @cache
@@ -176,3 +178,55 @@ class WorldSnapshot:
     def content_hash(self) -> str:
         """SHA-256 of the snapshot's canonical content."""
         return content_hash(self)
+
+
+@dataclass(frozen=True, eq=False)
+class VehicleTrackRecord:
+    """A vehicle's committed ground-truth states over consecutive ticks (read-only arrays).
+
+    Attributes:
+        name: Vehicle name in its World.
+        ticks: Tick indices, int64 [n].
+        times_ns: Tick times [ns], int64 [n].
+        position_ned_m: CG position in world NED [m], float64 [n, 3].
+        attitude_q: Attitude ``q_world_body`` ``(w, x, y, z)``, float64 [n, 4].
+        velocity_body: Body velocities ``(u, v, w, p, q, r)`` relative to the world,
+            in body FRD [m/s, rad/s], float64 [n, 6].
+    """
+
+    __content_type__ = "leviathan.world.records.VehicleTrackRecord"
+
+    name: str
+    ticks: np.ndarray
+    times_ns: np.ndarray
+    position_ned_m: np.ndarray
+    attitude_q: np.ndarray
+    velocity_body: np.ndarray
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.name, str) or not self.name:
+            raise ValueError(f"name: expected a vehicle name, got {self.name!r}")
+        expected = {
+            "ticks": (np.int64, (-1,)),
+            "times_ns": (np.int64, (-1,)),
+            "position_ned_m": (np.float64, (-1, 3)),
+            "attitude_q": (np.float64, (-1, 4)),
+            "velocity_body": (np.float64, (-1, 6)),
+        }
+        count = None
+        for field_name, (dtype, shape) in expected.items():
+            array = np.asarray(getattr(self, field_name))
+            if array.dtype != dtype or array.ndim != len(shape) or array.shape[1:] != shape[1:]:
+                raise ValueError(
+                    f"{field_name}: expected {np.dtype(dtype).name} of shape "
+                    f"{tuple('n' if d < 0 else d for d in shape)}, got {array.dtype.name} "
+                    f"{array.shape}"
+                )
+            if count is None:
+                count = array.shape[0]
+            elif array.shape[0] != count:
+                raise ValueError(f"{field_name}: expected {count} rows, got {array.shape[0]}")
+            object.__setattr__(self, field_name, frozen_array(np.ascontiguousarray(array)))
+
+    def __len__(self) -> int:
+        return int(self.ticks.shape[0])

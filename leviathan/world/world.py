@@ -35,7 +35,7 @@ from leviathan.specs import SensorSpec, VehicleSpec, WaterSpec
 from leviathan.time import MAX_STEP_NS, MIN_STEP_NS, Clock, Epoch, seconds_to_ns
 from leviathan.tracing import resolve_backend
 from leviathan.world.environment import Environment
-from leviathan.world.records import CaptureGroup, WorldSnapshot
+from leviathan.world.records import CaptureGroup, VehicleTrackRecord, WorldSnapshot
 from leviathan.world.setup import VehicleSetup
 
 __all__ = [
@@ -65,16 +65,17 @@ def _norm3(v: Sequence[float]) -> float:
 class _Track:
     """A vehicle's committed-tick track in growable arrays.
 
-    Per tick: the tick index, its time [ns] and the pose as NED position and
-    attitude quaternion (7 float64), from which ``T_world_body`` is rebuilt
-    exactly as :attr:`VehicleState.T_world_body` builds it. About 72 bytes a
-    tick, so a World at its 2,000,000-step limit holds ~144 MB per vehicle.
+    Per tick: the tick index, its time [ns], the pose as NED position and
+    attitude quaternion, and the body velocities ``(u, v, w, p, q, r)``
+    (13 float64), from which ``T_world_body`` is rebuilt exactly as
+    :attr:`VehicleState.T_world_body` builds it. 120 bytes a tick, so a World
+    at its 2,000,000-step limit holds ~240 MB per vehicle.
     """
 
     def __init__(self, capacity: int = 1024) -> None:
         self._ticks = np.empty(capacity, dtype=np.int64)
         self._times = np.empty(capacity, dtype=np.int64)
-        self._poses = np.empty((capacity, 7), dtype=np.float64)
+        self._states = np.empty((capacity, 13), dtype=np.float64)
         self.size = 0
 
     def append(self, tick: int, time_ns: int, state: VehicleState) -> None:
@@ -82,17 +83,26 @@ class _Track:
             grow = 2 * self.size
             self._ticks = np.resize(self._ticks, grow)
             self._times = np.resize(self._times, grow)
-            self._poses = np.resize(self._poses, (grow, 7))
+            self._states = np.resize(self._states, (grow, 13))
         k = self.size
         self._ticks[k] = tick
         self._times[k] = time_ns
-        self._poses[k, :3] = state.position_ned_m
-        self._poses[k, 3:] = state.attitude_q
+        self._states[k, :3] = state.position_ned_m
+        self._states[k, 3:7] = state.attitude_q
+        self._states[k, 7:] = state.velocity_body
         self.size = k + 1
 
     def truncate(self, size: int) -> None:
         """Forget every row from ``size`` on (rolling back a failed step)."""
         self.size = min(self.size, size)
+
+    def rows(self, start: int = 0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Copies of ``(ticks, times_ns, states)`` from row ``start`` on."""
+        return (
+            self._ticks[start : self.size].copy(),
+            self._times[start : self.size].copy(),
+            self._states[start : self.size].copy(),
+        )
 
     @property
     def ticks(self) -> np.ndarray:
@@ -107,11 +117,11 @@ class _Track:
         return [
             VehicleState(
                 position_ned_m=row[:3],
-                attitude_q=row[3:],
+                attitude_q=row[3:7],
                 velocity_body=np.zeros(6),
                 thrust_n=thrust,
             ).T_world_body
-            for row in self._poses[: self.size]
+            for row in self._states[: self.size]
         ]
 
 
@@ -829,6 +839,37 @@ class World:
             v.track.ticks,
             v.track.times_ns,
             np.array(matrices, dtype=np.float64).reshape(-1, 4, 4),
+        )
+
+    def track_states(self, vehicle: str, *, from_tick: int = 0) -> VehicleTrackRecord:
+        """The committed ground-truth states of a vehicle at every tick from ``from_tick``.
+
+        Cost is O(ticks returned), so a recorder can take each new stretch of the
+        track after every ``step`` without copying the whole history again.
+
+        Args:
+            vehicle: Vehicle name.
+            from_tick: First tick wanted (0 .. :attr:`tick`); ticks before it are left out.
+
+        Returns:
+            A :class:`~leviathan.world.records.VehicleTrackRecord` with ticks, times
+            [ns], NED positions [m], attitude quaternions ``q_world_body`` ``(w, x, y,
+            z)`` and body velocities ``(u, v, w, p, q, r)`` [m/s, rad/s].
+        """
+        v = self._vehicle(vehicle)
+        if isinstance(from_tick, bool) or not isinstance(from_tick, int):
+            raise TypeError(f"from_tick: expected an int tick index, got {from_tick!r}")
+        if not 0 <= from_tick <= self.tick:
+            raise ValueError(f"from_tick: expected a tick in [0, {self.tick}], got {from_tick}")
+        # Every committed tick from 0 has one row, in order, so the row index is the tick.
+        tick_rows, time_rows, states = v.track.rows(from_tick)
+        return VehicleTrackRecord(
+            name=v.name,
+            ticks=tick_rows,
+            times_ns=time_rows,
+            position_ned_m=states[:, :3],
+            attitude_q=states[:, 3:7],
+            velocity_body=states[:, 7:],
         )
 
     def vehicle_spec(self, vehicle: str) -> VehicleSpec:
