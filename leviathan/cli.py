@@ -1,4 +1,5 @@
-"""The ``leviathan`` command line: ``catalogue``, ``parity``, ``bench``, ``demo``, ``export-usd``.
+"""The ``leviathan`` command line: ``catalogue``, ``parity``, ``bench``, ``demo``, ``export-usd``,
+``export-dataset``.
 
 Failures are reported in one place, :func:`main`: every failure prints exactly
 one line ``error: <what went wrong>`` to stderr (an OS error as
@@ -32,7 +33,7 @@ import os
 import sys
 import traceback
 from collections.abc import Sequence
-from typing import NoReturn
+from typing import Any, NoReturn
 
 __all__ = ["EXIT_BAD_INPUT", "EXIT_FAILURE", "EXIT_INTERRUPTED", "main"]
 
@@ -130,6 +131,30 @@ def _cmd_export_usd(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_export_dataset(args: argparse.Namespace) -> int:
+    from tqdm import tqdm
+
+    from leviathan.datasets import export_dataset
+
+    if args.mcap is None and args.hdf5 is None:
+        raise ValueError("export-dataset: give --mcap FILE and/or --hdf5 FILE")
+    bars: list[Any] = []  # made at the first progress report, so a refusal prints one line
+
+    def progress(done: int, total: int) -> None:
+        if not bars:
+            bars.append(tqdm(total=total, unit="group", desc="export", disable=args.quiet))
+        bars[0].update(done - bars[0].n)
+
+    try:
+        written = export_dataset(args.run, mcap=args.mcap, hdf5=args.hdf5, progress=progress)
+    finally:
+        for bar in bars:
+            bar.close()
+    for kind, path in sorted(written.items()):
+        print(f"wrote {path} ({kind}, {path.stat().st_size / 1e6:.1f} MB)")
+    return 0
+
+
 class _UsageError(Exception):
     """A command line argparse refused; its message is argparse's."""
 
@@ -221,6 +246,16 @@ def _parser() -> argparse.ArgumentParser:
         help="simulated seconds before export, a whole number of 10 ms ticks (default: 0)",
     )
     p.set_defaults(func=_cmd_export_usd)
+
+    p = sub.add_parser(
+        "export-dataset",
+        help="export a recorded run (a demo output folder) as ROS 2 MCAP and/or HDF5",
+    )
+    p.add_argument("run", help="run folder holding dataset.h5 (e.g. survey_out), or the .h5 file")
+    p.add_argument("--mcap", metavar="FILE", help="write a ROS 2 bag in MCAP (.mcap)")
+    p.add_argument("--hdf5", metavar="FILE", help="write HDF5 with the full ground truth (.h5)")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.set_defaults(func=_cmd_export_dataset)
 
     p = sub.add_parser("demo", help="survey demo: a survey AUV and an inspection ROV in one World")
     p.add_argument("--out", default="survey_out", help="output directory (default: survey_out)")

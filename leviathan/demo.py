@@ -8,8 +8,8 @@ production inspection ROV slowly approaches a target, filming it with its front
 camera. About 20 s of simulation time in 10 ms ticks.
 
 The demo ROV's camera is the catalogue camera at a reduced resolution and rate
-(256 x 144 px at 2 Hz) so that the written samples stay a few megabytes (every
-camera channel of every frame is saved); this is stated in the manifest. Rays
+(256 x 144 px at 2 Hz) so that the recorded samples stay a few megabytes (every
+camera channel of every frame is recorded); this is stated in the manifest. Rays
 are traced by ``leviathan.tracing``'s default backend (Warp on CUDA when
 present, else Warp on the CPU), which the manifest records; every backend
 gives the same samples and the same run hash.
@@ -18,9 +18,12 @@ Writes to the output directory, atomically: everything goes into a temporary
 sibling folder that is renamed into place at the end, so an interrupted run
 leaves nothing partial and a rerun replaces a previous output whole:
 
-* ``samples/<vehicle>_<sensor>/<index>.npz``: the sonar's main channels and every
-  camera channel per sample (compressed); DVL and IMU samples stacked in
-  ``samples/<vehicle>_<sensor>.npz``;
+* ``dataset.h5``: every channel of every sample, the complete per-cell sonar
+  ground truth, the vehicles' ground-truth tracks at every tick, their documents
+  and the provenance, lossless (HDF5; :func:`leviathan.datasets.read_hdf5`
+  rebuilds the records with their content hashes);
+* ``dataset.mcap``: the same run as a ROS 2 bag in MCAP with standard message
+  types (sonar, DVL, IMU, camera, odometry, TF), for ROS 2 tools and Foxglove;
 * ``previews/``: sonar fan PNGs (1 Hz) and camera previews (every frame);
 * ``track.png``: north-up plot of both vehicles' tracks and the targets;
 * ``world.usda``: the World as an OpenUSD stage with both tracks;
@@ -39,9 +42,7 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
-from leviathan._files import write_atomically, write_npz
+from leviathan._files import write_atomically
 from leviathan.time import NS_PER_SECOND
 
 __all__ = ["build_demo_world", "run_demo", "ticks_for_duration"]
@@ -50,13 +51,6 @@ TICK_NS = 10_000_000  # 10 ms: every 100 Hz IMU sample falls on a tick
 DEMO_SECONDS = 20
 DEMO_JOB = "leviathan survey demo"
 """The manifest's ``job``: marks a folder as this demo's output, which a rerun may replace."""
-_SONAR_CHANNELS = (
-    "linear_return",
-    "sample_count",
-    "validity",
-    "primary_instance",
-    "primary_range_m",
-)
 
 
 def survey_environment(seabed_triangles: int = 100_000):
@@ -331,52 +325,56 @@ def run_demo(
     return out / "manifest.json"
 
 
+_NOTES = (
+    "The inspection ROV's camera runs at 256x144 px and 2 Hz in this demo (reduced from "
+    "the catalogue's 1280x720) to keep the recorded camera channels a few megabytes.",
+    "Vehicle motion is integrated with the 6-DOF model; scene objects move with constant velocity.",
+)
+
+
 def _write_products(out: Path, ticks: int, *, progress: bool) -> dict[str, Any]:
     """Runs the demo World for ``ticks`` and writes every product into ``out``; returns the
     manifest (written last)."""
     from tqdm import tqdm
 
+    from leviathan.datasets import RUN_DATASET_NAME, DatasetRecorder
     from leviathan.identity import content_hash
     from leviathan.sensors.camera import preview_png
     from leviathan.sonar import SonarFrame
 
-    (out / "samples").mkdir()
     (out / "previews").mkdir()
     world = build_demo_world()
     groups_out: list[dict] = []
-    stacked: dict[str, list] = {}
     chunk = 50
-    with tqdm(
-        total=ticks, unit="tick", desc="survey demo", disable=not progress, leave=True
-    ) as bar:
+    recorder = DatasetRecorder(
+        world,
+        mcap=out / "dataset.mcap",
+        hdf5=out / RUN_DATASET_NAME,
+        manifest={"job": DEMO_JOB, "notes": list(_NOTES)},
+    )
+    with (
+        recorder,
+        tqdm(total=ticks, unit="tick", desc="survey demo", disable=not progress, leave=True) as bar,
+    ):
         done = 0
         while done < ticks:
             n = min(chunk, ticks - done)
-            for group in world.step(n):
+            groups = world.step(n)
+            recorder.record(groups)
+            for group in groups:
                 members = {}
                 for sensor_id, sample in group.samples.items():
                     members[sensor_id] = sample.content_hash
                     stem = sensor_id.replace("/", "_")
                     if isinstance(sample, SonarFrame):
-                        folder = out / "samples" / stem
-                        folder.mkdir(exist_ok=True)
-                        write_npz(
-                            folder / f"{sample.sample_index:06d}.npz",
-                            {k: np.asarray(sample.channels[k]) for k in _SONAR_CHANNELS},
-                        )
                         if sample.sample_index % 5 == 0:
                             sample.fan_png(
                                 str(out / "previews" / f"{stem}_{sample.sample_index:06d}_fan.png")
                             )
                     elif sample.kind == "camera":
-                        folder = out / "samples" / stem
-                        folder.mkdir(exist_ok=True)
-                        write_npz(folder / f"{sample.sample_index:06d}.npz", dict(sample.channels))
                         preview_png(
                             sample, str(out / "previews" / f"{stem}_{sample.sample_index:06d}.png")
                         )
-                    else:
-                        stacked.setdefault(sensor_id, []).append(sample)
                 groups_out.append(
                     {
                         "tick": group.tick,
@@ -387,17 +385,10 @@ def _write_products(out: Path, ticks: int, *, progress: bool) -> dict[str, Any]:
                 )
             done += n
             bar.update(n)
-    for sensor_id, samples in stacked.items():
-        arrays = {
-            "sample_index": np.array([s.sample_index for s in samples]),
-            "time_ns": np.array([s.time_ns for s in samples]),
-        }
-        for name in samples[0].channels:
-            arrays[name] = np.stack([np.asarray(s.channels[name]) for s in samples])
-        write_npz(out / "samples" / f"{sensor_id.replace('/', '_')}.npz", arrays)
+        snapshot = world.snapshot()
+        recorder.close(manifest={"snapshot_hash": snapshot.content_hash})
     _track_plot(world, out / "track.png")
     usd_path = world.export_usd(out / "world.usda")
-    snapshot = world.snapshot()
     manifest = {
         "job": DEMO_JOB,
         "simulated_ns": world.time_ns,
@@ -411,12 +402,8 @@ def _write_products(out: Path, ticks: int, *, progress: bool) -> dict[str, Any]:
         "run_hash": content_hash([g["content_hash"] for g in groups_out]),
         "usd": usd_path.name,
         "tracing": {"backend": world.tracing[0], "device": world.tracing[1]},
-        "notes": [
-            "The inspection ROV's camera runs at 256x144 px and 2 Hz in this demo (reduced from "
-            "the catalogue's 1280x720) to keep the saved camera channels a few megabytes.",
-            "Vehicle motion is integrated with the 6-DOF model; scene objects move with "
-            "constant velocity.",
-        ],
+        "dataset": {"hdf5": RUN_DATASET_NAME, "mcap": "dataset.mcap"},
+        "notes": list(_NOTES),
     }
     # Written last: a folder with a manifest is complete (and the rename above makes it whole).
     write_atomically(

@@ -101,6 +101,17 @@ EXCLUDED_MODULES = {
     "leviathan/_files.py": "atomic file writer: moves bytes computed elsewhere, no arithmetic",
     "leviathan/bench.py": "benchmark timings and ratios: printed, never hashed or frozen",
     "leviathan/cli.py": "argument parsing and printing around the library calls it makes",
+    "leviathan/datasets/__init__.py": "re-exports the dataset writers, computes nothing",
+    "leviathan/datasets/channels.py": "units and meanings of exported arrays, no arithmetic",
+    "leviathan/datasets/errors.py": "exception classes of the dataset writers, computes nothing",
+    "leviathan/datasets/hdf5.py": "export format, computes no hash (the reader checks hashes "
+    "with leviathan.identity, the canonical encoder)",
+    "leviathan/datasets/mcap.py": "export format, computes no hash (ROS messages from records)",
+    "leviathan/datasets/ros_frames.py": "ROS frame conventions for export: sign flips and "
+    "permutations of finished records, never hashed",
+    "leviathan/datasets/ros_messages.py": "ROS 2 message definitions as text, no arithmetic",
+    "leviathan/datasets/typed_json.py": "text encoding of metadata for export files, no arithmetic",
+    "leviathan/datasets/run.py": "feeds records to the dataset writers: an export, never hashed",
     "leviathan/sonar/display.py": "PNG previews of frames: display products, outside every hash",
 }
 

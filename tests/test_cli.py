@@ -246,9 +246,9 @@ def test_a_rerun_replaces_the_previous_output_whole(tmp_path, tiny_demo) -> None
     assert main(["demo", "--out", str(out), "--seconds", "0.05", "--quiet"]) == 0
     first = (out / "manifest.json").read_bytes()
     (out / "stray.txt").write_bytes(b"left by hand")
-    (out / "samples" / "stray.npz").write_bytes(b"left by hand")
+    (out / "previews" / "stray.png").write_bytes(b"left by hand")
     assert main(["demo", "--out", str(out), "--seconds", "0.05", "--quiet"]) == 0
-    assert not (out / "stray.txt").exists() and not (out / "samples" / "stray.npz").exists()
+    assert not (out / "stray.txt").exists() and not (out / "previews" / "stray.png").exists()
     assert (out / "manifest.json").read_bytes() == first
     assert [p.name for p in tmp_path.iterdir()] == ["out"]
 

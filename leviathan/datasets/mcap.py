@@ -1,0 +1,835 @@
+"""ROS 2 bags in MCAP: LEVIATHAN's samples and ground truth as standard ROS 2 messages.
+
+:class:`McapWriter` streams capture groups and vehicle tracks into an MCAP file
+with the ``ros2`` profile: ROS 2 CDR messages, schemas in ``ros2msg`` text
+(:mod:`leviathan.datasets.ros_messages`), zstd-compressed chunks, and the
+``offered_qos_profiles`` every channel carries when ``ros2 bag`` records it. It
+opens in any MCAP viewer (Foxglove, ``ros2 bag`` with the MCAP storage plugin)
+with no LEVIATHAN code. The container is written by ``mcap`` and the messages
+serialised by ``mcap-ros2-support``, the MCAP maintainers' own libraries:
+``mcap`` is the reference Python implementation of the format (chunking,
+indexes, summary, CRCs), ``mcap-ros2-support`` encodes CDR straight from the
+``.msg`` text, so no ROS installation or generated message classes are needed,
+and both bring their compressors (zstandard, lz4) as dependencies.
+
+Topics (``<v>`` a vehicle, ``<s>`` one of its sensors; every vehicle and sensor
+declared gets its topics, with or without messages):
+
+============================  ================================================  ===================
+topic                         type                                              header frame
+============================  ================================================  ===================
+``/tf_static``                ``tf2_msgs/msg/TFMessage``, once (latched)        as in the tree
+``/tf``                       ``tf2_msgs/msg/TFMessage``, every track tick      ``map``
+``/<v>/odometry``             ``nav_msgs/msg/Odometry``, every track tick       ``map``
+``/<v>/odometry_ned``         ``nav_msgs/msg/Odometry``, every track tick       ``world_ned``
+``/<v>/<s>`` (imaging sonar)  ``marine_acoustic_msgs/msg/ProjectedSonarImage``  ``<v>/<s>_acoustic``
+``/<v>/<s>`` (DVL)            ``marine_acoustic_msgs/msg/Dvl``                  ``<v>/<s>_acoustic``
+``/<v>/<s>`` (IMU)            ``sensor_msgs/msg/Imu``                           ``<v>/<s>``
+``/<v>/<s>/image`` (camera)   ``sensor_msgs/msg/Image``, ``rgb8``               ``<v>/<s>_optical``
+``/<v>/<s>/depth`` (camera)   ``sensor_msgs/msg/Image``, ``32FC1``              ``<v>/<s>_optical``
+``/<v>/<s>/camera_info``      ``sensor_msgs/msg/CameraInfo``                    ``<v>/<s>_optical``
+============================  ================================================  ===================
+
+The odometry's child frames are ``<v>/base_link`` and ``<v>/base_link_frd``.
+
+Frames (:mod:`leviathan.datasets.ros_frames` holds every conversion). One parent
+per frame; ``/tf`` carries the vehicles' poses, ``/tf_static`` everything else::
+
+    map                                   ENU (REP 103/105)
+    ├── world_ned                         static: LEVIATHAN's NED world, same origin
+    └── <v>/base_link                     /tf: the body in FLU, origin at the CG
+        └── <v>/base_link_frd             static: LEVIATHAN's FRD body, (x, -y, -z)
+            └── <v>/<s>_frd               static: the mount T_body_sensor (x = boresight)
+                ├── <v>/<s>               static: the sensor in FLU, (x, -y, -z)
+                ├── <v>/<s>_optical       camera: OpenCV optical axes (x right, y down,
+                │                         z forward; REP 103's "_optical")
+                └── <v>/<s>_acoustic      sonar, DVL: z = boresight, x = -z_frd, y = y_frd
+                                          (the axes marine_acoustic_msgs documents)
+
+Time: every stamp is ``(t // 10**9, t % 10**9)`` of the sample's or tick's
+integer ``time_ns`` and every message's MCAP ``log_time`` and ``publish_time``
+are ``time_ns`` itself. Within one :meth:`McapWriter.write` call messages go
+out in time order (at one instant: ``/tf``, the odometry, then the samples in
+sensor-id order); ``/tf_static`` is written once, at the first message's time.
+
+What each message holds:
+
+* ProjectedSonarImage: ``image`` is ``linear_return`` as little-endian float32
+  (``DTYPE_FLOAT32``), rows = range bins, the bearing index varying fastest
+  (``data[(k * beam_count + b) * 4 ...]``, as ``sonar_image_proc`` reads it); a NaN
+  cell (radiometry unknown, unsupported medium) stays a float32 quiet NaN, empty
+  cells are 0. ``beam_directions`` are the unit vectors of the bearings at
+  elevation 0 in the acoustic frame, ``(0, sin b, cos b)``; ``ranges`` the bin
+  centres ``(e_k + e_{k+1}) / 2`` of ``range_bin_edges_m`` (float32). ``ping_info``:
+  the spec's frequency; ``sound_speed`` Mackenzie (1981) for the frame's water at
+  the sonar's depth (LEVIATHAN's ranges are geometric, so no sound speed entered
+  them: this is the speed a real sonar would have used); ``tx_beamwidths`` the
+  vertical -3 dB width of every beam (the Gaussian pattern's elevation width, at
+  most the aperture; the aperture for a uniform pattern); ``rx_beamwidths`` empty
+  ("not reported": each column integrates rays at exactly its bearing).
+* Dvl: bottom track (``DVL_MODE_BOTTOM``), Janus piston array. ``velocity`` is the
+  measured velocity in the acoustic frame, NaN without a lock; ``velocity_covar``
+  the noise variance on the diagonal (0 for a noise-free DVL), all -1 without a
+  lock ("not known", as the message asks). ``range`` the beams' slant ranges
+  (NaN for an invalid beam), ``range_covar`` 0 (ranges are exact) or -1 for an
+  invalid beam, ``beam_quality`` 1 for a valid beam, 0 otherwise; no beam
+  velocities (``beam_velocities_valid`` false, NaN, covariance -1); ``sound_speed``
+  0 (the DVL model uses none). The message has exactly 4 beams, so a DVL with
+  another ``beam_count`` is refused.
+* Imu: angular rate and specific force (as ``linear_acceleration``, REP 145: a
+  level IMU at rest reads +9.81 m/s² up) of the noisy measurement, in the sensor
+  FLU frame; no orientation (identity, ``orientation_covariance[0] = -1``: "no
+  estimate" per sensor_msgs/Imu); the other covariances hold the noise variances
+  on the diagonal, all zero for a noise-free IMU (which the message reads as
+  "unknown": it has no way to say "exactly zero").
+* Camera: the sRGB preview (``rgb8``), camera z-depth (``32FC1`` [m], REP 118;
+  +Inf where nothing lies within ``far_m``, REP 117's "no object in range";
+  LEVIATHAN's channel holds NaN there) and a ``plumb_bob`` CameraInfo with zero
+  distortion from the sample's intrinsics (``P = [K | 0]``, ``R = I``).
+* Odometry: ground truth, so every covariance is 0. The pose of the CG in the
+  parent frame, the twist in the child frame (nav_msgs convention).
+
+File-level metadata records: ``leviathan.manifest`` (``{"json": ...}``, the
+manifest given to :meth:`McapWriter.close` or else to the constructor),
+``leviathan.vehicles`` (each vehicle's document as JSON) and
+``leviathan.export`` (this format's version).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import re
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from leviathan._files import atomic_path
+from leviathan.acoustics import sound_speed_m_per_s
+from leviathan.datasets.errors import DatasetError
+from leviathan.datasets.ros_frames import (
+    R_ENU_NED,
+    R_FLU_FRD,
+    R_FRD_ACOUSTIC,
+    frd_to_acoustic,
+    frd_to_flu,
+    ned_to_enu,
+    quaternion_ned_frd_to_enu_flu,
+    quaternion_to_ros,
+    ros_stamp,
+    twist_frd_to_flu,
+)
+from leviathan.datasets.ros_messages import message_definition
+from leviathan.frames import R_SENSOR_CAMERA, quaternion_from_rotation
+from leviathan.sensors import SensorSample
+from leviathan.sonar import SonarFrame
+from leviathan.specs import VehicleSpec
+from leviathan.world import CaptureGroup, VehicleTrackRecord
+
+__all__ = ["MCAP_FORMAT_VERSION", "QOS_TRANSIENT_LOCAL", "QOS_VOLATILE", "McapWriter"]
+
+MCAP_FORMAT_VERSION = "leviathan.mcap.v1"
+"""Name and version of this file layout (topics, frames, conventions), in ``leviathan.export``."""
+
+
+def _qos(durability: int) -> str:
+    # As ros2 bag (Humble and later) records a publisher's offered profile: history and
+    # depth are unknown to the recorder (3, 0), durations infinite (INT64_MAX ns), RELIABLE (1),
+    # liveliness AUTOMATIC (1); durability 1 = TRANSIENT_LOCAL, 2 = VOLATILE (rmw/types.h).
+    infinite = "    sec: 9223372036\n    nsec: 854775807\n"
+    return (
+        "- history: 3\n  depth: 0\n  reliability: 1\n"
+        f"  durability: {durability}\n"
+        f"  deadline:\n{infinite}  lifespan:\n{infinite}  liveliness: 1\n"
+        f"  liveliness_lease_duration:\n{infinite}  avoid_ros_namespace_conventions: false"
+    )
+
+
+QOS_VOLATILE = _qos(2)
+"""``offered_qos_profiles`` of every channel but ``/tf_static``: reliable, volatile."""
+
+QOS_TRANSIENT_LOCAL = _qos(1)
+"""``offered_qos_profiles`` of ``/tf_static``: reliable, transient local (a latched topic)."""
+
+# A ROS 2 name token: letters, digits, underscores, not starting with a digit, no "__".
+_ROS_TOKEN = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+_TF = "tf2_msgs/msg/TFMessage"
+_ODOMETRY = "nav_msgs/msg/Odometry"
+_IMAGE = "sensor_msgs/msg/Image"
+_CAMERA_INFO = "sensor_msgs/msg/CameraInfo"
+_KIND_TYPES = {
+    "imaging_sonar": ("marine_acoustic_msgs/msg/ProjectedSonarImage",),
+    "dvl": ("marine_acoustic_msgs/msg/Dvl",),
+    "imu": ("sensor_msgs/msg/Imu",),
+    "camera": (_IMAGE, _CAMERA_INFO),
+}
+_DVL_BEAMS = 4
+_UNKNOWN_3X3 = [-1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]
+
+
+def _json(value: Any, field: str) -> str:
+    """Compact, key-sorted JSON text of ``value``, or a DatasetError naming ``field``."""
+
+    def plain(obj: Any) -> Any:
+        if isinstance(obj, np.generic | np.ndarray):
+            return obj.tolist()
+        if isinstance(obj, Mapping):
+            return dict(obj)
+        if isinstance(obj, set | frozenset):
+            return sorted(obj)
+        raise TypeError(f"{type(obj).__name__} is not JSON")
+
+    try:
+        return json.dumps(value, sort_keys=True, allow_nan=False, default=plain)
+    except (TypeError, ValueError) as error:
+        raise DatasetError(
+            f"{field}: expected a JSON-like mapping (str keys; str, int, finite float, bool, "
+            f"None, lists and mappings of those), got one that cannot be stored: {error}"
+        ) from None
+
+
+def _check_time(where: str, time_ns: int) -> None:
+    """Refuses a time that no ROS stamp (int32 seconds) or MCAP log time (uint64) can hold."""
+    try:
+        ros_stamp(time_ns)
+    except (TypeError, ValueError) as error:
+        raise DatasetError(f"{where}: {error}") from None
+
+
+def _header(time_ns: int, frame_id: str) -> dict[str, Any]:
+    sec, nanosec = ros_stamp(time_ns)
+    return {"stamp": {"sec": sec, "nanosec": nanosec}, "frame_id": frame_id}
+
+
+def _vector3(v: Sequence[float]) -> dict[str, float]:
+    return {"x": float(v[0]), "y": float(v[1]), "z": float(v[2])}
+
+
+def _quaternion(q_xyzw: Sequence[float]) -> dict[str, float]:
+    return {
+        "x": float(q_xyzw[0]),
+        "y": float(q_xyzw[1]),
+        "z": float(q_xyzw[2]),
+        "w": float(q_xyzw[3]),
+    }
+
+
+def _float32(values: Any) -> list[float]:
+    """Values rounded to float32 (numpy's cast), as Python floats that CDR packs exactly."""
+    return np.asarray(values, dtype=np.float64).astype(np.float32).astype(np.float64).tolist()
+
+
+def _diagonal(variance: float) -> list[float]:
+    return [variance, 0.0, 0.0, 0.0, variance, 0.0, 0.0, 0.0, variance]
+
+
+def _transform(parent: str, child: str, rotation: Any, translation: Any) -> dict[str, Any]:
+    """A static TransformStamped (stamp filled in when written) from ``T_parent_child``."""
+    q = quaternion_to_ros(quaternion_from_rotation(rotation))
+    return {
+        "parent": parent,
+        "child": child,
+        "translation": _vector3(np.asarray(translation, dtype=np.float64)),
+        "rotation": _quaternion(q),
+    }
+
+
+# --------------------------------------------------------------------------- messages
+
+
+def _sonar_message(frame: SonarFrame, frame_id: str) -> dict[str, Any]:
+    meta = frame.metadata
+    spec = meta["spec"]
+    bearings = [float(b) for b in np.asarray(meta["bearing_rad"]).tolist()]
+    fan = np.array([(math.cos(b), math.sin(b), 0.0) for b in bearings], dtype=np.float64)
+    directions = frd_to_acoustic(fan.reshape(-1, 3))
+    edges = np.asarray(meta["range_bin_edges_m"], dtype=np.float64)
+    centres = (edges[:-1] + edges[1:]) * 0.5
+    water = meta["water"]
+    sound_speed = sound_speed_m_per_s(
+        temperature_c=float(water["temperature_c"]),
+        salinity_psu=float(water["salinity_psu"]),
+        depth_m=float(meta["T_world_sensor"]["translation"][2]),
+    )
+    pattern = spec["beam_pattern"]
+    vertical_deg = float(spec["elevation_aperture_deg"])
+    if pattern["kind"] == "gaussian":
+        vertical_deg = min(float(pattern["elevation_3db_full_width_deg"]), vertical_deg)
+    image = np.ascontiguousarray(frame.channels["linear_return"], dtype="<f4")
+    beam_count = int(image.shape[1])
+    return {
+        "header": _header(frame.time_ns, frame_id),
+        "ping_info": {
+            "frequency": _float32(float(spec["frequency_hz"])),
+            "sound_speed": _float32(sound_speed),
+            "tx_beamwidths": _float32([math.radians(vertical_deg)] * beam_count),
+            "rx_beamwidths": [],
+        },
+        "beam_directions": [_vector3(d) for d in directions.tolist()],
+        "ranges": _float32(centres),
+        "image": {
+            "is_bigendian": False,
+            "dtype": 8,  # DTYPE_FLOAT32
+            "beam_count": beam_count,
+            "data": image.tobytes(),
+        },
+    }
+
+
+def _dvl_message(sample: SensorSample, frame_id: str) -> dict[str, Any]:
+    ch = sample.channels
+    velocity = frd_to_acoustic(ch["velocity_sensor_m_s"]).tolist()
+    valid = [bool(v) for v in ch["beam_valid"].tolist()]
+    lock = bool(ch["lock"])
+    std = float(sample.metadata["spec"]["velocity_noise_std_m_per_s"])
+    vx, vy = velocity[0], velocity[1]
+    return {
+        "header": _header(sample.time_ns, frame_id),
+        "velocity_mode": 1,  # DVL_MODE_BOTTOM
+        "dvl_type": 0,  # DVL_TYPE_PISTON: one transducer per Janus beam
+        "velocity": _vector3(velocity),
+        "velocity_covar": _diagonal(std * std) if lock else [-1.0] * 9,
+        "altitude": float(ch["altitude_m"]),
+        "course_gnd": math.atan2(vy, vx),
+        "speed_gnd": math.sqrt(vx * vx + vy * vy),
+        "num_good_beams": sum(valid),
+        "sound_speed": 0.0,
+        "beam_ranges_valid": True,
+        "beam_velocities_valid": False,
+        "beam_unit_vec": [
+            _vector3(d)
+            for d in frd_to_acoustic(np.asarray(sample.metadata["beam_directions_sensor"])).tolist()
+        ],
+        "range": ch["beam_range_m"].tolist(),
+        "range_covar": [0.0 if v else -1.0 for v in valid],
+        "beam_quality": [1.0 if v else 0.0 for v in valid],
+        "beam_velocity": [math.nan] * _DVL_BEAMS,
+        "beam_velocity_covar": [-1.0] * _DVL_BEAMS,
+    }
+
+
+def _imu_message(sample: SensorSample, frame_id: str) -> dict[str, Any]:
+    ch = sample.channels
+    spec = sample.metadata["spec"]
+    gyro = float(spec["gyro_noise_std_rad_per_s"])
+    accel = float(spec["accel_noise_std_m_per_s2"])
+    return {
+        "header": _header(sample.time_ns, frame_id),
+        "orientation": {"x": 0.0, "y": 0.0, "z": 0.0, "w": 1.0},
+        "orientation_covariance": list(_UNKNOWN_3X3),
+        "angular_velocity": _vector3(frd_to_flu(ch["angular_rate_sensor_rad_s"])),
+        "angular_velocity_covariance": _diagonal(gyro * gyro),
+        "linear_acceleration": _vector3(frd_to_flu(ch["specific_force_sensor_m_s2"])),
+        "linear_acceleration_covariance": _diagonal(accel * accel),
+    }
+
+
+def _camera_messages(sample: SensorSample, frame_id: str) -> list[tuple[str, dict[str, Any]]]:
+    """``(topic suffix, message)`` for the preview, the depth image and the camera info."""
+    header = _header(sample.time_ns, frame_id)
+    rgb = np.ascontiguousarray(sample.display["preview_srgb"], dtype=np.uint8)
+    height, width = int(rgb.shape[0]), int(rgb.shape[1])
+    depth = np.asarray(sample.channels["depth_z_m"], dtype=np.float64).astype("<f4")
+    depth[np.isnan(depth)] = np.inf
+    intrinsics = sample.metadata["intrinsics"]
+    fx, fy = float(intrinsics["fx_px"]), float(intrinsics["fy_px"])
+    cx, cy = float(intrinsics["cx_px"]), float(intrinsics["cy_px"])
+    image = {"header": header, "height": height, "width": width, "is_bigendian": 0}
+    return [
+        ("image", {**image, "encoding": "rgb8", "step": 3 * width, "data": rgb.tobytes()}),
+        ("depth", {**image, "encoding": "32FC1", "step": 4 * width, "data": depth.tobytes()}),
+        (
+            "camera_info",
+            {
+                "header": header,
+                "height": int(intrinsics["height_px"]),
+                "width": int(intrinsics["width_px"]),
+                "distortion_model": "plumb_bob",
+                "d": [0.0, 0.0, 0.0, 0.0, 0.0],
+                "k": [fx, 0.0, cx, 0.0, fy, cy, 0.0, 0.0, 1.0],
+                "r": [1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0],
+                "p": [fx, 0.0, cx, 0.0, 0.0, fy, cy, 0.0, 0.0, 0.0, 1.0, 0.0],
+                "binning_x": 0,
+                "binning_y": 0,
+                "roi": {"x_offset": 0, "y_offset": 0, "height": 0, "width": 0, "do_rectify": False},
+            },
+        ),
+    ]
+
+
+def _odometry(time_ns: int, parent: str, child: str, p: Any, q: Any, twist: Any) -> dict:
+    return {
+        "header": _header(time_ns, parent),
+        "child_frame_id": child,
+        "pose": {
+            "pose": {"position": _vector3(p), "orientation": _quaternion(q)},
+            "covariance": [0.0] * 36,
+        },
+        "twist": {
+            "twist": {"linear": _vector3(twist[:3]), "angular": _vector3(twist[3:])},
+            "covariance": [0.0] * 36,
+        },
+    }
+
+
+class _Rows:
+    """One vehicle's track rows of one call, converted to both frame conventions at once."""
+
+    def __init__(self, track: VehicleTrackRecord) -> None:
+        self.name = track.name
+        self.last_tick = int(track.ticks[-1])
+        self.times_ns = track.times_ns.tolist()
+        self.position_ned = track.position_ned_m.tolist()
+        self.position_enu = ned_to_enu(track.position_ned_m).tolist()
+        self.q_ned = quaternion_to_ros(track.attitude_q).tolist()
+        self.q_enu = quaternion_ned_frd_to_enu_flu(track.attitude_q).tolist()
+        self.twist_frd = track.velocity_body.tolist()
+        self.twist_flu = twist_frd_to_flu(track.velocity_body).tolist()
+
+
+# --------------------------------------------------------------------------- writer
+
+
+class McapWriter:
+    """Streams capture groups and vehicle tracks into a ROS 2 bag in MCAP (see the module doc).
+
+    The file is written to a temporary sibling and renamed into place by
+    :meth:`close`; :meth:`abort` (or an exception inside ``with``) removes it
+    and leaves whatever was at ``path`` as it was. A call that is refused
+    (records out of order, an undeclared sensor or vehicle) aborts the writer
+    the same way before raising, so no partial file is ever left.
+
+    Args:
+        path: The ``.mcap`` file to write.
+        vehicles: Vehicle document by World vehicle name (sensor ids are
+            ``"<name>/<sensor>"``). Names become topic and frame names, so vehicle
+            and sensor names must be ROS 2 name tokens (letters, digits and
+            underscores, not starting with a digit, no ``__``).
+        manifest: JSON-like provenance, stored as the ``leviathan.manifest`` record.
+
+    Raises:
+        DatasetError: A wrong suffix, a name that cannot be a ROS topic or frame,
+            two sensors whose topics or frames collide, a DVL without exactly 4
+            beams, or a manifest that is not JSON-like. Nothing is created.
+        OSError: ``path`` cannot be written (its ``filename`` names it).
+    """
+
+    def __init__(
+        self,
+        path: str | os.PathLike[str],
+        *,
+        vehicles: Mapping[str, VehicleSpec],
+        manifest: Mapping[str, Any],
+    ) -> None:
+        from mcap.writer import CompressionType
+        from mcap_ros2.writer import Writer
+
+        self._path = Path(path)
+        if self._path.suffix.lower() != ".mcap":
+            raise DatasetError(f"path: expected a file ending in .mcap, got {str(path)!r}")
+        self._manifest_json = self._checked_manifest(manifest, "manifest")
+        self._plan_vehicles(vehicles)
+        self._closed = False
+        self._atomic = atomic_path(self._path)
+        tmp = self._atomic.__enter__()
+        try:
+            self._file = open(tmp, "wb")  # held open across write() calls
+            self._ros = Writer(self._file, compression=CompressionType.ZSTD)
+            self._schemas = {
+                name: self._ros.register_msgdef(name, message_definition(name))
+                for name in sorted({t for _, t in self._topics.values()})
+            }
+            for topic, (_, type_name) in self._topics.items():
+                self._register_channel(topic, type_name)
+        except BaseException:
+            self._discard()
+            raise
+        self._sequence = dict.fromkeys(self._topics, 0)
+        self._static_written = False
+        self._last_group_ns: int | None = None
+        self._last_rows: dict[str, tuple[int, int]] = {}
+
+    # ----------------------------------------------------------------- setup
+
+    @staticmethod
+    def _checked_manifest(manifest: Any, field: str) -> str:
+        if not isinstance(manifest, Mapping):
+            raise DatasetError(f"{field}: expected a mapping, got {type(manifest).__name__}")
+        return _json(manifest, field)
+
+    def _plan_vehicles(self, vehicles: Any) -> None:
+        """Topics, frames and static transforms for every declared vehicle and sensor."""
+        if not isinstance(vehicles, Mapping):
+            raise DatasetError(
+                f"vehicles: expected a mapping of name to VehicleSpec, got {vehicles!r}"
+            )
+        self._topics: dict[str, tuple[str, str]] = {"/tf_static": ("", _TF), "/tf": ("", _TF)}
+        self._sensors: dict[str, tuple[str, str, str]] = {}  # sensor id -> (kind, topic, frame)
+        self._vehicle_json: dict[str, str] = {}
+        frames = ["map", "world_ned"]
+        static = [_transform("map", "world_ned", R_ENU_NED, (0.0, 0.0, 0.0))]
+        for name in vehicles:
+            if not isinstance(name, str) or not _ROS_TOKEN.match(name) or "__" in name:
+                raise DatasetError(
+                    f"vehicles: vehicle name {name!r} cannot name ROS 2 topics and frames; "
+                    "expected letters, digits and underscores, not starting with a digit, no '__'"
+                )
+        for name in sorted(vehicles):
+            spec = vehicles[name]
+            if not isinstance(spec, VehicleSpec):
+                raise DatasetError(
+                    f"vehicles[{name!r}]: expected a VehicleSpec, got {type(spec).__name__}"
+                )
+            self._vehicle_json[name] = _json(spec.model_dump(mode="json"), f"vehicles[{name!r}]")
+            base, base_frd = f"{name}/base_link", f"{name}/base_link_frd"
+            frames += [base, base_frd]
+            static.append(_transform(base, base_frd, R_FLU_FRD, (0.0, 0.0, 0.0)))
+            self._topics[f"/{name}/odometry"] = (name, _ODOMETRY)
+            self._topics[f"/{name}/odometry_ned"] = (name, _ODOMETRY)
+            for sensor in spec.sensors:
+                where = f"vehicles[{name!r}].sensors[{sensor.name!r}]"
+                if not _ROS_TOKEN.match(sensor.name) or "__" in sensor.name:
+                    raise DatasetError(
+                        f"{where}: sensor name {sensor.name!r} cannot name a ROS 2 topic; expected "
+                        "letters, digits and underscores, not starting with a digit, no '__'"
+                    )
+                if sensor.kind == "dvl" and sensor.beam_count != _DVL_BEAMS:
+                    raise DatasetError(
+                        f"{where}.beam_count: marine_acoustic_msgs/Dvl carries exactly "
+                        f"{_DVL_BEAMS} beams, got {sensor.beam_count}"
+                    )
+                sid = f"{name}/{sensor.name}"
+                sensor_frd = f"{sid}_frd"
+                mount = sensor.mount.transform()
+                static.append(_transform(base_frd, sensor_frd, mount.rotation, mount.translation))
+                static.append(_transform(sensor_frd, sid, R_FLU_FRD, (0.0, 0.0, 0.0)))
+                frames += [sensor_frd, sid]
+                topic = f"/{sid}"
+                if sensor.kind == "camera":
+                    header_frame = f"{sid}_optical"
+                    static.append(_transform(sensor_frd, header_frame, R_SENSOR_CAMERA, (0, 0, 0)))
+                    frames.append(header_frame)
+                    for suffix, type_name in (
+                        ("image", _IMAGE),
+                        ("depth", _IMAGE),
+                        ("camera_info", _CAMERA_INFO),
+                    ):
+                        self._add_topic(f"{topic}/{suffix}", sid, type_name, where)
+                else:
+                    if sensor.kind == "imu":
+                        header_frame = sid
+                    else:
+                        header_frame = f"{sid}_acoustic"
+                        static.append(
+                            _transform(sensor_frd, header_frame, R_FRD_ACOUSTIC, (0, 0, 0))
+                        )
+                        frames.append(header_frame)
+                    self._add_topic(topic, sid, _KIND_TYPES[sensor.kind][0], where)
+                self._sensors[sid] = (sensor.kind, topic, header_frame)
+        duplicates = sorted({f for f in frames if frames.count(f) > 1})
+        if duplicates:
+            raise DatasetError(
+                f"vehicles: frame ids {duplicates} would name two frames (a sensor named like "
+                "'base_link' or '<other sensor>_frd'); rename the sensor"
+            )
+        self._static = static
+
+    def _add_topic(self, topic: str, sid: str, type_name: str, where: str) -> None:
+        if topic in self._topics:
+            raise DatasetError(
+                f"{where}: topic {topic} is already used by {self._topics[topic][0] or 'tf'}; "
+                "rename the sensor"
+            )
+        self._topics[topic] = (sid, type_name)
+
+    def _register_channel(self, topic: str, type_name: str) -> None:
+        # mcap-ros2-support registers a topic's channel at its first message, without channel
+        # metadata, but the ros2 profile requires offered_qos_profiles on every channel (and
+        # /tf_static must say transient local). So register each channel here, with its QoS,
+        # through the writer's MCAP writer, and enter it in the topic table write_message uses.
+        channel_ids = getattr(self._ros, "_channel_ids", None)
+        mcap_writer = getattr(self._ros, "_writer", None)
+        if not isinstance(channel_ids, dict) or mcap_writer is None:
+            raise RuntimeError(
+                "this mcap-ros2-support version keeps no _channel_ids/_writer; McapWriter needs "
+                "0.5 or 0.6 to register channels with their QoS"
+            )
+        qos = QOS_TRANSIENT_LOCAL if topic == "/tf_static" else QOS_VOLATILE
+        channel_ids[topic] = mcap_writer.register_channel(
+            topic=topic,
+            message_encoding="cdr",
+            schema_id=self._schemas[type_name].id,
+            metadata={"offered_qos_profiles": qos},
+        )
+
+    # ----------------------------------------------------------------- streaming
+
+    def write(self, groups: Sequence[CaptureGroup], tracks: Sequence[VehicleTrackRecord]) -> None:
+        """Appends capture groups and track rows, in time order within the call.
+
+        Args:
+            groups: Capture groups, each later than every group written before.
+            tracks: At most one record per vehicle, each continuing that vehicle's rows
+                (its first tick one after the last tick written, consecutive ticks,
+                increasing times).
+
+        Raises:
+            DatasetError: A record out of order, an undeclared vehicle or sensor, a
+                sample of another kind than declared, or a time a ROS stamp cannot
+                hold. The writer is aborted first (no file is left).
+        """
+        self._require_open("write")
+        try:
+            groups, rows = self._checked(groups, tracks)
+            self._emit(groups, rows)
+        except BaseException:
+            self.abort()
+            raise
+
+    def _require_open(self, what: str) -> None:
+        if self._closed:
+            raise DatasetError(f"{what}: this McapWriter is closed (after close() or abort())")
+
+    def _checked(self, groups: Any, tracks: Any) -> tuple[list[CaptureGroup], list[_Rows]]:
+        """Validates a whole call before anything of it is written."""
+        groups, tracks = list(groups), list(tracks)
+        last = self._last_group_ns
+        for i, group in enumerate(groups):
+            if not isinstance(group, CaptureGroup):
+                raise DatasetError(
+                    f"groups[{i}]: expected a CaptureGroup, got {type(group).__name__}"
+                )
+            _check_time(f"groups[{i}].time_ns", group.time_ns)
+            if last is not None and group.time_ns <= last:
+                raise DatasetError(
+                    f"groups[{i}].time_ns: {group.time_ns} ns is not after the last capture group "
+                    f"written ({last} ns); write groups once each, in time order"
+                )
+            last = group.time_ns
+            for sid, sample in group.samples.items():
+                self._check_sample(f"groups[{i}].samples[{sid!r}]", sid, sample, group.time_ns)
+        rows: list[_Rows] = []
+        seen: set[str] = set()
+        for j, track in enumerate(tracks):
+            where = f"tracks[{j}]"
+            if not isinstance(track, VehicleTrackRecord):
+                raise DatasetError(
+                    f"{where}: expected a VehicleTrackRecord, got {type(track).__name__}"
+                )
+            if f"/{track.name}/odometry" not in self._topics:
+                declared = sorted(n for n, t in self._topics.values() if t == _ODOMETRY)
+                raise DatasetError(
+                    f"{where}.name: vehicle {track.name!r} was not declared; "
+                    f"declared: {sorted(set(declared))}"
+                )
+            if track.name in seen:
+                raise DatasetError(f"{where}.name: a second record for {track.name!r} in one call")
+            seen.add(track.name)
+            if len(track) == 0:
+                continue
+            ticks, times = track.ticks.tolist(), track.times_ns.tolist()
+            previous = self._last_rows.get(track.name)
+            if previous is not None and ticks[0] != previous[0] + 1:
+                raise DatasetError(
+                    f"{where}.ticks[0]: expected tick {previous[0] + 1} (the rows continue the "
+                    f"last one written, tick {previous[0]}), got {ticks[0]}"
+                )
+            for k in range(1, len(ticks)):
+                if ticks[k] != ticks[k - 1] + 1:
+                    raise DatasetError(
+                        f"{where}.ticks[{k}]: expected consecutive ticks, got {ticks[k - 1]} "
+                        f"then {ticks[k]}"
+                    )
+            start = previous[1] if previous is not None else None
+            for k, t in enumerate(times):
+                _check_time(f"{where}.times_ns[{k}]", t)
+                if start is not None and t <= start:
+                    raise DatasetError(
+                        f"{where}.times_ns[{k}]: {t} ns is not after the previous row ({start} ns)"
+                    )
+                start = t
+            rows.append(_Rows(track))
+        return groups, rows
+
+    def _check_sample(self, where: str, sid: str, sample: Any, time_ns: int) -> None:
+        plan = self._sensors.get(sid)
+        if plan is None:
+            raise DatasetError(
+                f"{where}: sensor id {sid!r} was not declared; declared: {sorted(self._sensors)}"
+            )
+        kind = "imaging_sonar" if isinstance(sample, SonarFrame) else getattr(sample, "kind", None)
+        if kind != plan[0]:
+            raise DatasetError(f"{where}: expected a {plan[0]} sample, got a {kind} sample")
+        if sample.time_ns != time_ns:
+            raise DatasetError(
+                f"{where}.time_ns: {sample.time_ns} ns differs from its group's {time_ns} ns"
+            )
+        if kind == "dvl" and sample.channels["beam_range_m"].shape != (_DVL_BEAMS,):
+            # mcap-ros2-support pads or cuts fixed-size arrays silently: refuse instead.
+            raise DatasetError(
+                f"{where}.channels['beam_range_m']: expected {_DVL_BEAMS} beams as declared, "
+                f"got shape {sample.channels['beam_range_m'].shape}"
+            )
+
+    def _message(self, topic: str, time_ns: int, message: dict[str, Any]) -> None:
+        sequence = self._sequence[topic]
+        self._sequence[topic] = sequence + 1
+        self._ros.write_message(
+            topic,
+            self._schemas[self._topics[topic][1]],
+            message,
+            log_time=time_ns,
+            publish_time=time_ns,
+            sequence=sequence,
+        )
+
+    def _write_static(self, time_ns: int) -> None:
+        header = _header(time_ns, "")
+        transforms = [
+            {
+                "header": {**header, "frame_id": t["parent"]},
+                "child_frame_id": t["child"],
+                "transform": {"translation": t["translation"], "rotation": t["rotation"]},
+            }
+            for t in self._static
+        ]
+        self._message("/tf_static", time_ns, {"transforms": transforms})
+        self._static_written = True
+
+    def _emit(self, groups: list[CaptureGroup], rows: list[_Rows]) -> None:
+        at: dict[int, list[tuple[_Rows, int]]] = {}
+        for r in sorted(rows, key=lambda r: r.name):
+            for i, t in enumerate(r.times_ns):
+                at.setdefault(t, []).append((r, i))
+        by_time = {g.time_ns: g for g in groups}
+        times = sorted(set(at) | set(by_time))
+        if times and not self._static_written:
+            self._write_static(times[0])
+        for t in times:
+            if t in at:
+                self._emit_rows(t, at[t])
+            if t in by_time:
+                for sid, sample in by_time[t].samples.items():
+                    self._emit_sample(t, sid, sample)
+        for r in rows:
+            self._last_rows[r.name] = (r.last_tick, r.times_ns[-1])
+        for g in groups:
+            self._last_group_ns = g.time_ns
+
+    def _emit_rows(self, t: int, rows: list[tuple[_Rows, int]]) -> None:
+        transforms = [
+            {
+                "header": _header(t, "map"),
+                "child_frame_id": f"{r.name}/base_link",
+                "transform": {
+                    "translation": _vector3(r.position_enu[i]),
+                    "rotation": _quaternion(r.q_enu[i]),
+                },
+            }
+            for r, i in rows
+        ]
+        self._message("/tf", t, {"transforms": transforms})
+        for r, i in rows:
+            self._message(
+                f"/{r.name}/odometry",
+                t,
+                _odometry(
+                    t, "map", f"{r.name}/base_link", r.position_enu[i], r.q_enu[i], r.twist_flu[i]
+                ),
+            )
+            self._message(
+                f"/{r.name}/odometry_ned",
+                t,
+                _odometry(
+                    t,
+                    "world_ned",
+                    f"{r.name}/base_link_frd",
+                    r.position_ned[i],
+                    r.q_ned[i],
+                    r.twist_frd[i],
+                ),
+            )
+
+    def _emit_sample(self, t: int, sid: str, sample: Any) -> None:
+        kind, topic, frame_id = self._sensors[sid]
+        if kind == "imaging_sonar":
+            self._message(topic, t, _sonar_message(sample, frame_id))
+        elif kind == "dvl":
+            self._message(topic, t, _dvl_message(sample, frame_id))
+        elif kind == "imu":
+            self._message(topic, t, _imu_message(sample, frame_id))
+        else:
+            for suffix, message in _camera_messages(sample, frame_id):
+                self._message(f"{topic}/{suffix}", t, message)
+
+    # ----------------------------------------------------------------- finishing
+
+    def close(self, *, manifest: Mapping[str, Any] | None = None) -> Path:
+        """Finalises the file (summary, indexes, metadata) and renames it into place.
+
+        Args:
+            manifest: Replaces the manifest given to the constructor (e.g. with a run
+                hash known only at the end), or None to keep it.
+
+        Returns:
+            The path written.
+
+        Raises:
+            DatasetError: If the writer is closed already, or ``manifest`` is not
+                JSON-like (the writer is aborted first).
+        """
+        self._require_open("close")
+        try:
+            if manifest is not None:
+                self._manifest_json = self._checked_manifest(manifest, "manifest")
+            if not self._static_written:
+                self._write_static(0)
+            self._ros.add_metadata("leviathan.manifest", {"json": self._manifest_json})
+            self._ros.add_metadata("leviathan.vehicles", dict(self._vehicle_json))
+            self._ros.add_metadata("leviathan.export", {"format": MCAP_FORMAT_VERSION})
+            self._ros.finish()
+            self._file.close()
+            self._closed = True
+            # On a failed sync or rename atomic_path removes the temporary file itself.
+            atomic, self._atomic = self._atomic, None
+            atomic.__exit__(None, None, None)
+        except BaseException:
+            self.abort()
+            raise
+        return self._path
+
+    def abort(self) -> None:
+        """Removes the temporary file; whatever was at ``path`` stays as it was. Idempotent."""
+        if getattr(self, "_atomic", None) is None:
+            return
+        self._closed = True
+        self._discard()
+
+    def _discard(self) -> None:
+        atomic, self._atomic = self._atomic, None
+        if atomic is None:
+            return
+        file = getattr(self, "_file", None)
+        if file is not None and not file.closed:
+            file.close()
+        # Leaving atomic_path with an exception removes the temporary file; __exit__
+        # returns False (the exception is ours and goes nowhere).
+        aborted = _Aborted()
+        atomic.__exit__(_Aborted, aborted, None)
+
+    def __enter__(self) -> McapWriter:
+        return self
+
+    def __exit__(self, exc_type: Any, exc: Any, tb: Any) -> None:
+        if exc_type is not None:
+            self.abort()
+        elif not self._closed:
+            self.close()
+
+
+class _Aborted(Exception):
+    """Thrown into the atomic writer to make it discard the temporary file."""

@@ -1,0 +1,371 @@
+"""Recording a World into dataset files, and exporting a recorded run again.
+
+Two writers share one interface (:class:`~leviathan.datasets.mcap.McapWriter`,
+:class:`~leviathan.datasets.hdf5.Hdf5Writer`): they stream capture groups and
+the vehicles' ground-truth tracks to a temporary sibling file and rename it into
+place when closed. This module feeds them:
+
+* :class:`DatasetRecorder` follows a live World: after each ``step`` it hands the
+  new capture groups and the track rows since the last call to every writer, so
+  nothing accumulates in memory (the survey demo records 20 s this way);
+* :func:`export_world` writes a World's whole history at once, from the capture
+  groups its ``step`` calls returned;
+* :func:`export_dataset` reads a run's lossless HDF5 store (``dataset.h5`` in a
+  demo output folder, or any file :func:`~leviathan.datasets.hdf5.read_hdf5`
+  accepts) and writes MCAP and/or HDF5 from it, one capture group at a time.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from leviathan.identity import content_hash
+from leviathan.world import CaptureGroup, VehicleTrackRecord, World
+
+__all__ = ["RUN_DATASET_NAME", "DatasetRecorder", "export_dataset", "export_world"]
+
+RUN_DATASET_NAME = "dataset.h5"
+"""File name of the lossless record store in a run folder (the survey demo writes it)."""
+
+# Capture groups handed to the writers per call when exporting from a file.
+_BATCH = 16
+
+
+def _writers(
+    *,
+    mcap: str | os.PathLike[str] | None,
+    hdf5: str | os.PathLike[str] | None,
+    vehicles: Mapping[str, Any],
+    manifest: Mapping[str, Any],
+) -> list[Any]:
+    """Open the requested writers (all paths are checked before the first one opens)."""
+    from leviathan._files import check_output_path
+
+    if mcap is None and hdf5 is None:
+        raise ValueError("mcap/hdf5: give at least one output file (e.g. mcap='run.mcap')")
+    paths = [Path(p) for p in (mcap, hdf5) if p is not None]
+    if len(paths) == 2 and paths[0].resolve() == paths[1].resolve():
+        raise ValueError(f"mcap/hdf5: the two outputs must be different files, got {paths[0]}")
+    for label, path, suffixes in (
+        ("mcap", mcap, (".mcap",)),
+        ("hdf5", hdf5, (".h5", ".hdf5")),
+    ):
+        if path is not None:
+            if Path(path).suffix.lower() not in suffixes:
+                raise ValueError(
+                    f"{label}: expected a file ending in {' or '.join(suffixes)}, got {str(path)!r}"
+                )
+            check_output_path(path)
+    opened: list[Any] = []
+    try:
+        if hdf5 is not None:
+            from leviathan.datasets.hdf5 import Hdf5Writer
+
+            opened.append(Hdf5Writer(hdf5, vehicles=vehicles, manifest=manifest))
+        if mcap is not None:
+            from leviathan.datasets.mcap import McapWriter
+
+            opened.append(McapWriter(mcap, vehicles=vehicles, manifest=manifest))
+    except BaseException:
+        for writer in opened:
+            writer.abort()
+        raise
+    return opened
+
+
+class DatasetRecorder:
+    """Streams a live World into MCAP and/or HDF5 files while it steps.
+
+    Call :meth:`record` with the capture groups of every ``world.step(...)``
+    (and of nothing else), then :meth:`close`. Used as a context manager, an
+    exception aborts every writer: no partial file is left, and files that were
+    there before are kept.
+
+    Args:
+        world: The World to record, from its current tick. Its vehicles and their
+            documents must stay as they are while recording (no ``edit``).
+        mcap: Path of the ``.mcap`` file to write, or None.
+        hdf5: Path of the ``.h5``/``.hdf5`` file to write, or None.
+        manifest: JSON-like provenance stored in the files (job, notes, ...);
+            the World's seed, tick and tracing are added.
+        from_tick: First tick whose ground-truth state is written (default: the
+            World's current tick; 0 writes its history since the last reset too).
+    """
+
+    def __init__(
+        self,
+        world: World,
+        *,
+        mcap: str | os.PathLike[str] | None = None,
+        hdf5: str | os.PathLike[str] | None = None,
+        manifest: Mapping[str, Any] | None = None,
+        from_tick: int | None = None,
+    ) -> None:
+        if not isinstance(world, World):
+            raise TypeError(f"world: expected a World, got {type(world).__name__}")
+        first = world.tick if from_tick is None else from_tick
+        if isinstance(first, bool) or not isinstance(first, int) or not 0 <= first <= world.tick:
+            raise ValueError(f"from_tick: expected a tick in [0, {world.tick}], got {from_tick!r}")
+        self._world = world
+        self._vehicles = {name: world.vehicle_spec(name) for name in world.vehicle_names}
+        self._spec_hashes = {name: content_hash(s) for name, s in self._vehicles.items()}
+        self._next_tick = first
+        self._last_time_ns: int | None = None
+        self._groups: list[str] = []
+        self._manifest = {**_run_manifest(world, manifest), "first_tick": first}
+        self._writers = _writers(
+            mcap=mcap, hdf5=hdf5, vehicles=self._vehicles, manifest=self._manifest
+        )
+        self._closed = False
+
+    def __enter__(self) -> DatasetRecorder:
+        return self
+
+    def __exit__(self, exc_type: object, exc: object, tb: object) -> None:
+        if exc_type is not None:
+            self.abort()
+        elif not self._closed:
+            self.close()
+
+    @property
+    def group_hashes(self) -> tuple[str, ...]:
+        """Content hashes of the capture groups recorded so far, in time order."""
+        return tuple(self._groups)
+
+    def record(self, groups: Sequence[CaptureGroup]) -> None:
+        """Writes the capture groups one ``step`` returned and the track since the last call.
+
+        Raises:
+            ValueError: If the World was reset or edited since the last call, or the
+                groups are not newer than the ones already recorded.
+        """
+        if self._closed:
+            raise ValueError("record: this recorder is closed")
+        world = self._world
+        if world.tick < self._next_tick - 1 or world.vehicle_names != tuple(self._vehicles):
+            raise ValueError(
+                f"record: the World went back to tick {world.tick} (reset?) after tick "
+                f"{self._next_tick - 1} was recorded; start a new recorder"
+            )
+        for name in world.vehicle_names:
+            if content_hash(world.vehicle_spec(name)) != self._spec_hashes[name]:
+                raise ValueError(
+                    f"record: vehicle {name!r} was edited while recording; the files declare "
+                    "each vehicle's document once, so start a new recorder after an edit"
+                )
+        groups = tuple(groups)
+        for i, group in enumerate(groups):
+            if not isinstance(group, CaptureGroup):
+                raise TypeError(f"groups[{i}]: expected a CaptureGroup, got {type(group).__name__}")
+            if self._last_time_ns is not None and group.time_ns <= self._last_time_ns:
+                raise ValueError(
+                    f"groups[{i}]: capture group at {group.time_ns} ns is not after the last one "
+                    f"recorded ({self._last_time_ns} ns); record each step's groups once, in order"
+                )
+            self._last_time_ns = group.time_ns
+        if world.tick < self._next_tick:
+            tracks: list[VehicleTrackRecord] = []
+        else:
+            tracks = [world.track_states(n, from_tick=self._next_tick) for n in world.vehicle_names]
+        for writer in self._writers:
+            writer.write(groups, tracks)
+        self._groups.extend(g.content_hash for g in groups)
+        self._next_tick = world.tick + 1
+
+    def close(self, *, manifest: Mapping[str, Any] | None = None) -> dict[str, Path]:
+        """Finalises every file and renames it into place.
+
+        Args:
+            manifest: Entries to add to the stored manifest (e.g. a run hash).
+
+        Returns:
+            ``{"hdf5": path, "mcap": path}`` for the files written.
+        """
+        if self._closed:
+            raise ValueError("close: this recorder is closed already")
+        final = {**self._manifest, **(manifest or {}), "run_hash": content_hash(self._groups)}
+        out: dict[str, Path] = {}
+        try:
+            for writer in self._writers:
+                path = writer.close(manifest=final)
+                out["mcap" if path.suffix.lower() == ".mcap" else "hdf5"] = path
+        except BaseException:
+            self.abort()
+            raise
+        self._closed = True
+        return out
+
+    def abort(self) -> None:
+        """Removes every file not yet closed; earlier files at the targets are kept."""
+        self._closed = True
+        for writer in self._writers:
+            writer.abort()
+
+
+def _run_manifest(world: World, extra: Mapping[str, Any] | None) -> dict[str, Any]:
+    from leviathan import __version__
+
+    base = {
+        "root_seed": world.root_seed,
+        "tick_ns": world.clock.step_ns,
+        "first_tick": world.tick,
+        "epochs": world.state()["epochs"],
+        "environment_hash": world.environment.content_hash,
+        "tracing": {"backend": world.tracing[0], "device": world.tracing[1]},
+        "leviathan_version": __version__,
+    }
+    return {**base, **dict(extra or {})}
+
+
+def export_world(
+    world: World,
+    groups: Iterable[CaptureGroup],
+    *,
+    mcap: str | os.PathLike[str] | None = None,
+    hdf5: str | os.PathLike[str] | None = None,
+    manifest: Mapping[str, Any] | None = None,
+) -> dict[str, Path]:
+    """Writes a World's history since tick 0 and its capture groups as MCAP and/or HDF5.
+
+    Args:
+        world: The World (its track from tick 0 to now is written).
+        groups: Every capture group its ``step`` calls returned since tick 0 (or since
+            its last ``reset``), in time order.
+        mcap, hdf5: Output paths (at least one).
+        manifest: Extra JSON-like provenance to store.
+
+    Returns:
+        ``{"hdf5": path, "mcap": path}`` for the files written.
+    """
+    if not isinstance(world, World):
+        raise TypeError(f"world: expected a World, got {type(world).__name__}")
+    groups = list(groups)
+    if any(g.tick > world.tick for g in groups):
+        raise ValueError("groups: a capture group is newer than the World's current tick")
+    with DatasetRecorder(world, mcap=mcap, hdf5=hdf5, manifest=manifest, from_tick=0) as recorder:
+        recorder.record(groups)
+        return recorder.close()
+
+
+def export_dataset(
+    source: str | os.PathLike[str],
+    *,
+    mcap: str | os.PathLike[str] | None = None,
+    hdf5: str | os.PathLike[str] | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> dict[str, Path]:
+    """Exports a recorded run (a run folder or its ``dataset.h5``) as MCAP and/or HDF5.
+
+    The run is read one capture group at a time and every record's content hash
+    is verified against the stored one before it is written again.
+
+    Args:
+        source: A run folder holding ``dataset.h5`` (as the survey demo writes it),
+            or the path of such a file.
+        mcap, hdf5: Output paths (at least one).
+        progress: Called as ``progress(done, total)`` after each batch of groups.
+
+    Returns:
+        ``{"hdf5": path, "mcap": path}`` for the files written.
+
+    Raises:
+        FileNotFoundError: If there is no dataset at ``source``.
+        leviathan.datasets.DatasetError: If the file is not a LEVIATHAN dataset or a
+            record fails verification.
+    """
+    from leviathan.datasets.hdf5 import read_hdf5
+
+    path = Path(source)
+    if path.is_dir():
+        path = path / RUN_DATASET_NAME
+    if not path.is_file():
+        raise FileNotFoundError(
+            2,
+            f"no recorded run here (expected a run folder with {RUN_DATASET_NAME}, or an .h5 "
+            "file); the survey demo writes one",
+            str(path),
+        )
+    for out in (mcap, hdf5):
+        if out is not None and Path(out).resolve() == path.resolve():
+            raise ValueError(f"{out}: the output would overwrite the dataset being read")
+    dataset = read_hdf5(path, verify=True)
+    writers = _writers(mcap=mcap, hdf5=hdf5, vehicles=dataset.vehicles, manifest=dataset.manifest)
+    try:
+        # Track rows go out beside the groups of the same times, so each file's
+        # messages stay in time order as they would have been while recording.
+        tracks = _TrackCursor(dataset.tracks.values())
+        total = len(dataset)
+        done = 0
+        batch: list[CaptureGroup] = []
+        for group in dataset.groups():
+            batch.append(group)
+            if len(batch) == _BATCH:
+                rows = tracks.through(batch[-1].time_ns)
+                for writer in writers:
+                    writer.write(batch, rows)
+                done += len(batch)
+                batch = []
+                if progress is not None:
+                    progress(done, total)
+        rows = tracks.rest()
+        if batch or rows:
+            for writer in writers:
+                writer.write(batch, rows)
+            done += len(batch)
+            if progress is not None:
+                progress(done, total)
+        out: dict[str, Path] = {}
+        for writer in writers:
+            written = writer.close(manifest=dataset.manifest)
+            out["mcap" if written.suffix.lower() == ".mcap" else "hdf5"] = written
+        return out
+    except BaseException:
+        for writer in writers:
+            writer.abort()
+        raise
+
+
+class _TrackCursor:
+    """Hands out consecutive stretches of stored tracks, up to a time."""
+
+    def __init__(self, tracks: Iterable[VehicleTrackRecord]) -> None:
+        self._tracks = list(tracks)
+        self._next = [0] * len(self._tracks)
+
+    def _slice(self, i: int, stop: int) -> VehicleTrackRecord | None:
+        track, start = self._tracks[i], self._next[i]
+        if stop <= start:
+            return None
+        self._next[i] = stop
+        return VehicleTrackRecord(
+            name=track.name,
+            ticks=track.ticks[start:stop],
+            times_ns=track.times_ns[start:stop],
+            position_ned_m=track.position_ned_m[start:stop],
+            attitude_q=track.attitude_q[start:stop],
+            velocity_body=track.velocity_body[start:stop],
+        )
+
+    def through(self, time_ns: int) -> list[VehicleTrackRecord]:
+        """The rows not handed out yet with a time up to ``time_ns``, per vehicle."""
+        out = []
+        for i, track in enumerate(self._tracks):
+            stop = int(np.searchsorted(track.times_ns, time_ns, side="right"))
+            piece = self._slice(i, stop)
+            if piece is not None:
+                out.append(piece)
+        return out
+
+    def rest(self) -> list[VehicleTrackRecord]:
+        """Every row not handed out yet."""
+        out = []
+        for i, track in enumerate(self._tracks):
+            piece = self._slice(i, len(track))
+            if piece is not None:
+                out.append(piece)
+        return out
