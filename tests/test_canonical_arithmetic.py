@@ -113,6 +113,12 @@ EXCLUDED_MODULES = {
     "leviathan/datasets/typed_json.py": "text encoding of metadata for export files, no arithmetic",
     "leviathan/datasets/run.py": "feeds records to the dataset writers: an export, never hashed",
     "leviathan/sonar/display.py": "PNG previews of frames: display products, outside every hash",
+    "leviathan/learning/__init__.py": "learning tier: float32, not canonical",
+    "leviathan/learning/vehicles.py": "learning tier: float32, not canonical",
+    "leviathan/learning/sensing.py": "learning tier: float32, not canonical",
+    "leviathan/learning/tasks.py": "learning tier: float32, not canonical",
+    "leviathan/learning/task_kernels.py": "learning tier: float32, not canonical",
+    "leviathan/learning/env.py": "learning tier: float32, not canonical",
 }
 
 

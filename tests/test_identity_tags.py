@@ -48,6 +48,14 @@ UNTAGGED: dict[str, str] = {
     "roll a failed operation back; never hashed",
     "leviathan.controllers.Controller": "a typing.Protocol, never instantiated; a tag on it "
     "would become a protocol member every runtime isinstance check demands",
+    "leviathan.learning.vehicles.Randomization": "learning tier (float32, not canonical): "
+    "randomisation ranges, never hashed",
+    "leviathan.learning.tasks.DepthHeadingHold": "learning tier (float32, not canonical): "
+    "task parameters, never hashed",
+    "leviathan.learning.tasks.WaypointReach": "learning tier (float32, not canonical): "
+    "task parameters, never hashed",
+    "leviathan.learning.tasks.AltitudeSurvey": "learning tier (float32, not canonical): "
+    "task parameters, never hashed",
 }
 
 # Every hashed type: its public import path -> its pinned tag. The tags are the module

@@ -1,0 +1,699 @@
+"""Batched observations for the learning tier: state, DVL-like altitude and sonar, float32 Warp.
+
+NOT CANONICAL. Every value here is single precision and ray casts use Warp's
+float32 mesh BVH (``wp.Mesh`` / ``wp.mesh_query_ray``); the same device, Warp
+build and inputs reproduce an observation bit for bit, other hardware does not.
+Nothing here is content-hashed.
+
+One :meth:`Sensing.observe` is one kernel launch (one thread per env: state,
+attitude, depth and the four DVL beams) plus, with a sonar, one more (one
+thread per env and sonar ray). The state is read directly from the
+:class:`~leviathan.learning.vehicles.BatchedVehicles` device arrays; there is
+no host round trip.
+
+Compile options (``wp.set_module_options`` below): ``fuse_fp=False`` keeps the
+float32 arithmetic as written (no FMA contraction), so the CPU and CUDA kernels
+round the same expressions the same way and the tests' numpy references can be
+compared tightly; ray casting dominates the cost, so the contraction would buy
+nothing measurable. ``fast_math=False`` keeps IEEE division and ``sqrt``.
+``enable_backward=False``: nothing here is differentiated, and it halves the
+compile time.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from typing import Any
+
+import numpy as np
+import warp as wp
+
+from leviathan.geometry import seabed_mesh
+from leviathan.kernels.backend import check_device
+from leviathan.learning.vehicles import BatchedVehicles
+
+wp.set_module_options({"fuse_fp": False, "fast_math": False, "enable_backward": False})
+
+__all__ = [
+    "DVL_BEAM_AZIMUTHS_RAD",
+    "DVL_BEAM_COUNT",
+    "DVL_BEAM_TILT_RAD",
+    "DVL_LOCK_BEAMS",
+    "OBS_ALTITUDE",
+    "OBS_ANGULAR_VELOCITY",
+    "OBS_BASE_SIZE",
+    "OBS_BOTTOM_VELOCITY",
+    "OBS_DEPTH",
+    "OBS_DVL_VALID",
+    "OBS_LINEAR_VELOCITY",
+    "OBS_PITCH_COS",
+    "OBS_PITCH_SIN",
+    "OBS_QUATERNION",
+    "OBS_ROLL_COS",
+    "OBS_ROLL_SIN",
+    "OBS_SONAR",
+    "OBS_YAW_COS",
+    "OBS_YAW_SIN",
+    "Sensing",
+    "Terrain",
+]
+
+# --------------------------------------------------------------------------- observation layout
+# Column indices of one env's observation row (see Sensing's docstring). Vector entries are the
+# index of their first component.
+OBS_LINEAR_VELOCITY = 0  # u, v, w [m/s], body FRD, relative to the ground: 0, 1, 2
+OBS_ANGULAR_VELOCITY = 3  # p, q, r [rad/s], body FRD: 3, 4, 5
+OBS_QUATERNION = 6  # qw, qx, qy, qz of q_world_body as stored: 6, 7, 8, 9
+OBS_ROLL_SIN = 10
+OBS_ROLL_COS = 11
+OBS_PITCH_SIN = 12
+OBS_PITCH_COS = 13
+OBS_YAW_SIN = 14
+OBS_YAW_COS = 15
+OBS_DEPTH = 16  # NED z of the vehicle origin [m], positive down
+OBS_ALTITUDE = 17  # [m], dvl_range_m when no beam hits
+OBS_BOTTOM_VELOCITY = 18  # body FRD [m/s], 0 without bottom lock: 18, 19, 20
+OBS_DVL_VALID = 21  # 1.0 with bottom lock, else 0.0
+OBS_BASE_SIZE = 22  # columns without the sonar
+OBS_SONAR = 22  # first sonar column (only with a sonar)
+
+# --------------------------------------------------------------------------- DVL geometry
+DVL_BEAM_COUNT = 4
+DVL_BEAM_TILT_RAD = math.radians(30.0)
+"""Angle of each DVL beam from the body +z (down) axis."""
+DVL_BEAM_AZIMUTHS_RAD = tuple(math.radians(45.0 + 90.0 * k) for k in range(DVL_BEAM_COUNT))
+"""Beam azimuths about body +z from body +x (forward): the Janus X of 45, 135, 225, 315 deg."""
+DVL_LOCK_BEAMS = 3
+"""Beams that must hit the terrain within ``dvl_range_m`` for bottom lock (a 3-beam solution)."""
+
+_MAX_RESOLUTION = 2048  # 8.4 M triangles: beyond this the host mesh build is the bottleneck
+_MAX_SONAR_RAYS = 65536  # per env; bounds the observation width and the launch size
+_SEED_LIMIT = 2**64
+
+
+# --------------------------------------------------------------------------- device functions
+
+
+@wp.func
+def _rotation_world_body(q: wp.vec4f) -> wp.mat33f:
+    """``R_world_body`` of the quaternion ``(w, x, y, z)``, normalised first."""
+    norm = wp.sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3])
+    qw = q[0] / norm
+    qx = q[1] / norm
+    qy = q[2] / norm
+    qz = q[3] / norm
+    return wp.mat33f(
+        1.0 - 2.0 * (qy * qy + qz * qz),
+        2.0 * (qx * qy - qz * qw),
+        2.0 * (qx * qz + qy * qw),
+        2.0 * (qx * qy + qz * qw),
+        1.0 - 2.0 * (qx * qx + qz * qz),
+        2.0 * (qy * qz - qx * qw),
+        2.0 * (qx * qz - qy * qw),
+        2.0 * (qy * qz + qx * qw),
+        1.0 - 2.0 * (qx * qx + qy * qy),
+    )
+
+
+# --------------------------------------------------------------------------- kernels
+
+
+@wp.kernel
+def _observe_state_kernel(
+    position_ned: wp.array(dtype=wp.vec3f),
+    attitude_q: wp.array(dtype=wp.vec4f),
+    linear_velocity: wp.array(dtype=wp.vec3f),
+    angular_velocity: wp.array(dtype=wp.vec3f),
+    mesh: wp.uint64,
+    has_terrain: wp.int32,
+    beam_body: wp.array(dtype=wp.vec3f),
+    dvl_range_m: wp.float32,
+    out: wp.array2d(dtype=wp.float32),
+):
+    env = wp.tid()
+    p = position_ned[env]
+    q = attitude_q[env]
+    v = linear_velocity[env]
+    w = angular_velocity[env]
+    rot = _rotation_world_body(q)
+
+    for k in range(3):
+        out[env, OBS_LINEAR_VELOCITY + k] = v[k]
+        out[env, OBS_ANGULAR_VELOCITY + k] = w[k]
+    for k in range(4):
+        out[env, OBS_QUATERNION + k] = q[k]
+
+    # ZYX Euler angles as leviathan.frames.euler_from_rotation (away from gimbal lock).
+    roll = wp.atan2(rot[2, 1], rot[2, 2])
+    pitch = wp.atan2(-rot[2, 0], wp.sqrt(rot[0, 0] * rot[0, 0] + rot[1, 0] * rot[1, 0]))
+    yaw = wp.atan2(rot[1, 0], rot[0, 0])
+    out[env, OBS_ROLL_SIN] = wp.sin(roll)
+    out[env, OBS_ROLL_COS] = wp.cos(roll)
+    out[env, OBS_PITCH_SIN] = wp.sin(pitch)
+    out[env, OBS_PITCH_COS] = wp.cos(pitch)
+    out[env, OBS_YAW_SIN] = wp.sin(yaw)
+    out[env, OBS_YAW_COS] = wp.cos(yaw)
+    out[env, OBS_DEPTH] = p[2]
+
+    altitude = dvl_range_m
+    hits = wp.int32(0)
+    if has_terrain != 0:
+        for k in range(beam_body.shape[0]):
+            d = rot * beam_body[k]
+            hit = wp.mesh_query_ray(mesh, p, d, dvl_range_m)
+            if hit.result:
+                hits += 1
+                # Vertical distance to the beam's footprint: right for any attitude.
+                altitude = wp.min(altitude, hit.t * d[2])
+    out[env, OBS_ALTITUDE] = altitude
+    locked = hits >= DVL_LOCK_BEAMS
+    for k in range(3):
+        if locked:
+            out[env, OBS_BOTTOM_VELOCITY + k] = v[k]
+        else:
+            out[env, OBS_BOTTOM_VELOCITY + k] = 0.0
+    if locked:
+        out[env, OBS_DVL_VALID] = 1.0
+    else:
+        out[env, OBS_DVL_VALID] = 0.0
+
+
+@wp.kernel
+def _observe_sonar_kernel(
+    position_ned: wp.array(dtype=wp.vec3f),
+    attitude_q: wp.array(dtype=wp.vec4f),
+    mesh: wp.uint64,
+    has_terrain: wp.int32,
+    ray_body: wp.array(dtype=wp.vec3f),
+    range_m: wp.float32,
+    out: wp.array2d(dtype=wp.float32),
+):
+    env, ray = wp.tid()
+    ray_count = ray_body.shape[0]
+    range_column = OBS_SONAR + ray
+    intensity_column = OBS_SONAR + ray_count + ray
+    out[env, range_column] = 1.0
+    out[env, intensity_column] = 0.0
+    if has_terrain != 0:
+        d = _rotation_world_body(attitude_q[env]) * ray_body[ray]
+        hit = wp.mesh_query_ray(mesh, position_ned[env], d, range_m)
+        if hit.result:
+            out[env, range_column] = hit.t / range_m
+            out[env, intensity_column] = wp.abs(wp.dot(hit.normal, d))
+
+
+@wp.kernel
+def _vertical_depth_kernel(
+    mesh: wp.uint64,
+    north_m: wp.array(dtype=wp.float32),
+    east_m: wp.array(dtype=wp.float32),
+    top_m: wp.float32,
+    span_m: wp.float32,
+    depth_m: wp.array(dtype=wp.float32),
+):
+    i = wp.tid()
+    hit = wp.mesh_query_ray(
+        mesh, wp.vec3f(north_m[i], east_m[i], top_m), wp.vec3f(0.0, 0.0, 1.0), span_m
+    )
+    if hit.result:
+        depth_m[i] = top_m + hit.t
+    else:
+        depth_m[i] = wp.nan
+
+
+# --------------------------------------------------------------------------- validation
+
+
+def _real(value: Any, name: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name}: expected a real number, got {value!r}")
+    number = float(value)
+    if not math.isfinite(number):
+        raise ValueError(f"{name}: expected a finite number, got {value!r}")
+    return number
+
+
+def _in_range(value: Any, name: str, low: float, high: float, *, open_low: bool) -> float:
+    number = _real(value, name)
+    if (number <= low if open_low else number < low) or number > high:
+        bracket = "(" if open_low else "["
+        raise ValueError(f"{name}: expected a value in {bracket}{low:g}, {high:g}], got {value!r}")
+    return number
+
+
+def _integer(value: Any, name: str, low: int, high: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{name}: expected an integer, got {value!r}")
+    number = int(value)
+    if not low <= number <= high:
+        raise ValueError(f"{name}: expected an integer in [{low}, {high}], got {value!r}")
+    return number
+
+
+def _pair(value: Any, name: str) -> tuple[Any, Any]:
+    if isinstance(value, (str, bytes)) or not hasattr(value, "__len__") or len(value) != 2:
+        raise TypeError(f"{name}: expected a pair of two values, got {value!r}")
+    return value[0], value[1]
+
+
+# --------------------------------------------------------------------------- host classes
+
+
+class Terrain:
+    """A float32 ``wp.Mesh`` seabed in world NED for the learning tier.
+
+    Surfaces are two-sided (Warp reports back-face hits too), so the winding
+    does not matter. The vertex and triangle arrays the mesh was built from are
+    kept (read-only) because ``wp.Mesh`` refers to its points array.
+
+    Attributes:
+        mesh: The Warp mesh (float32 points, int32 indices) on ``device``.
+        device: Warp device name, e.g. ``"cpu"`` or ``"cuda:0"``.
+        vertices_ned: Vertex positions in world NED [m], float32, shape
+            [vertex_count, 3], read-only.
+        triangles: Vertex indices of each triangle, int32, shape
+            [triangle_count, 3], read-only.
+    """
+
+    def __init__(self, vertices_ned: Any, triangles: Any, *, device: str = "cpu") -> None:
+        """Builds the mesh; prefer :meth:`from_mesh` or :meth:`generated`.
+
+        Args: as :meth:`from_mesh`.
+        """
+        device = check_device(device)
+        vertices = np.asarray(vertices_ned)
+        faces = np.asarray(triangles)
+        if vertices.ndim != 2 or vertices.shape[1] != 3 or vertices.shape[0] < 3:
+            raise ValueError(
+                f"vertices_ned: expected shape [vertex_count >= 3, 3], got {vertices.shape}"
+            )
+        if vertices.dtype == np.bool_ or not (
+            np.issubdtype(vertices.dtype, np.floating) or np.issubdtype(vertices.dtype, np.integer)
+        ):
+            raise TypeError(
+                f"vertices_ned: expected a real numeric array, got dtype {vertices.dtype}"
+            )
+        with np.errstate(over="ignore"):
+            vertices32 = vertices.astype(np.float32)
+        if not np.all(np.isfinite(vertices32)):
+            bad = tuple(int(i) for i in np.argwhere(~np.isfinite(vertices32))[0])
+            raise ValueError(
+                f"vertices_ned: value {vertices[bad]!r} at index {bad} is not finite in float32"
+            )
+        if faces.ndim != 2 or faces.shape[1] != 3 or faces.shape[0] < 1:
+            raise ValueError(
+                f"triangles: expected shape [triangle_count >= 1, 3], got {faces.shape}"
+            )
+        if faces.dtype == np.bool_ or not np.issubdtype(faces.dtype, np.integer):
+            raise TypeError(f"triangles: expected an integer array, got dtype {faces.dtype}")
+        out_of_range = (faces < 0) | (faces >= vertices.shape[0])
+        if np.any(out_of_range):
+            bad = tuple(int(i) for i in np.argwhere(out_of_range)[0])
+            raise ValueError(
+                f"triangles: index {int(faces[bad])} at {bad} is outside "
+                f"[0, {vertices.shape[0] - 1}] (vertex_count = {vertices.shape[0]})"
+            )
+        faces32 = faces.astype(np.int32)
+        vertices32.setflags(write=False)
+        faces32.setflags(write=False)
+        self.device = device
+        self.vertices_ned = vertices32
+        self.triangles = faces32
+        self._points = wp.array(vertices32, dtype=wp.vec3f, device=device)
+        self._indices = wp.array(faces32.reshape(-1), dtype=wp.int32, device=device)
+        self.mesh = wp.Mesh(points=self._points, indices=self._indices)
+        self._top_m = float(vertices32[:, 2].min())
+        self._bottom_m = float(vertices32[:, 2].max())
+
+    def __repr__(self) -> str:
+        return (
+            f"Terrain(vertex_count={len(self.vertices_ned)}, "
+            f"triangle_count={len(self.triangles)}, device={self.device!r})"
+        )
+
+    @classmethod
+    def from_mesh(cls, vertices_ned: Any, triangles: Any, *, device: str = "cpu") -> Terrain:
+        """A terrain from a triangle mesh given in world NED.
+
+        Args:
+            vertices_ned: Vertex positions in world NED [m], shape [vertex_count >= 3, 3],
+                real values finite in float32 (they are rounded to float32).
+            triangles: Vertex indices, integers in ``[0, vertex_count)``, shape
+                [triangle_count >= 1, 3].
+            device: Warp device name.
+
+        Returns:
+            The terrain on ``device``.
+
+        Raises:
+            TypeError: If an array has the wrong dtype or ``device`` is not a string.
+            ValueError: If a shape, value or index is out of range, or the device is absent.
+        """
+        return cls(vertices_ned, triangles, device=device)
+
+    @classmethod
+    def generated(
+        cls,
+        *,
+        size_m: tuple[float, float] = (400.0, 400.0),
+        depth_m: float = 30.0,
+        relief_m: float = 4.0,
+        seed: int = 0,
+        resolution: int = 128,
+        device: str = "cpu",
+    ) -> Terrain:
+        """A keyed random seabed centred on the world origin.
+
+        The surface is :func:`leviathan.geometry.seabed_mesh` with
+        ``triangle_count = 2 * resolution**2``, ``mean_depth_m = depth_m`` and
+        ``origin = (-size_m[0] / 2, -size_m[1] / 2)`` (so it spans north
+        ``[-sx/2, sx/2]`` and east ``[-sy/2, sy/2]``), rounded to float32: the
+        same seed gives the same seabed on every machine before the float32
+        ray casts. Depths stay within ``depth_m +/- 1.05 * relief_m``.
+
+        Args:
+            size_m: Extent (north, east) [m], both finite and > 0.
+            depth_m: Mean seabed depth (NED z, positive down) [m], finite.
+            relief_m: Relief amplitude [m], finite and >= 0 (0: flat).
+            seed: Root seed of the keyed draws, ``0 <= seed < 2**64``.
+            resolution: About ``resolution**2`` grid cells (the grid shape follows
+                ``size_m``; square ``size_m`` gives ``resolution`` cells a side),
+                1 to 2048.
+            device: Warp device name.
+
+        Returns:
+            The terrain on ``device``.
+
+        Raises:
+            TypeError: If an argument has the wrong type.
+            ValueError: If an argument is out of range or the device is absent.
+        """
+        sx, sy = (
+            _in_range(s, f"size_m[{i}]", 0.0, math.inf, open_low=True)
+            for i, s in enumerate(_pair(size_m, "size_m"))
+        )
+        depth = _real(depth_m, "depth_m")
+        relief = _in_range(relief_m, "relief_m", 0.0, math.inf, open_low=False)
+        seed = _integer(seed, "seed", 0, _SEED_LIMIT - 1)
+        resolution = _integer(resolution, "resolution", 1, _MAX_RESOLUTION)
+        device = check_device(device)
+        surface = seabed_mesh(
+            triangle_count=2 * resolution * resolution,
+            size_m=(sx, sy),
+            mean_depth_m=depth,
+            relief_m=relief,
+            seed=seed,
+            origin=(-0.5 * sx, -0.5 * sy),
+        )
+        return cls(surface.vertices, surface.faces, device=device)
+
+    def depth_at(self, north_m: Any, east_m: Any) -> np.ndarray:
+        """Seabed depth below (or above) points, by vertical float32 ray casts on the device.
+
+        Each point casts a ray straight down from above the shallowest vertex;
+        its depth is that of the first (shallowest) surface at that position.
+
+        Args:
+            north_m: North coordinates [m], any shape broadcastable with ``east_m``.
+            east_m: East coordinates [m].
+
+        Returns:
+            Depths (NED z) [m], float32, of the broadcast shape; NaN where the
+            position is outside the terrain's footprint.
+
+        Raises:
+            TypeError: If a coordinate array is not real numeric.
+            ValueError: If a coordinate is not finite or the shapes do not broadcast.
+        """
+        arrays = []
+        for name, value in (("north_m", north_m), ("east_m", east_m)):
+            array = np.asarray(value)
+            if array.dtype == np.bool_ or not (
+                np.issubdtype(array.dtype, np.floating) or np.issubdtype(array.dtype, np.integer)
+            ):
+                raise TypeError(f"{name}: expected real coordinates [m], got dtype {array.dtype}")
+            if not np.all(np.isfinite(array)):
+                raise ValueError(f"{name}: expected finite coordinates [m], got non-finite values")
+            arrays.append(array)
+        try:
+            north, east = np.broadcast_arrays(*arrays)
+        except ValueError:
+            raise ValueError(
+                f"north_m, east_m: shapes {arrays[0].shape} and {arrays[1].shape} do not broadcast"
+            ) from None
+        shape = north.shape
+        if north.size == 0:
+            return np.zeros(shape, dtype=np.float32)
+        top = self._top_m - 1.0
+        span = (self._bottom_m - self._top_m) + 2.0
+        depth = wp.empty(north.size, dtype=wp.float32, device=self.device)
+        wp.launch(
+            _vertical_depth_kernel,
+            dim=north.size,
+            inputs=[
+                self.mesh.id,
+                wp.array(
+                    north.astype(np.float32).reshape(-1), dtype=wp.float32, device=self.device
+                ),
+                wp.array(east.astype(np.float32).reshape(-1), dtype=wp.float32, device=self.device),
+                top,
+                span,
+            ],
+            outputs=[depth],
+            device=self.device,
+        )
+        return depth.numpy().reshape(shape)
+
+
+class Sensing:
+    """Batched observations of ``vehicles`` against ``terrain``, float32, on the device.
+
+    Observation row of env ``i`` (``out[i, :]``, float32; indices are the
+    module's ``OBS_*`` constants)::
+
+        0  1  2   u v w           body linear velocity, FRD, over ground [m/s]
+        3  4  5   p q r           body angular velocity, FRD [rad/s]
+        6 .. 9    qw qx qy qz     q_world_body as stored (Hamilton, scalar first)
+        10 11     sin, cos roll   ZYX Euler angles of R_world_body, as
+        12 13     sin, cos pitch  leviathan.frames.euler_from_rotation
+        14 15     sin, cos yaw    (yaw from north towards east)
+        16        depth [m]       NED z of the vehicle origin, positive down
+        17        altitude [m]    DVL, see below; dvl_range_m when no beam hits
+        18 19 20  bottom velocity body FRD [m/s]: u v w with bottom lock, else 0 0 0
+        21        dvl_valid       1.0 with bottom lock, else 0.0
+        22 ..     sonar           only with ``sonar``, see below
+
+    DVL: four beams from the vehicle origin at ``DVL_BEAM_TILT_RAD`` (30 deg)
+    from body +z, azimuths 45, 135, 225 and 315 deg from body +x, each cast up
+    to ``dvl_range_m`` along the beam. The altitude is the minimum over the
+    beams that hit of the hit's vertical distance ``t * d_world.z`` (``t * cos
+    30 deg`` when level; over a flat seabed it is the depth difference at any
+    attitude). Bottom lock: at least ``DVL_LOCK_BEAMS`` (3) beams hit. Without
+    a terrain no beam hits. Every value is finite (NaN-free); the altitude lies
+    in ``[-dvl_range_m, dvl_range_m]`` (negative only for a beam pointing up at
+    terrain above the vehicle, e.g. upside down under an overhang).
+
+    Sonar (``sonar=(bearings, elevations)``, ``B`` and ``E``): ``B * E`` rays
+    from the vehicle origin with body FRD direction ``(cos el cos az, cos el sin
+    az, sin el)``, where ``az_b = fov_h * ((b + 0.5) / B - 0.5)`` (port to
+    starboard, ``b = 0 .. B-1``) and ``el_e = tilt + fov_v * ((e + 0.5) / E -
+    0.5)`` (positive down, row ``e = 0`` the highest), ``(fov_h, fov_v) =
+    sonar_fov_rad``, ``tilt = sonar_tilt_rad``. Two channel images follow,
+    each ``E`` rows by ``B`` columns, row-major::
+
+        OBS_SONAR + e * B + b          range of ray (e, b) / sonar_range_m, 1.0 when no hit
+        OBS_SONAR + B*E + e * B + b    intensity proxy |cos incidence| = |n . d|, 0.0 when no hit
+
+    so ``out[:, OBS_SONAR:].reshape(N, 2, E, B)`` is the (channel, elevation,
+    bearing) image. The intensity proxy is Lambertian without spreading loss
+    (the range channel carries distance); it lies in [0, 1].
+
+    Attributes:
+        vehicles: The batched vehicles read at each :meth:`observe`.
+        terrain: The terrain, or None (no hits: altitude ``dvl_range_m``,
+            sonar ranges 1, intensities 0).
+        device: Warp device of the vehicles (and the terrain).
+        num_envs: Number of envs N.
+        observation_size: Columns of one observation row: 22, plus ``2 * B * E``.
+        sonar: ``(B, E)`` or None.
+        dvl_beam_directions_body: Unit beam directions, body FRD, float32, [4, 3].
+        sonar_ray_directions_body: Unit ray directions, body FRD, float32,
+            [E, B, 3] (empty [0, 0, 3] without a sonar).
+    """
+
+    def __init__(
+        self,
+        vehicles: BatchedVehicles,
+        terrain: Terrain | None,
+        *,
+        sonar: tuple[int, int] | None = None,
+        sonar_fov_rad: tuple[float, float] = (1.57, 0.35),
+        sonar_range_m: float = 50.0,
+        dvl_range_m: float = 60.0,
+        sonar_tilt_rad: float = 0.35,
+    ) -> None:
+        """Prepares the ray directions; launches nothing.
+
+        Args:
+            vehicles: Batched vehicles whose device arrays are read.
+            terrain: Seabed on the same device, or None.
+            sonar: ``(bearings, elevations)``, each an integer >= 1 with at most
+                65536 rays, or None for no sonar columns.
+            sonar_fov_rad: Horizontal field of view in (0, 2 pi] and vertical in
+                (0, pi] [rad].
+            sonar_range_m: Sonar maximum range [m], finite and > 0.
+            dvl_range_m: DVL maximum slant range per beam [m], finite and > 0.
+            sonar_tilt_rad: Downward tilt of the sonar's centre row from body +x
+                [rad], in [-pi/2, pi/2]. The default 0.35 rad (20 deg, a usual
+                forward-looking-sonar mounting) lets the +/-10 deg default fan see
+                the seabed from 20 to 57 m ahead at 10 m altitude; 0 looks level and
+                sees a flat seabed only beyond 57 m (past the 50 m default range).
+
+        Raises:
+            TypeError: If an argument has the wrong type.
+            ValueError: If a value is out of range or the terrain is on another device.
+        """
+        if not isinstance(vehicles, BatchedVehicles):
+            raise TypeError(f"vehicles: expected a BatchedVehicles, got {type(vehicles).__name__}")
+        if terrain is not None and not isinstance(terrain, Terrain):
+            raise TypeError(f"terrain: expected a Terrain or None, got {type(terrain).__name__}")
+        if terrain is not None and terrain.device != vehicles.device:
+            raise ValueError(
+                f"terrain.device: {terrain.device!r} differs from vehicles.device "
+                f"{vehicles.device!r}; build the terrain with device={vehicles.device!r}"
+            )
+        if sonar is not None:
+            bearings_in, elevations_in = _pair(sonar, "sonar")
+            bearings = _integer(bearings_in, "sonar[0] (bearings)", 1, _MAX_SONAR_RAYS)
+            elevations = _integer(elevations_in, "sonar[1] (elevations)", 1, _MAX_SONAR_RAYS)
+            if bearings * elevations > _MAX_SONAR_RAYS:
+                raise ValueError(
+                    f"sonar: {bearings} x {elevations} = {bearings * elevations} rays per env, "
+                    f"expected at most {_MAX_SONAR_RAYS}"
+                )
+            sonar = (bearings, elevations)
+        fov_h_in, fov_v_in = _pair(sonar_fov_rad, "sonar_fov_rad")
+        fov_h = _in_range(fov_h_in, "sonar_fov_rad[0]", 0.0, 2.0 * math.pi, open_low=True)
+        fov_v = _in_range(fov_v_in, "sonar_fov_rad[1]", 0.0, math.pi, open_low=True)
+        self.sonar_range_m = _in_range(sonar_range_m, "sonar_range_m", 0.0, math.inf, open_low=True)
+        self.dvl_range_m = _in_range(dvl_range_m, "dvl_range_m", 0.0, math.inf, open_low=True)
+        tilt = _in_range(
+            sonar_tilt_rad, "sonar_tilt_rad", -0.5 * math.pi, 0.5 * math.pi, open_low=False
+        )
+        self.vehicles = vehicles
+        self.terrain = terrain
+        self.device = vehicles.device
+        self.num_envs = vehicles.num_envs
+        self.sonar = sonar
+        self.sonar_fov_rad = (fov_h, fov_v)
+        self.sonar_tilt_rad = tilt
+
+        s, c = math.sin(DVL_BEAM_TILT_RAD), math.cos(DVL_BEAM_TILT_RAD)
+        beams = np.array(
+            [[s * math.cos(a), s * math.sin(a), c] for a in DVL_BEAM_AZIMUTHS_RAD], dtype=np.float32
+        )
+        beams.setflags(write=False)
+        self.dvl_beam_directions_body = beams
+        if sonar is None:
+            rays = np.zeros((0, 0, 3), dtype=np.float32)
+        else:
+            bearings, elevations = sonar
+            rays64 = np.empty((elevations, bearings, 3), dtype=np.float64)
+            for e in range(elevations):
+                el = tilt + fov_v * ((e + 0.5) / elevations - 0.5)
+                for b in range(bearings):
+                    az = fov_h * ((b + 0.5) / bearings - 0.5)
+                    rays64[e, b] = (
+                        math.cos(el) * math.cos(az),
+                        math.cos(el) * math.sin(az),
+                        math.sin(el),
+                    )
+            rays = rays64.astype(np.float32)
+        rays.setflags(write=False)
+        self.sonar_ray_directions_body = rays
+        self.observation_size = OBS_BASE_SIZE + 2 * rays.shape[0] * rays.shape[1]
+
+        self._beams = wp.array(beams, dtype=wp.vec3f, device=self.device)
+        self._rays = wp.array(rays.reshape(-1, 3), dtype=wp.vec3f, device=self.device)
+        self._mesh_id = terrain.mesh.id if terrain is not None else wp.uint64(0)
+        self._has_terrain = 1 if terrain is not None else 0
+        self._scratch: wp.array | None = None
+
+    def __repr__(self) -> str:
+        return (
+            f"Sensing(num_envs={self.num_envs}, sonar={self.sonar}, "
+            f"observation_size={self.observation_size}, device={self.device!r})"
+        )
+
+    def observe(self, out: wp.array) -> None:
+        """Writes every env's observation row into ``out`` (one or two launches, no sync).
+
+        Args:
+            out: float32 Warp array of shape [num_envs, observation_size] on
+                :attr:`device`; every column is overwritten.
+
+        Raises:
+            TypeError: If ``out`` is not a float32 Warp array.
+            ValueError: If its shape or device is wrong.
+        """
+        self._check_out(out)
+        self._launch_state(out)
+        if self.sonar is not None:
+            vehicles = self.vehicles
+            wp.launch(
+                _observe_sonar_kernel,
+                dim=(self.num_envs, self._rays.shape[0]),
+                inputs=[
+                    vehicles.position_ned,
+                    vehicles.attitude_q,
+                    self._mesh_id,
+                    self._has_terrain,
+                    self._rays,
+                    self.sonar_range_m,
+                ],
+                outputs=[out],
+                device=self.device,
+            )
+
+    def altitude_numpy(self) -> np.ndarray:
+        """DVL altitudes now [m], float32, shape [num_envs] (host copy; the sonar is not cast)."""
+        if self._scratch is None:
+            self._scratch = wp.zeros(
+                (self.num_envs, self.observation_size), dtype=wp.float32, device=self.device
+            )
+        self._launch_state(self._scratch)
+        return self._scratch.numpy()[:, OBS_ALTITUDE].copy()
+
+    def _launch_state(self, out: wp.array) -> None:
+        vehicles = self.vehicles
+        wp.launch(
+            _observe_state_kernel,
+            dim=self.num_envs,
+            inputs=[
+                vehicles.position_ned,
+                vehicles.attitude_q,
+                vehicles.linear_velocity,
+                vehicles.angular_velocity,
+                self._mesh_id,
+                self._has_terrain,
+                self._beams,
+                self.dvl_range_m,
+            ],
+            outputs=[out],
+            device=self.device,
+        )
+
+    def _check_out(self, out: Any) -> None:
+        if not isinstance(out, wp.array):
+            raise TypeError(f"out: expected a float32 Warp array, got {type(out).__name__}")
+        if out.dtype != wp.float32:
+            raise TypeError(f"out: expected dtype float32, got {wp.types.type_repr(out.dtype)}")
+        expected = (self.num_envs, self.observation_size)
+        if tuple(out.shape) != expected:
+            raise ValueError(
+                f"out: expected shape {expected} (num_envs, observation_size), got "
+                f"{tuple(out.shape)}"
+            )
+        if str(out.device) != self.device:
+            raise ValueError(f"out: on device {str(out.device)!r}, expected {self.device!r}")

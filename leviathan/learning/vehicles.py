@@ -1,0 +1,826 @@
+"""Batched vehicles for the learning tier: N copies of one vehicle stepped in float32 Warp.
+
+NOT CANONICAL. This module implements the model and the integrator of
+:mod:`leviathan.dynamics` (read its docstring for the equations, frames and
+integrator) in single precision for ``num_envs`` vehicles at once, with the
+state kept on one Warp device. Nothing here is content-hashed; the same device,
+Warp build and inputs reproduce a run bit for bit, other hardware does not.
+
+Model (the canonical one, term by term): rigid-body and added mass, the
+Coriolis and centripetal terms of both (``C_RB`` in its
+linear-velocity-independent form, ``C_A`` for diagonal added mass), linear plus
+quadratic damping of the velocity relative to the water, restoring forces from
+weight at the CG and buoyancy at the CB, and ``M_A ν̇_c`` for a current that is
+constant in NED. Thruster commands are saturated to each thruster's limits and
+the actual force follows the exact solution of its first-order response,
+evaluated at the RK4 stage times (time constant 0: the force is the command).
+One fixed RK4 step per :meth:`BatchedVehicles.step` with the command held, the
+quaternion renormalised once per step.
+
+Differences from the canonical tier, all deliberate:
+
+* float32 arithmetic (``wp.float32``) instead of float64;
+* the current is one constant NED vector per env (no depth profile);
+* the step length is a float [s] (the canonical step takes integer ns);
+* commands are not checked for finiteness on the device (that would cost a
+  host round trip per step); a non-finite command spoils only its own env.
+
+Randomisation (:class:`Randomization`) is drawn per env at reset from a keyed
+integer hash of ``(seed, env index, parameter index)`` (MurmurHash3's 32-bit
+finaliser, three rounds) mapped to ``[0, 1)`` with 24 bits, so the draws are
+integer arithmetic and identical on every device.
+
+Compile options (``wp.set_module_options`` below): ``fuse_fp=False`` keeps the
+float32 arithmetic exactly as written (no FMA contraction), so the error
+measured against the canonical float64 model is the error of this code and
+the randomisation draws round identically on the CPU and CUDA; it costs little
+because the step is dominated by memory traffic and ``exp``. ``fast_math=False``
+keeps IEEE division, ``sqrt`` and ``exp``. ``enable_backward=False``: nothing
+here is differentiated, and it halves the compile time.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+import time
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import warp as wp
+
+from leviathan.dynamics import RigidBodyModel
+from leviathan.kernels.backend import check_device
+from leviathan.specs import VehicleSpec
+
+wp.set_module_options({"fuse_fp": False, "fast_math": False, "enable_backward": False})
+
+__all__ = ["BatchedVehicles", "Randomization", "bench_vehicles"]
+
+# Parameter indices of the keyed draws (part of the reproducibility contract: never reorder).
+_DRAW_MASS = wp.constant(0)
+_DRAW_DAMPING = wp.constant(1)
+_DRAW_CURRENT_DIRECTION = wp.constant(2)
+_DRAW_CURRENT_SPEED = wp.constant(3)
+
+# MurmurHash3 fmix32 multipliers and the 32-bit golden-ratio increment (keeps 0 off the
+# finaliser's only fixed point, so seed 0 of env 0 is no special case).
+_FMIX_M1 = wp.constant(wp.uint32(0x85EBCA6B))
+_FMIX_M2 = wp.constant(wp.uint32(0xC2B2AE35))
+_GOLDEN = wp.constant(wp.uint32(0x9E3779B9))
+_TWO_PI = wp.constant(wp.float32(2.0 * math.pi))
+_INV_2_24 = wp.constant(wp.float32(1.0 / 16777216.0))
+
+
+# --------------------------------------------------------------------------- device functions
+
+
+@wp.struct
+class _Body:
+    """Nominal (unrandomised) parameters of one vehicle, float32, body FRD at the CG."""
+
+    mass_kg: wp.float32
+    inertia_kg_m2: wp.vec3f  # Ixx, Iyy, Izz
+    added_linear: wp.vec3f  # M_A diagonal, surge sway heave [kg]
+    added_angular: wp.vec3f  # M_A diagonal, roll pitch yaw [kg m²]
+    inv_mass_linear: wp.vec3f  # 1 / (M_RB + M_A), surge sway heave
+    inv_mass_angular: wp.vec3f  # 1 / (M_RB + M_A), roll pitch yaw
+    damping_linear_v: wp.vec3f  # D_l, surge sway heave
+    damping_linear_w: wp.vec3f  # D_l, roll pitch yaw
+    damping_quadratic_v: wp.vec3f  # d_q, surge sway heave
+    damping_quadratic_w: wp.vec3f  # d_q, roll pitch yaw
+    weight_n: wp.float32
+    buoyancy_n: wp.float32
+    cb_m: wp.vec3f  # centre of buoyancy in body FRD [m]
+
+
+@wp.func
+def _fmix32(h: wp.uint32) -> wp.uint32:
+    # MurmurHash3's finaliser: a bijection on 32 bits with full avalanche.
+    h = h ^ (h >> wp.uint32(16))
+    h = h * _FMIX_M1
+    h = h ^ (h >> wp.uint32(13))
+    h = h * _FMIX_M2
+    h = h ^ (h >> wp.uint32(16))
+    return h
+
+
+@wp.func
+def _keyed_uniform(seed: wp.uint32, env: wp.uint32, parameter: wp.uint32) -> wp.float32:
+    """Uniform in [0, 1) with 24 bits, a pure function of (seed, env, parameter)."""
+    h = _fmix32(_fmix32(_fmix32(seed + _GOLDEN) + env + _GOLDEN) + parameter + _GOLDEN)
+    return wp.float32(h >> wp.uint32(8)) * _INV_2_24
+
+
+@wp.func
+def _derivative(
+    q: wp.vec4f,
+    v: wp.vec3f,
+    w: wp.vec3f,
+    tau_v: wp.vec3f,
+    tau_w: wp.vec3f,
+    current_ned: wp.vec3f,
+    mass_kg: wp.float32,
+    inertia: wp.vec3f,
+    added_v: wp.vec3f,
+    added_w: wp.vec3f,
+    inv_v: wp.vec3f,
+    inv_w: wp.vec3f,
+    dl_v: wp.vec3f,
+    dl_w: wp.vec3f,
+    dq_v: wp.vec3f,
+    dq_w: wp.vec3f,
+    net_weight_n: wp.float32,
+    buoyancy_n: wp.float32,
+    cb_m: wp.vec3f,
+):
+    """``(ṗ_ned, q̇, v̇, ω̇)`` of :func:`leviathan.dynamics._derivative`, in float32."""
+    # R_world_body from the normalised quaternion, as leviathan.dynamics._rotation_rows.
+    norm = wp.sqrt(((q[0] * q[0] + q[1] * q[1]) + q[2] * q[2]) + q[3] * q[3])
+    qw = q[0] / norm
+    qx = q[1] / norm
+    qy = q[2] / norm
+    qz = q[3] / norm
+    one = wp.float32(1.0)
+    two = wp.float32(2.0)
+    rot = wp.mat33f(
+        one - two * (qy * qy + qz * qz),
+        two * (qx * qy - qz * qw),
+        two * (qx * qz + qy * qw),
+        two * (qx * qy + qz * qw),
+        one - two * (qx * qx + qz * qz),
+        two * (qy * qz - qx * qw),
+        two * (qx * qz - qy * qw),
+        two * (qy * qz + qx * qw),
+        one - two * (qx * qx + qy * qy),
+    )
+    rot_t = wp.transpose(rot)
+    current_body = rot_t @ current_ned
+    v_rel = v - current_body
+
+    # Restoring: net weight along R^T e_down, buoyancy moment about the CG.
+    down_body = wp.vec3f(rot[2, 0], rot[2, 1], rot[2, 2])
+    restoring_v = (net_weight_n) * down_body
+    restoring_w = wp.cross(cb_m, (-buoyancy_n) * down_body)
+
+    # C_RB(ν) ν = (m ω×v, ω×(I ω)).
+    crb_v = mass_kg * wp.cross(w, v)
+    crb_w = wp.cross(w, wp.cw_mul(inertia, w))
+    # C_A(ν_r) ν_r = (ω×a, v_r×a + ω×b), a = M_A11 v_r, b = M_A22 ω.
+    a = wp.cw_mul(added_v, v_rel)
+    b = wp.cw_mul(added_w, w)
+    ca_v = wp.cross(w, a)
+    ca_w = wp.cross(v_rel, a) + wp.cross(w, b)
+    # D(ν_r) ν_r, diagonal linear plus quadratic.
+    drag_v = wp.cw_mul(dl_v + wp.cw_mul(dq_v, wp.abs(v_rel)), v_rel)
+    drag_w = wp.cw_mul(dl_w + wp.cw_mul(dq_w, wp.abs(w)), w)
+    # M_A ν̇_c with ν̇_c = (−ω × v_c,body, 0) for a current constant in NED.
+    mac = wp.cw_mul(added_v, -wp.cross(w, current_body))
+
+    v_dot = wp.cw_mul((((tau_v + restoring_v) - crb_v) - ca_v) - drag_v + mac, inv_v)
+    w_dot = wp.cw_mul((((tau_w + restoring_w) - crb_w) - ca_w) - drag_w, inv_w)
+
+    position_dot = rot @ v
+    half = wp.float32(0.5)
+    # q̇ = ½ q ⊗ (0, ω), Hamilton product, on the unnormalised stage quaternion.
+    quaternion_dot = wp.vec4f(
+        half * -((q[1] * w[0] + q[2] * w[1]) + q[3] * w[2]),
+        half * ((q[0] * w[0] + q[2] * w[2]) - q[3] * w[1]),
+        half * ((q[0] * w[1] + q[3] * w[0]) - q[1] * w[2]),
+        half * ((q[0] * w[2] + q[1] * w[1]) - q[2] * w[0]),
+    )
+    return position_dot, quaternion_dot, v_dot, w_dot
+
+
+# --------------------------------------------------------------------------- kernels
+
+
+@wp.kernel
+def _step_kernel(
+    commands_n: wp.array2d(dtype=wp.float32),
+    body: _Body,
+    thrust_direction: wp.array(dtype=wp.vec3f),
+    thrust_moment_arm: wp.array(dtype=wp.vec3f),
+    thrust_min_n: wp.array(dtype=wp.float32),
+    thrust_max_n: wp.array(dtype=wp.float32),
+    time_constant_s: wp.array(dtype=wp.float32),
+    mass_scale: wp.array(dtype=wp.float32),
+    damping_scale: wp.array(dtype=wp.float32),
+    current_ned: wp.array(dtype=wp.vec3f),
+    dt_s: wp.float32,
+    position_ned: wp.array(dtype=wp.vec3f),
+    attitude_q: wp.array(dtype=wp.vec4f),
+    linear_velocity: wp.array(dtype=wp.vec3f),
+    angular_velocity: wp.array(dtype=wp.vec3f),
+    thrust_n: wp.array2d(dtype=wp.float32),
+):
+    i = wp.tid()
+    h = dt_s
+    half = wp.float32(0.5) * h
+
+    # Per-env parameters: mass_scale scales every inertia and both restoring forces
+    # (the vehicle keeps its trim), damping_scale scales both damping terms.
+    sm = mass_scale[i]
+    sd = damping_scale[i]
+    mass_kg = body.mass_kg * sm
+    inertia = body.inertia_kg_m2 * sm
+    added_v = body.added_linear * sm
+    added_w = body.added_angular * sm
+    inv_v = body.inv_mass_linear / sm
+    inv_w = body.inv_mass_angular / sm
+    dl_v = body.damping_linear_v * sd
+    dl_w = body.damping_linear_w * sd
+    dq_v = body.damping_quadratic_v * sd
+    dq_w = body.damping_quadratic_w * sd
+    weight = body.weight_n * sm
+    buoyancy = body.buoyancy_n * sm
+    net_weight = weight - buoyancy
+    current = current_ned[i]
+
+    # Saturated command held over the step; exact first-order response at 0, h/2, h.
+    tau_v0 = wp.vec3f(0.0)
+    tau_w0 = wp.vec3f(0.0)
+    tau_vh = wp.vec3f(0.0)
+    tau_wh = wp.vec3f(0.0)
+    tau_v1 = wp.vec3f(0.0)
+    tau_w1 = wp.vec3f(0.0)
+    for j in range(thrust_n.shape[1]):
+        command = wp.min(wp.max(commands_n[i, j], thrust_min_n[j]), thrust_max_n[j])
+        f_start = command
+        f_half = command
+        f_end = command
+        tc = time_constant_s[j]
+        if tc > wp.float32(0.0):
+            f0 = thrust_n[i, j]
+            offset = f0 - command
+            f_start = f0
+            f_half = command + offset * wp.exp(-half / tc)
+            f_end = command + offset * wp.exp(-h / tc)
+        d = thrust_direction[j]
+        m = thrust_moment_arm[j]
+        tau_v0 += d * f_start
+        tau_w0 += m * f_start
+        tau_vh += d * f_half
+        tau_wh += m * f_half
+        tau_v1 += d * f_end
+        tau_w1 += m * f_end
+        thrust_n[i, j] = f_end
+
+    p0 = position_ned[i]
+    q0 = attitude_q[i]
+    v0 = linear_velocity[i]
+    w0 = angular_velocity[i]
+    cb = body.cb_m
+
+    kp1, kq1, kv1, kw1 = _derivative(
+        q0, v0, w0, tau_v0, tau_w0, current, mass_kg, inertia, added_v, added_w,
+        inv_v, inv_w, dl_v, dl_w, dq_v, dq_w, net_weight, buoyancy, cb,
+    )  # fmt: skip
+    kp2, kq2, kv2, kw2 = _derivative(
+        q0 + half * kq1, v0 + half * kv1, w0 + half * kw1, tau_vh, tau_wh, current,
+        mass_kg, inertia, added_v, added_w, inv_v, inv_w, dl_v, dl_w, dq_v, dq_w,
+        net_weight, buoyancy, cb,
+    )  # fmt: skip
+    kp3, kq3, kv3, kw3 = _derivative(
+        q0 + half * kq2, v0 + half * kv2, w0 + half * kw2, tau_vh, tau_wh, current,
+        mass_kg, inertia, added_v, added_w, inv_v, inv_w, dl_v, dl_w, dq_v, dq_w,
+        net_weight, buoyancy, cb,
+    )  # fmt: skip
+    kp4, kq4, kv4, kw4 = _derivative(
+        q0 + h * kq3, v0 + h * kv3, w0 + h * kw3, tau_v1, tau_w1, current,
+        mass_kg, inertia, added_v, added_w, inv_v, inv_w, dl_v, dl_w, dq_v, dq_w,
+        net_weight, buoyancy, cb,
+    )  # fmt: skip
+
+    sixth = h / wp.float32(6.0)
+    two = wp.float32(2.0)
+    position_ned[i] = p0 + sixth * (((kp1 + two * kp2) + two * kp3) + kp4)
+    q = q0 + sixth * (((kq1 + two * kq2) + two * kq3) + kq4)
+    norm = wp.sqrt(((q[0] * q[0] + q[1] * q[1]) + q[2] * q[2]) + q[3] * q[3])
+    attitude_q[i] = q / norm
+    linear_velocity[i] = v0 + sixth * (((kv1 + two * kv2) + two * kv3) + kv4)
+    angular_velocity[i] = w0 + sixth * (((kw1 + two * kw2) + two * kw3) + kw4)
+
+
+@wp.kernel
+def _reset_kernel(
+    env_mask: wp.array(dtype=wp.int32),
+    new_position_ned: wp.array(dtype=wp.vec3f),
+    new_yaw_rad: wp.array(dtype=wp.float32),
+    seeds: wp.array(dtype=wp.uint32),
+    mass_scale_low: wp.float32,
+    mass_scale_high: wp.float32,
+    damping_scale_low: wp.float32,
+    damping_scale_high: wp.float32,
+    current_speed_low: wp.float32,
+    current_speed_high: wp.float32,
+    position_ned: wp.array(dtype=wp.vec3f),
+    attitude_q: wp.array(dtype=wp.vec4f),
+    linear_velocity: wp.array(dtype=wp.vec3f),
+    angular_velocity: wp.array(dtype=wp.vec3f),
+    thrust_n: wp.array2d(dtype=wp.float32),
+    mass_scale: wp.array(dtype=wp.float32),
+    damping_scale: wp.array(dtype=wp.float32),
+    current_ned: wp.array(dtype=wp.vec3f),
+):
+    i = wp.tid()
+    if env_mask[i] == 0:
+        return
+    position_ned[i] = new_position_ned[i]
+    half_yaw = wp.float32(0.5) * new_yaw_rad[i]
+    # Level attitude with heading ψ: a rotation about body down, q = (cos ψ/2, 0, 0, sin ψ/2).
+    attitude_q[i] = wp.vec4f(wp.cos(half_yaw), wp.float32(0.0), wp.float32(0.0), wp.sin(half_yaw))
+    linear_velocity[i] = wp.vec3f(0.0)
+    angular_velocity[i] = wp.vec3f(0.0)
+    for j in range(thrust_n.shape[1]):
+        thrust_n[i, j] = wp.float32(0.0)
+
+    seed = seeds[i]
+    env = wp.uint32(i)
+    u_mass = _keyed_uniform(seed, env, wp.uint32(_DRAW_MASS))
+    u_damping = _keyed_uniform(seed, env, wp.uint32(_DRAW_DAMPING))
+    u_direction = _keyed_uniform(seed, env, wp.uint32(_DRAW_CURRENT_DIRECTION))
+    u_speed = _keyed_uniform(seed, env, wp.uint32(_DRAW_CURRENT_SPEED))
+    mass_scale[i] = mass_scale_low + (mass_scale_high - mass_scale_low) * u_mass
+    damping_scale[i] = damping_scale_low + (damping_scale_high - damping_scale_low) * u_damping
+    speed = current_speed_low + (current_speed_high - current_speed_low) * u_speed
+    direction = _TWO_PI * u_direction
+    current_ned[i] = wp.vec3f(speed * wp.cos(direction), speed * wp.sin(direction), 0.0)
+
+
+# --------------------------------------------------------------------------- host
+
+
+def _range(name: str, value: Any, *, minimum: float, strict: bool) -> tuple[float, float]:
+    """Validate a ``(low, high)`` range of finite reals above ``minimum``."""
+    bound = f"> {minimum:g}" if strict else f">= {minimum:g}"
+    expected = f"a (low, high) pair of finite reals with {bound} and low <= high"
+    if not isinstance(value, tuple | list) or len(value) != 2:
+        raise ValueError(f"Randomization.{name}: expected {expected}, got {value!r}")
+    low, high = value
+    for end in (low, high):
+        if isinstance(end, bool) or not isinstance(end, numbers.Real):
+            raise TypeError(f"Randomization.{name}: expected {expected}, got {value!r}")
+    low, high = float(low), float(high)
+    if not (math.isfinite(low) and math.isfinite(high)) or low > high:
+        raise ValueError(f"Randomization.{name}: expected {expected}, got {value!r}")
+    if (low <= minimum) if strict else (low < minimum):
+        raise ValueError(f"Randomization.{name}: expected {expected}, got {value!r}")
+    return low, high
+
+
+@dataclass(frozen=True)
+class Randomization:
+    """Per-env parameter ranges, drawn uniformly at each reset from keyed seeds.
+
+    Each range is ``(low, high)``; equal ends give that value exactly. Never hashed:
+    the learning tier has no content identity.
+
+    Attributes:
+        mass_scale: Factor on the rigid-body mass and inertia, the added mass, the weight
+            and the buoyancy (so the vehicle keeps its trim and only its inertia
+            changes), > 0.
+        damping_scale: Factor on the linear and quadratic damping, > 0.
+        current_speed_m_s: Horizontal current speed [m/s], >= 0, in a uniformly random
+            direction in the NED north-east plane, constant over the episode.
+
+    Raises:
+        TypeError, ValueError: On a malformed range, naming the field.
+    """
+
+    mass_scale: tuple[float, float] = (1.0, 1.0)
+    damping_scale: tuple[float, float] = (1.0, 1.0)
+    current_speed_m_s: tuple[float, float] = (0.0, 0.0)
+
+    def __post_init__(self) -> None:
+        set_field = object.__setattr__
+        set_field(
+            self, "mass_scale", _range("mass_scale", self.mass_scale, minimum=0.0, strict=True)
+        )
+        set_field(
+            self,
+            "damping_scale",
+            _range("damping_scale", self.damping_scale, minimum=0.0, strict=True),
+        )
+        set_field(
+            self,
+            "current_speed_m_s",
+            _range("current_speed_m_s", self.current_speed_m_s, minimum=0.0, strict=False),
+        )
+
+
+def _device_array(
+    name: str,
+    value: Any,
+    dtypes: tuple[Any, ...],
+    shape: tuple[int, ...],
+    device: str,
+    what: str,
+) -> wp.array:
+    """``value`` as a Warp array of one of ``dtypes`` and ``shape`` on ``device``.
+
+    NumPy input is copied to the device (a convenience); a Warp array must already
+    match, so that the hot path never copies silently.
+    """
+    if isinstance(value, np.ndarray):
+        if value.shape[: len(shape)] != shape:
+            raise ValueError(f"{name}: expected {what}, got a NumPy array of shape {value.shape}")
+        return wp.array(value, dtype=dtypes[0], device=device)
+    if not isinstance(value, wp.array):
+        raise TypeError(f"{name}: expected {what} (a Warp array), got {type(value).__name__}")
+    if value.dtype not in dtypes or tuple(value.shape) != shape:
+        names = " or ".join(getattr(d, "__name__", str(d)) for d in dtypes)
+        raise ValueError(
+            f"{name}: expected {what} ({names}, shape {shape}), got dtype "
+            f"{getattr(value.dtype, '__name__', value.dtype)} shape {tuple(value.shape)}"
+        )
+    if str(value.device) != device:
+        raise ValueError(
+            f"{name}: expected an array on {device!r}, got one on {str(value.device)!r}; "
+            "create it with device=vehicles.device"
+        )
+    return value
+
+
+class BatchedVehicles:
+    """N copies of one vehicle document, state on the device, float32.
+
+    Every env starts at the NED origin, level, heading north, at rest, with nominal
+    parameters (scale 1, no current) until :meth:`reset` draws its pose and parameters.
+
+    Args:
+        spec: The vehicle; at least one thruster.
+        num_envs: Number of copies N, >= 1.
+        device: Warp device, ``"cpu"`` or ``"cuda:i"``.
+        randomization: Per-env parameter ranges used by :meth:`reset`; ``None`` keeps
+            the nominal vehicle.
+        water_density_kg_m3: Water density ρ [kg/m³] for the buoyancy.
+        gravity_m_s2: Gravitational acceleration g [m/s²].
+
+    Attributes:
+        num_envs: N.
+        thruster_count: T.
+        device: The Warp device name.
+        spec: The vehicle document.
+        model: The canonical :class:`~leviathan.dynamics.RigidBodyModel` (float64) the
+            float32 parameters are rounded from.
+        randomization: The ranges in use.
+        thrust_min_n, thrust_max_n: Saturation limits [N], float32 host arrays (T,).
+
+    State and parameters live on :attr:`device` as read-only properties holding Warp
+    arrays that the kernels write in place: ``position_ned``, ``attitude_q``,
+    ``linear_velocity``, ``angular_velocity``, ``thrust_n``, ``current_ned``,
+    ``mass_scale``, ``damping_scale``. Read them (or write into them with
+    ``array.assign``); never rebind them.
+
+    Raises:
+        TypeError, ValueError: On a bad argument, naming it.
+    """
+
+    def __init__(
+        self,
+        spec: VehicleSpec,
+        num_envs: int,
+        *,
+        device: str = "cpu",
+        randomization: Randomization | None = None,
+        water_density_kg_m3: float = 1025.0,
+        gravity_m_s2: float = 9.81,
+    ) -> None:
+        if not isinstance(spec, VehicleSpec):
+            raise TypeError(f"spec: expected a VehicleSpec, got {type(spec).__name__}")
+        if isinstance(num_envs, bool) or not isinstance(num_envs, numbers.Integral):
+            raise TypeError(f"num_envs: expected an int >= 1, got {num_envs!r}")
+        if num_envs < 1:
+            raise ValueError(f"num_envs: expected an int >= 1, got {num_envs!r}")
+        if randomization is None:
+            randomization = Randomization()
+        if not isinstance(randomization, Randomization):
+            raise TypeError(
+                f"randomization: expected a Randomization or None, got "
+                f"{type(randomization).__name__}"
+            )
+        if not spec.thrusters:
+            raise ValueError(
+                f"spec: vehicle {spec.name!r} has no thrusters; a batched vehicle needs at "
+                "least one to be actuated"
+            )
+        model = RigidBodyModel.from_spec(
+            spec, water_density_kg_m3=water_density_kg_m3, gravity_m_s2=gravity_m_s2
+        )
+        device = check_device(device)
+
+        self.spec = spec
+        self.model = model
+        self.num_envs = int(num_envs)
+        self.thruster_count = model.thruster_count
+        self.device = device
+        self.randomization = randomization
+
+        n, t = self.num_envs, self.thruster_count
+        body = _Body()
+        body.mass_kg = wp.float32(model._rigid[0])
+        body.inertia_kg_m2 = wp.vec3f(*model._rigid[3:])
+        body.added_linear = wp.vec3f(*model._added[:3])
+        body.added_angular = wp.vec3f(*model._added[3:])
+        body.inv_mass_linear = wp.vec3f(*model._inv_mass[:3])
+        body.inv_mass_angular = wp.vec3f(*model._inv_mass[3:])
+        body.damping_linear_v = wp.vec3f(*model._d_linear[:3])
+        body.damping_linear_w = wp.vec3f(*model._d_linear[3:])
+        body.damping_quadratic_v = wp.vec3f(*model._d_quadratic[:3])
+        body.damping_quadratic_w = wp.vec3f(*model._d_quadratic[3:])
+        body.weight_n = wp.float32(model.weight_n)
+        body.buoyancy_n = wp.float32(model.buoyancy_n)
+        body.cb_m = wp.vec3f(*model._cb)
+        self._body = body
+
+        columns = np.array(model._columns, dtype=np.float32).reshape(t, 6)
+        self._thrust_direction = wp.array(columns[:, :3], dtype=wp.vec3f, device=device)
+        self._thrust_moment_arm = wp.array(columns[:, 3:], dtype=wp.vec3f, device=device)
+        limits = np.array(model._limits, dtype=np.float32).reshape(t, 2)
+        self.thrust_min_n = limits[:, 0].copy()
+        self.thrust_max_n = limits[:, 1].copy()
+        self.thrust_min_n.flags.writeable = False
+        self.thrust_max_n.flags.writeable = False
+        self._thrust_min = wp.array(self.thrust_min_n, dtype=wp.float32, device=device)
+        self._thrust_max = wp.array(self.thrust_max_n, dtype=wp.float32, device=device)
+        self._time_constant = wp.array(
+            np.array(model._time_constants, dtype=np.float32), dtype=wp.float32, device=device
+        )
+
+        self._position_ned = wp.zeros(n, dtype=wp.vec3f, device=device)
+        level = np.zeros((n, 4), dtype=np.float32)
+        level[:, 0] = 1.0
+        self._attitude_q = wp.array(level, dtype=wp.vec4f, device=device)
+        self._linear_velocity = wp.zeros(n, dtype=wp.vec3f, device=device)
+        self._angular_velocity = wp.zeros(n, dtype=wp.vec3f, device=device)
+        self._thrust_n = wp.zeros((n, t), dtype=wp.float32, device=device)
+        self._current_ned = wp.zeros(n, dtype=wp.vec3f, device=device)
+        self._mass_scale = wp.full(n, 1.0, dtype=wp.float32, device=device)
+        self._damping_scale = wp.full(n, 1.0, dtype=wp.float32, device=device)
+
+        # The launch is recorded once: packing its 16 arguments anew would cost more than
+        # the kernel itself for small N. Only the commands and dt_s change between steps;
+        # the state arrays are owned here and never rebound (read-only properties).
+        self._commands_bound = wp.zeros((n, t), dtype=wp.float32, device=device)
+        self._dt_bound = 0.01
+        self._step_launch = wp.launch(
+            _step_kernel,
+            dim=n,
+            inputs=[
+                self._commands_bound,
+                self._body,
+                self._thrust_direction,
+                self._thrust_moment_arm,
+                self._thrust_min,
+                self._thrust_max,
+                self._time_constant,
+                self._mass_scale,
+                self._damping_scale,
+                self._current_ned,
+                self._dt_bound,
+            ],
+            outputs=[
+                self._position_ned,
+                self._attitude_q,
+                self._linear_velocity,
+                self._angular_velocity,
+                self._thrust_n,
+            ],
+            device=device,
+            record_cmd=True,
+        )
+
+    @property
+    def position_ned(self) -> wp.array:
+        """CG positions in world NED [m], (N,) ``vec3f`` (written in place by the kernels)."""
+        return self._position_ned
+
+    @property
+    def attitude_q(self) -> wp.array:
+        """``q_world_body`` as ``(w, x, y, z)``, (N,) ``vec4f``."""
+        return self._attitude_q
+
+    @property
+    def linear_velocity(self) -> wp.array:
+        """``(u, v, w)`` [m/s] relative to the world, in body FRD, (N,) ``vec3f``."""
+        return self._linear_velocity
+
+    @property
+    def angular_velocity(self) -> wp.array:
+        """``(p, q, r)`` [rad/s] in body FRD, (N,) ``vec3f``."""
+        return self._angular_velocity
+
+    @property
+    def thrust_n(self) -> wp.array:
+        """Actual thruster forces [N] after the first-order response, (N, T) float32."""
+        return self._thrust_n
+
+    @property
+    def current_ned(self) -> wp.array:
+        """Water current in world NED [m/s], (N,) ``vec3f``, constant between resets."""
+        return self._current_ned
+
+    @property
+    def mass_scale(self) -> wp.array:
+        """Drawn mass factor per env, (N,) float32."""
+        return self._mass_scale
+
+    @property
+    def damping_scale(self) -> wp.array:
+        """Drawn damping factor per env, (N,) float32."""
+        return self._damping_scale
+
+    def __repr__(self) -> str:
+        return (
+            f"BatchedVehicles({self.spec.name!r}, num_envs={self.num_envs}, device={self.device!r})"
+        )
+
+    def step(self, commands_n: wp.array, dt_s: float) -> None:
+        """Advance every env one RK4 step with its command held (one kernel launch).
+
+        Args:
+            commands_n: Commanded thruster forces [N], (N, T) float32 on
+                :attr:`device`; saturated to each thruster's limits inside the kernel.
+                A NumPy array is accepted and copied to the device.
+            dt_s: Step length [s], finite and > 0.
+
+        Raises:
+            TypeError, ValueError: On a wrong type, shape, dtype, device or step length.
+        """
+        if isinstance(dt_s, bool) or not isinstance(dt_s, numbers.Real):
+            raise TypeError(f"dt_s: expected a finite step length > 0 [s], got {dt_s!r}")
+        if not (math.isfinite(float(dt_s)) and float(dt_s) > 0.0):
+            raise ValueError(f"dt_s: expected a finite step length > 0 [s], got {dt_s!r}")
+        n, t = self.num_envs, self.thruster_count
+        commands = _device_array(
+            "commands_n",
+            commands_n,
+            (wp.float32,),
+            (n, t),
+            self.device,
+            f"thruster commands [N] of shape ({n}, {t})",
+        )
+        if commands is not self._commands_bound:
+            self._step_launch.set_param_at_index(0, commands)
+            # Holding the array keeps the memory the recorded launch points at alive.
+            self._commands_bound = commands
+        if float(dt_s) != self._dt_bound:
+            self._step_launch.set_param_by_name("dt_s", float(dt_s))
+            self._dt_bound = float(dt_s)
+        self._step_launch.launch()
+
+    def reset(
+        self,
+        env_mask: wp.array,
+        *,
+        position_ned: wp.array,
+        yaw_rad: wp.array,
+        seeds: wp.array,
+    ) -> None:
+        """Reset the masked envs: new level pose at rest, parameters re-drawn (one launch).
+
+        Args:
+            env_mask: (N,) int32, nonzero = reset that env; the others are untouched.
+            position_ned: (N,) ``vec3f`` new CG positions in world NED [m] (read for
+                masked envs only).
+            yaw_rad: (N,) float32 new headings ψ [rad] (roll and pitch are zero).
+            seeds: (N,) uint32 or int32 keys: env i's draws are a pure function of
+                ``(seeds[i], i)`` and the ranges of :attr:`randomization`.
+
+        NumPy arrays are accepted and copied to the device.
+
+        Raises:
+            TypeError, ValueError: On a wrong type, shape, dtype or device, naming the
+                argument; nothing is changed then.
+        """
+        n, dev = self.num_envs, self.device
+        mask = _device_array("env_mask", env_mask, (wp.int32,), (n,), dev, f"({n},) int32 flags")
+        position = _device_array(
+            "position_ned", position_ned, (wp.vec3f,), (n,), dev, f"({n},) vec3f positions [m]"
+        )
+        yaw = _device_array("yaw_rad", yaw_rad, (wp.float32,), (n,), dev, f"({n},) float32 [rad]")
+        if isinstance(seeds, np.ndarray) and seeds.dtype.kind in "iu":
+            seeds = seeds.astype(np.int64).astype(np.uint32)
+        keys = _device_array(
+            "seeds", seeds, (wp.uint32, wp.int32), (n,), dev, f"({n},) uint32 or int32 seeds"
+        )
+        if keys.dtype == wp.int32:
+            keys = keys.view(wp.uint32)
+        r = self.randomization
+        wp.launch(
+            _reset_kernel,
+            dim=n,
+            inputs=[
+                mask,
+                position,
+                yaw,
+                keys,
+                r.mass_scale[0],
+                r.mass_scale[1],
+                r.damping_scale[0],
+                r.damping_scale[1],
+                r.current_speed_m_s[0],
+                r.current_speed_m_s[1],
+            ],
+            outputs=[
+                self._position_ned,
+                self._attitude_q,
+                self._linear_velocity,
+                self._angular_velocity,
+                self._thrust_n,
+                self._mass_scale,
+                self._damping_scale,
+                self._current_ned,
+            ],
+            device=dev,
+        )
+
+    def set_current(self, current_ned: wp.array | np.ndarray) -> None:
+        """Overwrite every env's water current (e.g. to replay a canonical run).
+
+        Args:
+            current_ned: (N,) ``vec3f`` currents in world NED [m/s] (NumPy (N, 3) accepted).
+        """
+        n = self.num_envs
+        current = _device_array(
+            "current_ned", current_ned, (wp.vec3f,), (n,), self.device, f"({n},) vec3f [m/s]"
+        )
+        wp.copy(self._current_ned, current)
+
+    def state_numpy(self) -> dict[str, np.ndarray]:
+        """Host copies of the state (synchronises with the device).
+
+        Returns:
+            ``position`` (N, 3) [m] NED, ``attitude_q`` (N, 4) as ``(w, x, y, z)``,
+            ``velocity_body`` (N, 6) ``(u, v, w, p, q, r)`` [m/s, rad/s], ``thrust``
+            (N, T) [N]; all float32, owned by the caller (later steps do not change them).
+        """
+        n = self.num_envs
+        return {
+            "position": _host_copy(self._position_ned, (n, 3)),
+            "attitude_q": _host_copy(self._attitude_q, (n, 4)),
+            "velocity_body": np.concatenate(
+                [
+                    _host_copy(self._linear_velocity, (n, 3)),
+                    _host_copy(self._angular_velocity, (n, 3)),
+                ],
+                axis=1,
+            ),
+            "thrust": _host_copy(self._thrust_n, (n, self.thruster_count)),
+        }
+
+    def parameters_numpy(self) -> dict[str, np.ndarray]:
+        """Host copies of the drawn parameters, owned by the caller.
+
+        Returns:
+            ``mass_scale`` (N,), ``damping_scale`` (N,), ``current_ned`` (N, 3) [m/s]; float32.
+        """
+        n = self.num_envs
+        return {
+            "mass_scale": _host_copy(self._mass_scale, (n,)),
+            "damping_scale": _host_copy(self._damping_scale, (n,)),
+            "current_ned": _host_copy(self._current_ned, (n, 3)),
+        }
+
+
+def _host_copy(array: wp.array, shape: tuple[int, ...]) -> np.ndarray:
+    # On the CPU device wp.array.numpy() is a view of the live memory: copy it, so that a
+    # returned state never changes under the caller when the kernels write in place.
+    return np.array(array.numpy(), dtype=np.float32, copy=True).reshape(shape)
+
+
+def bench_vehicles(num_envs: int, steps: int, device: str = "cpu") -> float:
+    """Env-steps per second of :meth:`BatchedVehicles.step` (one timed run).
+
+    ``reference_survey_vehicle`` at 10 ms steps with fixed commands of about half
+    the thrust range; one warm-up step (kernel load) is not timed; the device is
+    synchronised before and after the timed loop. Never asserted anywhere.
+
+    Args:
+        num_envs: Number of envs N, >= 1.
+        steps: Timed steps, >= 1.
+        device: Warp device.
+
+    Returns:
+        ``num_envs * steps / elapsed_s``.
+    """
+    from leviathan.catalogue import get_vehicle
+
+    if isinstance(steps, bool) or not isinstance(steps, numbers.Integral) or steps < 1:
+        raise ValueError(f"steps: expected an int >= 1, got {steps!r}")
+    vehicles = BatchedVehicles(get_vehicle("reference_survey_vehicle"), num_envs, device=device)
+    fraction = np.linspace(0.2, 0.6, vehicles.thruster_count, dtype=np.float32)
+    per_env = vehicles.thrust_min_n + fraction * (vehicles.thrust_max_n - vehicles.thrust_min_n)
+    commands = wp.array(
+        np.tile(per_env, (vehicles.num_envs, 1)), dtype=wp.float32, device=vehicles.device
+    )
+    vehicles.step(commands, 0.01)
+    wp.synchronize_device(vehicles.device)
+    start = time.perf_counter()
+    for _ in range(int(steps)):
+        vehicles.step(commands, 0.01)
+    wp.synchronize_device(vehicles.device)
+    elapsed = time.perf_counter() - start
+    return vehicles.num_envs * int(steps) / elapsed
