@@ -302,3 +302,154 @@ def format_sonar_bench(result: dict[str, Any]) -> str:
                 f"{e['build_s']:>12.3f}  same triangle on {e['same_triangle_share']:.4f} of hits"
             )
     return "\n".join(lines)
+
+
+# --------------------------------------------------------------------------- learning tier
+
+
+def bench_learning(
+    *,
+    env_counts: list[int],
+    steps: int = 50,
+    devices: list[str] | None = None,
+    sonar: tuple[int, int] = (64, 8),
+    canonical: bool = True,
+    repeats: int = 3,
+) -> dict[str, Any]:
+    """Times the learning tier's vector env beside the canonical World on the same vehicles.
+
+    For each env count and device, ``UnderwaterVectorEnv("altitude_survey")`` (the
+    task with the seabed in the loop) is stepped with constant actions, without and
+    with a sonar observation; env-steps/s is the median over ``repeats`` runs of
+    ``steps`` steps. The peer is a canonical World holding the same number of survey
+    vehicles under constant thrust, advancing the same simulated time per step (the
+    env's ``dt_s`` as its ``substeps`` ticks) on the CPU in the same run, so the
+    ratio compares like with like: float32 batched kernels against the float64
+    reference dynamics, vehicle by vehicle.
+
+    Args:
+        env_counts: Numbers of envs (and of canonical vehicles).
+        steps: Control steps per timed run (the canonical peer takes fewer for large
+            counts, at least 2, and is reported per step all the same).
+        devices: Warp devices (default: every available device).
+        sonar: (bearings, elevations) of the sonar observation variant.
+        canonical: Also time the canonical peer.
+        repeats: Timed runs per figure; the median is reported.
+
+    Returns:
+        A JSON-friendly dict: machine info and one row per (env count, device).
+    """
+    import numpy as np
+
+    from leviathan.kernels import available_devices
+    from leviathan.learning import UnderwaterVectorEnv
+
+    for name, value in (("steps", steps), ("repeats", repeats)):
+        if value < 1:
+            raise ValueError(f"{name}: expected >= 1, got {value}")
+    for count in env_counts:
+        if count < 1:
+            raise ValueError(f"envs: expected counts >= 1, got {count}")
+    devices = list(available_devices()) if devices is None else list(devices)
+
+    def time_env(count: int, device: str, with_sonar: bool) -> float:
+        env = UnderwaterVectorEnv(
+            "altitude_survey", num_envs=count, device=device, sonar=sonar if with_sonar else None
+        )
+        actions = np.full((count, env.vehicles.thruster_count), 0.2, dtype=np.float32)
+        env.reset(seed=0)
+        env.step(actions)  # warm-up: kernel load, graph of launches
+        rates = []
+        for _ in range(repeats):
+            t0 = time.perf_counter()
+            for _ in range(steps):
+                env.step(actions)
+            _synchronize(device)
+            rates.append(count * steps / (time.perf_counter() - t0))
+        return statistics.median(rates)
+
+    rows = []
+    for count in env_counts:
+        peer = _canonical_peer(count, steps=steps, repeats=repeats) if canonical else None
+        for device in devices:
+            row: dict[str, Any] = {"envs": count, "device": device}
+            row["env_steps_per_s"] = time_env(count, device, False)
+            row["env_steps_per_s_sonar"] = time_env(count, device, True)
+            if peer is not None:
+                row["canonical_env_steps_per_s"] = peer
+                row["ratio"] = row["env_steps_per_s"] / peer
+                row["ratio_sonar"] = row["env_steps_per_s_sonar"] / peer
+            rows.append(row)
+    return {
+        "machine": {"platform": platform.platform(), "processor": platform.processor()},
+        "task": "altitude_survey",
+        "sonar": list(sonar),
+        "steps": steps,
+        "rows": rows,
+    }
+
+
+def _synchronize(device: str) -> None:
+    if device.startswith("cuda"):
+        import warp as wp
+
+        wp.synchronize_device(device)
+
+
+def _canonical_peer(count: int, *, steps: int, repeats: int) -> float:
+    """Env-steps/s of a canonical World of ``count`` survey vehicles under constant thrust."""
+    from leviathan.catalogue import get_vehicle
+    from leviathan.controllers import DirectThrust
+    from leviathan.learning.env import UnderwaterVectorEnv
+    from leviathan.specs import VehicleSpec
+    from leviathan.world import VehicleSetup, World
+
+    probe = UnderwaterVectorEnv("altitude_survey", num_envs=1, device="cpu")
+    dt_s, substeps = probe.dt_s, probe.substeps
+    spec = get_vehicle("reference_survey_vehicle")
+    spec = VehicleSpec.model_validate({**spec.model_dump(), "sensors": []})
+    lo = [t.min_thrust_n for t in spec.thrusters]
+    hi = [t.max_thrust_n for t in spec.thrusters]
+    command = DirectThrust([a + 0.6 * (b - a) for a, b in zip(lo, hi, strict=True)])
+    tick_ns = round(dt_s * 1e9) // substeps
+    world = World.create(
+        vehicles=[
+            VehicleSetup(f"v{i:05d}", spec, command, position_ned_m=(2.0 * i, 0.0, 20.0))
+            for i in range(count)
+        ],
+        step_ns=tick_ns,
+    )
+    world.step(substeps)
+    n = max(2, min(steps, 4000 // count))
+    rates = []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        world.step(n * substeps)
+        rates.append(count * n / (time.perf_counter() - t0))
+    return statistics.median(rates)
+
+
+def format_learning_bench(result: dict[str, Any]) -> str:
+    """A table of :func:`bench_learning`'s result."""
+    bearings, elevations = result["sonar"]
+    lines = [
+        f"learning bench: {result['task']}, {result['steps']} control steps per run, median; "
+        f"sonar {bearings}x{elevations}",
+        "canonical: a World of as many survey vehicles, float64, on the CPU (same simulated "
+        "time per step)",
+        "",
+        f"  {'envs':>6}  {'device':8} {'env-steps/s':>12} {'+sonar':>10} {'canonical':>10} "
+        f"{'ratio':>8} {'ratio+sonar':>11}",
+    ]
+    for row in result["rows"]:
+        peer = row.get("canonical_env_steps_per_s")
+        lines.append(
+            f"  {row['envs']:>6}  {row['device']:8} {row['env_steps_per_s']:>12.0f} "
+            f"{row['env_steps_per_s_sonar']:>10.0f} "
+            + (
+                f"{peer:>10.0f} {row['ratio']:>7.1f}x {row['ratio_sonar']:>10.1f}x"
+                if peer is not None
+                else f"{'-':>10} {'-':>8} {'-':>11}"
+            )
+        )
+    return "\n".join(lines)

@@ -82,6 +82,23 @@ def _cmd_parity(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_bench_learning(args: argparse.Namespace) -> int:
+    from leviathan.bench import bench_learning, format_learning_bench
+
+    sonar = tuple(args.sonar)
+    result = bench_learning(
+        env_counts=args.envs,
+        steps=args.steps,
+        devices=[args.device] if args.device else None,
+        sonar=(sonar[0], sonar[1]),
+        canonical=not args.no_canonical,
+    )
+    print(
+        json.dumps(result, indent=2, sort_keys=True) if args.json else format_learning_bench(result)
+    )
+    return 0
+
+
 def _cmd_bench(args: argparse.Namespace) -> int:
     from leviathan.bench import bench_sonar, format_sonar_bench
 
@@ -235,6 +252,18 @@ def _parser() -> argparse.ArgumentParser:
     b.add_argument("--pings", type=int, default=5, help="pings per seabed; the median is reported")
     b.add_argument("--json", action="store_true", help="print JSON instead of a table")
     b.set_defaults(func=_cmd_bench)
+    b = bench_sub.add_parser(
+        "learning", help="learning-tier vector env (float32, batched) beside the canonical World"
+    )
+    b.add_argument("--envs", type=int, nargs="+", default=[1, 64, 1024, 4096], help="env counts")
+    b.add_argument("--steps", type=int, default=50, help="control steps per timed run")
+    b.add_argument("--device", default=None, help="one Warp device (default: every device)")
+    b.add_argument(
+        "--sonar", type=int, nargs=2, default=[64, 8], metavar=("BEARINGS", "ELEVATIONS")
+    )
+    b.add_argument("--no-canonical", action="store_true", help="skip the canonical peer")
+    b.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    b.set_defaults(func=_cmd_bench_learning)
 
     p = sub.add_parser(
         "export-usd", help="run the survey demo World and write it as an OpenUSD stage"
