@@ -118,6 +118,7 @@ EXCLUDED_MODULES = {
     "leviathan/learning/sensing.py": "learning tier: float32, not canonical",
     "leviathan/learning/tasks.py": "learning tier: float32, not canonical",
     "leviathan/learning/task_kernels.py": "learning tier: float32, not canonical",
+    "leviathan/learning/device_funcs.py": "learning tier: float32, not canonical",
     "leviathan/learning/env.py": "learning tier: float32, not canonical",
 }
 

@@ -31,6 +31,7 @@ import warp as wp
 
 from leviathan.geometry import seabed_mesh
 from leviathan.kernels.backend import check_device
+from leviathan.learning.device_funcs import rotation_normalised
 from leviathan.learning.vehicles import BatchedVehicles
 
 wp.set_module_options({"fuse_fp": False, "fast_math": False, "enable_backward": False})
@@ -92,30 +93,6 @@ _MAX_SONAR_RAYS = 65536  # per env; bounds the observation width and the launch 
 _SEED_LIMIT = 2**64
 
 
-# --------------------------------------------------------------------------- device functions
-
-
-@wp.func
-def _rotation_world_body(q: wp.vec4f) -> wp.mat33f:
-    """``R_world_body`` of the quaternion ``(w, x, y, z)``, normalised first."""
-    norm = wp.sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3])
-    qw = q[0] / norm
-    qx = q[1] / norm
-    qy = q[2] / norm
-    qz = q[3] / norm
-    return wp.mat33f(
-        1.0 - 2.0 * (qy * qy + qz * qz),
-        2.0 * (qx * qy - qz * qw),
-        2.0 * (qx * qz + qy * qw),
-        2.0 * (qx * qy + qz * qw),
-        1.0 - 2.0 * (qx * qx + qz * qz),
-        2.0 * (qy * qz - qx * qw),
-        2.0 * (qx * qz - qy * qw),
-        2.0 * (qy * qz + qx * qw),
-        1.0 - 2.0 * (qx * qx + qy * qy),
-    )
-
-
 # --------------------------------------------------------------------------- kernels
 
 
@@ -136,7 +113,7 @@ def _observe_state_kernel(
     q = attitude_q[env]
     v = linear_velocity[env]
     w = angular_velocity[env]
-    rot = _rotation_world_body(q)
+    rot = rotation_normalised(q)
 
     for k in range(3):
         out[env, OBS_LINEAR_VELOCITY + k] = v[k]
@@ -196,7 +173,7 @@ def _observe_sonar_kernel(
     out[env, range_column] = 1.0
     out[env, intensity_column] = 0.0
     if has_terrain != 0:
-        d = _rotation_world_body(attitude_q[env]) * ray_body[ray]
+        d = rotation_normalised(attitude_q[env]) * ray_body[ray]
         hit = wp.mesh_query_ray(mesh, position_ned[env], d, range_m)
         if hit.result:
             out[env, range_column] = hit.t / range_m

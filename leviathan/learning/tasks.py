@@ -48,6 +48,8 @@ import warp as wp
 from leviathan.learning.task_kernels import (
     MODE_OBSERVE,
     MODE_SCORE,
+    StepInputs,
+    TaskState,
     _evaluate_altitude_survey,
     _evaluate_depth_heading,
     _evaluate_waypoint,
@@ -100,21 +102,10 @@ class TaskBuffers:
         self.done = wp.zeros(n, dtype=wp.int32, device=device)
         self.reset_flags = wp.zeros(n, dtype=wp.int32, device=device)
         self.observation = wp.zeros((n, observation_size), dtype=wp.float32, device=device)
-
-    def reset_outputs(self) -> list[wp.array]:
-        """The arrays every reset kernel writes, in its argument order."""
-        return [
-            self.base_seed,
-            self.episode,
-            self.key,
-            self.steps,
-            self.done,
-            self.reset_flags,
-            self.start_position,
-            self.start_yaw,
-            self.target,
-            self.previous,
-        ]
+        # Built once: the arrays above are never rebound, so the kernels' view stays valid.
+        self.state = TaskState()
+        for name in TaskState.vars:
+            setattr(self.state, name, getattr(self, name))
 
 
 class TaskContext:
@@ -160,6 +151,15 @@ class TaskContext:
             self.ray_length_m = float(depths.max() - depths.min()) + 2.0
         self.survey_box = survey_box
         self.start_region = start_region
+        # Built once, as TaskBuffers.state: none of these arrays is ever rebound.
+        self.inputs = StepInputs()
+        self.inputs.episode_steps = self.episode_steps
+        self.inputs.position_ned = vehicles.position_ned
+        self.inputs.attitude_q = vehicles.attitude_q
+        self.inputs.linear_velocity = vehicles.linear_velocity
+        self.inputs.thrust_n = vehicles.thrust_n
+        self.inputs.inv_max_n = inv_max_thrust_n
+        self.inputs.sensing = sensing_observation
 
 
 def _real(owner: str, name: str, value: Any, *, low: float | None = None, strict: bool = False):
@@ -245,11 +245,48 @@ class Task:
         """
         raise NotImplementedError
 
-    def _reset_head(self, mask: wp.array, seed: int | None) -> list[Any]:
-        return [mask, 0 if seed is None else 1, wp.uint32(0 if seed is None else seed)]
+    def _launch_reset(
+        self,
+        kernel: Any,
+        buffers: TaskBuffers,
+        context: TaskContext,
+        mask: wp.array,
+        seed: int | None,
+        *parameters: Any,
+    ) -> None:
+        """Launch a reset kernel: its shared head, then the task's ``parameters``."""
+        head = [mask, 0 if seed is None else 1, wp.uint32(0 if seed is None else seed)]
+        wp.launch(
+            kernel,
+            dim=context.vehicles.num_envs,
+            inputs=[*head, buffers.state, *parameters],
+            device=context.vehicles.device,
+        )
+
+    def _launch_evaluate(
+        self,
+        kernel: Any,
+        buffers: TaskBuffers,
+        context: TaskContext,
+        mode: int,
+        *parameters: Any,
+    ) -> None:
+        """Launch an evaluate kernel: the parameters every task has, then ``parameters``."""
+        # Every task has effort_weight, min_depth_m and max_tilt_rad fields.
+        shared = [self.effort_weight, self.min_depth_m, math.cos(self.max_tilt_rad)]  # type: ignore[attr-defined]
+        wp.launch(
+            kernel,
+            dim=context.vehicles.num_envs,
+            inputs=[mode, buffers.state, context.inputs, *shared, *parameters],
+            device=context.vehicles.device,
+        )
+
+    def __post_init__(self) -> None:
+        # The subclasses' dataclass __init__ calls this inherited hook.
+        self._check()
 
     def _check(self) -> None:
-        """Validate every field (called by the dataclass ``__post_init__``)."""
+        """Validate every field (called by :meth:`__post_init__`)."""
         owner = type(self).__name__
         for item in fields(self):  # type: ignore[arg-type]
             value = getattr(self, item.name)
@@ -313,57 +350,28 @@ class DepthHeadingHold(Task):
     min_depth_m: float = _field(0.5)
     max_tilt_rad: float = _field(math.pi / 3.0, low=0.0, strict=True)
 
-    def __post_init__(self) -> None:
-        self._check()
-
     def launch_reset(self, buffers, context, mask, seed) -> None:
         """See :meth:`Task.launch_reset`."""
-        wp.launch(
+        self._launch_reset(
             _reset_depth_heading,
-            dim=context.vehicles.num_envs,
-            inputs=[
-                *self._reset_head(mask, seed),
-                self.start_depth_m[0],
-                self.start_depth_m[1],
-                self.target_depth_offset_m[0],
-                self.target_depth_offset_m[1],
-            ],
-            outputs=buffers.reset_outputs(),
-            device=context.vehicles.device,
+            buffers,
+            context,
+            mask,
+            seed,
+            *self.start_depth_m,
+            *self.target_depth_offset_m,
         )
 
     def launch_evaluate(self, buffers, context, mode) -> None:
         """See :meth:`Task.launch_evaluate`."""
-        v = context.vehicles
-        wp.launch(
+        self._launch_evaluate(
             _evaluate_depth_heading,
-            dim=v.num_envs,
-            inputs=[
-                mode,
-                buffers.reset_flags,
-                context.episode_steps,
-                self.depth_scale_m,
-                self.heading_scale_rad,
-                self.effort_weight,
-                self.max_depth_error_m,
-                self.min_depth_m,
-                math.cos(self.max_tilt_rad),
-                v.position_ned,
-                v.attitude_q,
-                v.thrust_n,
-                context.inv_max_thrust_n,
-                context.sensing_observation,
-                buffers.target,
-            ],
-            outputs=[
-                buffers.steps,
-                buffers.reward,
-                buffers.terminated,
-                buffers.truncated,
-                buffers.done,
-                buffers.observation,
-            ],
-            device=v.device,
+            buffers,
+            context,
+            mode,
+            self.depth_scale_m,
+            self.heading_scale_rad,
+            self.max_depth_error_m,
         )
 
 
@@ -409,62 +417,31 @@ class WaypointReach(Task):
     min_depth_m: float = _field(0.5)
     max_tilt_rad: float = _field(math.pi / 3.0, low=0.0, strict=True)
 
-    def __post_init__(self) -> None:
-        self._check()
-
     def launch_reset(self, buffers, context, mask, seed) -> None:
         """See :meth:`Task.launch_reset`."""
-        wp.launch(
+        self._launch_reset(
             _reset_waypoint,
-            dim=context.vehicles.num_envs,
-            inputs=[
-                *self._reset_head(mask, seed),
-                self.start_depth_m[0],
-                self.start_depth_m[1],
-                self.distance_m[0],
-                self.distance_m[1],
-                self.depth_offset_m[0],
-                self.depth_offset_m[1],
-                self.min_target_depth_m,
-            ],
-            outputs=buffers.reset_outputs(),
-            device=context.vehicles.device,
+            buffers,
+            context,
+            mask,
+            seed,
+            *self.start_depth_m,
+            *self.distance_m,
+            *self.depth_offset_m,
+            self.min_target_depth_m,
         )
 
     def launch_evaluate(self, buffers, context, mode) -> None:
         """See :meth:`Task.launch_evaluate`."""
-        v = context.vehicles
-        wp.launch(
+        self._launch_evaluate(
             _evaluate_waypoint,
-            dim=v.num_envs,
-            inputs=[
-                mode,
-                buffers.reset_flags,
-                context.episode_steps,
-                self.reach_radius_m,
-                self.reach_bonus,
-                self.time_penalty,
-                self.effort_weight,
-                self.max_distance_m,
-                self.min_depth_m,
-                math.cos(self.max_tilt_rad),
-                v.position_ned,
-                v.attitude_q,
-                v.thrust_n,
-                context.inv_max_thrust_n,
-                context.sensing_observation,
-                buffers.target,
-            ],
-            outputs=[
-                buffers.previous,
-                buffers.steps,
-                buffers.reward,
-                buffers.terminated,
-                buffers.truncated,
-                buffers.done,
-                buffers.observation,
-            ],
-            device=v.device,
+            buffers,
+            context,
+            mode,
+            self.reach_radius_m,
+            self.reach_bonus,
+            self.time_penalty,
+            self.max_distance_m,
         )
 
 
@@ -525,9 +502,6 @@ class AltitudeSurvey(Task):
     terrain_relief_m: float = _field(4.0, low=0.0)
     terrain_seed: int = _field(0, kind="int")
 
-    def __post_init__(self) -> None:
-        self._check()
-
     def make_terrain(self, device: str) -> Any:
         """See :meth:`Task.make_terrain`."""
         from leviathan.learning.sensing import Terrain
@@ -562,69 +536,43 @@ class AltitudeSurvey(Task):
     def launch_reset(self, buffers, context, mask, seed) -> None:
         """See :meth:`Task.launch_reset`."""
         (n0, n1), (e0, e1) = context.start_region
-        wp.launch(
+        self._launch_reset(
             _reset_altitude_survey,
-            dim=context.vehicles.num_envs,
-            inputs=[
-                *self._reset_head(mask, seed),
-                wp.uint64(context.mesh_id),
-                context.ray_top_m,
-                context.ray_length_m,
-                n0,
-                n1,
-                e0,
-                e1,
-                self.altitude_m[0],
-                self.altitude_m[1],
-                self.start_altitude_offset_m,
-                self.start_heading_offset_rad,
-                self.speed_m_s,
-            ],
-            outputs=buffers.reset_outputs(),
-            device=context.vehicles.device,
+            buffers,
+            context,
+            mask,
+            seed,
+            wp.uint64(context.mesh_id),
+            context.ray_top_m,
+            context.ray_length_m,
+            n0,
+            n1,
+            e0,
+            e1,
+            *self.altitude_m,
+            self.start_altitude_offset_m,
+            self.start_heading_offset_rad,
+            self.speed_m_s,
         )
 
     def launch_evaluate(self, buffers, context, mode) -> None:
         """See :meth:`Task.launch_evaluate`."""
-        v = context.vehicles
         (n0, n1), (e0, e1) = context.survey_box
-        wp.launch(
+        self._launch_evaluate(
             _evaluate_altitude_survey,
-            dim=v.num_envs,
-            inputs=[
-                mode,
-                buffers.reset_flags,
-                context.episode_steps,
-                wp.uint64(context.mesh_id),
-                context.ray_top_m,
-                context.ray_length_m,
-                context.altitude_column,
-                n0,
-                n1,
-                e0,
-                e1,
-                self.altitude_scale_m,
-                self.heading_scale_rad,
-                self.speed_scale_m_s,
-                self.effort_weight,
-                self.min_clearance_m,
-                self.min_depth_m,
-                math.cos(self.max_tilt_rad),
-                v.position_ned,
-                v.attitude_q,
-                v.linear_velocity,
-                v.thrust_n,
-                context.inv_max_thrust_n,
-                context.sensing_observation,
-                buffers.target,
-            ],
-            outputs=[
-                buffers.steps,
-                buffers.reward,
-                buffers.terminated,
-                buffers.truncated,
-                buffers.done,
-                buffers.observation,
-            ],
-            device=v.device,
+            buffers,
+            context,
+            mode,
+            wp.uint64(context.mesh_id),
+            context.ray_top_m,
+            context.ray_length_m,
+            context.altitude_column,
+            n0,
+            n1,
+            e0,
+            e1,
+            self.altitude_scale_m,
+            self.heading_scale_rad,
+            self.speed_scale_m_s,
+            self.min_clearance_m,
         )

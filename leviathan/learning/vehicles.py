@@ -52,6 +52,7 @@ import warp as wp
 
 from leviathan.dynamics import RigidBodyModel
 from leviathan.kernels.backend import check_device
+from leviathan.learning.device_funcs import keyed_uniform, rotation_normalised
 from leviathan.specs import VehicleSpec
 
 wp.set_module_options({"fuse_fp": False, "fast_math": False, "enable_backward": False})
@@ -64,13 +65,7 @@ _DRAW_DAMPING = wp.constant(1)
 _DRAW_CURRENT_DIRECTION = wp.constant(2)
 _DRAW_CURRENT_SPEED = wp.constant(3)
 
-# MurmurHash3 fmix32 multipliers and the 32-bit golden-ratio increment (keeps 0 off the
-# finaliser's only fixed point, so seed 0 of env 0 is no special case).
-_FMIX_M1 = wp.constant(wp.uint32(0x85EBCA6B))
-_FMIX_M2 = wp.constant(wp.uint32(0xC2B2AE35))
-_GOLDEN = wp.constant(wp.uint32(0x9E3779B9))
 _TWO_PI = wp.constant(wp.float32(2.0 * math.pi))
-_INV_2_24 = wp.constant(wp.float32(1.0 / 16777216.0))
 
 
 # --------------------------------------------------------------------------- device functions
@@ -93,24 +88,6 @@ class _Body:
     weight_n: wp.float32
     buoyancy_n: wp.float32
     cb_m: wp.vec3f  # centre of buoyancy in body FRD [m]
-
-
-@wp.func
-def _fmix32(h: wp.uint32) -> wp.uint32:
-    # MurmurHash3's finaliser: a bijection on 32 bits with full avalanche.
-    h = h ^ (h >> wp.uint32(16))
-    h = h * _FMIX_M1
-    h = h ^ (h >> wp.uint32(13))
-    h = h * _FMIX_M2
-    h = h ^ (h >> wp.uint32(16))
-    return h
-
-
-@wp.func
-def _keyed_uniform(seed: wp.uint32, env: wp.uint32, parameter: wp.uint32) -> wp.float32:
-    """Uniform in [0, 1) with 24 bits, a pure function of (seed, env, parameter)."""
-    h = _fmix32(_fmix32(_fmix32(seed + _GOLDEN) + env + _GOLDEN) + parameter + _GOLDEN)
-    return wp.float32(h >> wp.uint32(8)) * _INV_2_24
 
 
 @wp.func
@@ -137,24 +114,7 @@ def _derivative(
 ):
     """``(ṗ_ned, q̇, v̇, ω̇)`` of :func:`leviathan.dynamics._derivative`, in float32."""
     # R_world_body from the normalised quaternion, as leviathan.dynamics._rotation_rows.
-    norm = wp.sqrt(((q[0] * q[0] + q[1] * q[1]) + q[2] * q[2]) + q[3] * q[3])
-    qw = q[0] / norm
-    qx = q[1] / norm
-    qy = q[2] / norm
-    qz = q[3] / norm
-    one = wp.float32(1.0)
-    two = wp.float32(2.0)
-    rot = wp.mat33f(
-        one - two * (qy * qy + qz * qz),
-        two * (qx * qy - qz * qw),
-        two * (qx * qz + qy * qw),
-        two * (qx * qy + qz * qw),
-        one - two * (qx * qx + qz * qz),
-        two * (qy * qz - qx * qw),
-        two * (qx * qz - qy * qw),
-        two * (qy * qz + qx * qw),
-        one - two * (qx * qx + qy * qy),
-    )
+    rot = rotation_normalised(q)
     rot_t = wp.transpose(rot)
     current_body = rot_t @ current_ned
     v_rel = v - current_body
@@ -338,10 +298,10 @@ def _reset_kernel(
 
     seed = seeds[i]
     env = wp.uint32(i)
-    u_mass = _keyed_uniform(seed, env, wp.uint32(_DRAW_MASS))
-    u_damping = _keyed_uniform(seed, env, wp.uint32(_DRAW_DAMPING))
-    u_direction = _keyed_uniform(seed, env, wp.uint32(_DRAW_CURRENT_DIRECTION))
-    u_speed = _keyed_uniform(seed, env, wp.uint32(_DRAW_CURRENT_SPEED))
+    u_mass = keyed_uniform(seed, env, wp.uint32(_DRAW_MASS))
+    u_damping = keyed_uniform(seed, env, wp.uint32(_DRAW_DAMPING))
+    u_direction = keyed_uniform(seed, env, wp.uint32(_DRAW_CURRENT_DIRECTION))
+    u_speed = keyed_uniform(seed, env, wp.uint32(_DRAW_CURRENT_SPEED))
     mass_scale[i] = mass_scale_low + (mass_scale_high - mass_scale_low) * u_mass
     damping_scale[i] = damping_scale_low + (damping_scale_high - damping_scale_low) * u_damping
     speed = current_speed_low + (current_speed_high - current_speed_low) * u_speed
@@ -368,6 +328,16 @@ def _range(name: str, value: Any, *, minimum: float, strict: bool) -> tuple[floa
     if (low <= minimum) if strict else (low < minimum):
         raise ValueError(f"Randomization.{name}: expected {expected}, got {value!r}")
     return low, high
+
+
+def _device_state(name: str, doc: str) -> property:
+    """A read-only property returning the device array ``self._<name>`` (never rebound)."""
+
+    def getter(self: Any) -> wp.array:
+        return getattr(self, "_" + name)
+
+    getter.__name__ = name
+    return property(getter, doc=doc)
 
 
 @dataclass(frozen=True)
@@ -592,45 +562,27 @@ class BatchedVehicles:
             record_cmd=True,
         )
 
-    @property
-    def position_ned(self) -> wp.array:
-        """CG positions in world NED [m], (N,) ``vec3f`` (written in place by the kernels)."""
-        return self._position_ned
-
-    @property
-    def attitude_q(self) -> wp.array:
-        """``q_world_body`` as ``(w, x, y, z)``, (N,) ``vec4f``."""
-        return self._attitude_q
-
-    @property
-    def linear_velocity(self) -> wp.array:
-        """``(u, v, w)`` [m/s] relative to the world, in body FRD, (N,) ``vec3f``."""
-        return self._linear_velocity
-
-    @property
-    def angular_velocity(self) -> wp.array:
-        """``(p, q, r)`` [rad/s] in body FRD, (N,) ``vec3f``."""
-        return self._angular_velocity
-
-    @property
-    def thrust_n(self) -> wp.array:
-        """Actual thruster forces [N] after the first-order response, (N, T) float32."""
-        return self._thrust_n
-
-    @property
-    def current_ned(self) -> wp.array:
-        """Water current in world NED [m/s], (N,) ``vec3f``, constant between resets."""
-        return self._current_ned
-
-    @property
-    def mass_scale(self) -> wp.array:
-        """Drawn mass factor per env, (N,) float32."""
-        return self._mass_scale
-
-    @property
-    def damping_scale(self) -> wp.array:
-        """Drawn damping factor per env, (N,) float32."""
-        return self._damping_scale
+    position_ned = _device_state(
+        "position_ned",
+        "CG positions in world NED [m], (N,) ``vec3f`` (written in place by the kernels).",
+    )
+    attitude_q = _device_state(
+        "attitude_q", "``q_world_body`` as ``(w, x, y, z)``, (N,) ``vec4f``."
+    )
+    linear_velocity = _device_state(
+        "linear_velocity", "``(u, v, w)`` [m/s] relative to the world, in body FRD, (N,) ``vec3f``."
+    )
+    angular_velocity = _device_state(
+        "angular_velocity", "``(p, q, r)`` [rad/s] in body FRD, (N,) ``vec3f``."
+    )
+    thrust_n = _device_state(
+        "thrust_n", "Actual thruster forces [N] after the first-order response, (N, T) float32."
+    )
+    current_ned = _device_state(
+        "current_ned", "Water current in world NED [m/s], (N,) ``vec3f``, constant between resets."
+    )
+    mass_scale = _device_state("mass_scale", "Drawn mass factor per env, (N,) float32.")
+    damping_scale = _device_state("damping_scale", "Drawn damping factor per env, (N,) float32.")
 
     def __repr__(self) -> str:
         return (
