@@ -639,3 +639,31 @@ def test_random_policy_does_not_reach_the_stated_return() -> None:
         return rng.uniform(-1.0, 1.0, (obs.shape[0], 5)).astype(np.float32)
 
     assert episode_returns(random_policy).mean() < SMOKE_THRESHOLD
+
+
+def test_waypoint_reach_leaving_the_box_terminates_without_the_bonus() -> None:
+    task = WaypointReach()
+    env = make(task)
+    env.reset(seed=0)
+    position = env.vehicles.position_ned.numpy()
+    position[1, 0] += task.max_distance_m + 30.0  # env 1 teleported well past max_distance_m
+    env.vehicles.position_ned.assign(position)
+    _, r, te, tr, _ = env.step(np.zeros((env.num_envs, env.vehicles.thruster_count), np.float32))
+    assert te[1] and not tr.any()
+    assert not te[np.arange(env.num_envs) != 1].any()
+    assert r[1] < task.reach_bonus - 1.0
+
+
+def test_altitude_survey_leaving_the_survey_box_terminates() -> None:
+    env = make("altitude_survey")
+    env.reset(seed=0)
+    (_, north_edge), _ = env._context.survey_box
+    position = env.vehicles.position_ned.numpy()
+    # Env 0 just north of the box, env 1 just inside it; both keep their depth and the
+    # terrain's margin beyond the box keeps the seabed under them.
+    position[0, 0] = north_edge + 2.0
+    position[1, 0] = north_edge - 2.0
+    env.vehicles.position_ned.assign(position)
+    _, _, te, _, _ = env.step(np.zeros((env.num_envs, env.vehicles.thruster_count), np.float32))
+    assert te[0]
+    assert not te[1:].any()
