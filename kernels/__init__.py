@@ -6,10 +6,11 @@
   with ``fuse_fp=False`` and ``fast_math=False``, and reproduce the frozen
   fixture bit for bit.
 * :mod:`leviathan.kernels.backend` is the host side: devices, uploads of the
-  shared prepared arrays, compile reports and ``trace_scene_meshes``.
+  shared prepared arrays, compile reports and ``nearest_hits``, the twin of
+  :func:`leviathan.reference_cpu.trace.nearest_hits`.
 
 Most users never import this package: ``leviathan.sonar.render`` and the
-sensors pick it through :mod:`leviathan.tracing` (``backend="auto"``).
+sensors pick it through the dispatch in :mod:`leviathan.raycast` (``backend="auto"``).
 
 Why there is no single-precision mode: float32 traversal is not
 bit-identical across platforms (FMA contraction, rounding of the
@@ -18,22 +19,10 @@ shared edge or vertex would depend on the machine, and the per-cell ground
 truth could no longer be cited.
 """
 
-from leviathan.kernels.backend import (
-    CompileReport,
-    available_devices,
-    check_device,
-    compile_reports,
-    default_device,
-    load_kernels,
-    trace_scene_meshes,
-)
+from leviathan.kernels import backend
 
-__all__ = [
-    "CompileReport",
-    "available_devices",
-    "check_device",
-    "compile_reports",
-    "default_device",
-    "load_kernels",
-    "trace_scene_meshes",
-]
+# A star import on purpose: backend's own __all__ is the one list of the host-side
+# names, so the package re-exports exactly that list instead of a hand copy of it.
+from leviathan.kernels.backend import *  # noqa: F403
+
+__all__ = [*backend.__all__]

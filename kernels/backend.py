@@ -1,11 +1,11 @@
 """Host side of the Warp backend: devices, uploads, compile reports, the tracing stage.
 
-:func:`trace_scene_meshes` is the Warp twin of
-:func:`leviathan.reference_cpu.trace.trace_scene_meshes`: same arguments (plus
-``device``), same :class:`~leviathan.reference_cpu.trace.TraceResult`, bit for
-bit. Preparation (world triangles, padded BVH) stays on the host and is
-shared; this module uploads those exact arrays once per prepared instance and
-device and keeps them while the prepared instance lives.
+:func:`nearest_hits` is the Warp twin of
+:func:`leviathan.reference_cpu.trace.nearest_hits`: same arguments (plus
+``device``), same :class:`~leviathan.raycast.TraceResult`, bit for bit.
+Preparation (world triangles, padded BVH: :mod:`leviathan.raycast`) stays on
+the host and is shared; this module uploads those exact arrays once per
+prepared instance and device and keeps them while the prepared instance lives.
 
 Upload layout (values unchanged, only reordered for locality): triangles are
 stored in the BVH's leaf order, so a leaf reads one contiguous run, and each
@@ -24,8 +24,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from leviathan.reference_cpu.prepare import PreparedInstance, PreparedScene
-from leviathan.reference_cpu.trace import TraceResult, _check_rays, _check_t_max
+from leviathan.raycast import PreparedInstance, PreparedScene, TraceResult, check_rays, check_t_max
 
 __all__ = [
     "CompileReport",
@@ -34,7 +33,7 @@ __all__ = [
     "compile_reports",
     "default_device",
     "load_kernels",
-    "trace_scene_meshes",
+    "nearest_hits",
 ]
 
 #: Rays per Warp thread on the CPU, where each thread pays a fixed entry cost
@@ -167,7 +166,7 @@ def _upload(prep: PreparedInstance, device: str) -> dict:
         raise ValueError(
             f"bvh: depth {bvh.depth} exceeds the Warp traversal stack ({STACK_CAPACITY} levels); "
             "leviathan's builder stays within 94 levels, so this tree was made elsewhere: "
-            "rebuild it with leviathan.reference_cpu.bvh.build_bvh or use backend='reference'"
+            "rebuild it with leviathan.raycast.build_bvh or use backend='reference'"
         )
     order = bvh.tri_order.astype(np.int64)
     host = {
@@ -192,7 +191,7 @@ def _upload(prep: PreparedInstance, device: str) -> dict:
     return arrays
 
 
-def trace_scene_meshes(
+def nearest_hits(
     prepared: PreparedScene,
     origins: np.ndarray,
     directions: np.ndarray,
@@ -202,17 +201,17 @@ def trace_scene_meshes(
 ) -> TraceResult:
     """Nearest mesh hit per ray on a Warp device (instance culling, then BVH traversal).
 
-    Bit-identical to :func:`leviathan.reference_cpu.trace.trace_scene_meshes`.
+    Bit-identical to :func:`leviathan.reference_cpu.trace.nearest_hits`.
 
     Args:
-        prepared: Prepared scene (shared host preparation).
+        prepared: Prepared scene (:func:`leviathan.raycast.prepare_scene`, shared).
         origins: Ray origins in world NED [m], float64 [ray_count, 3].
         directions: Unit ray directions in world NED, float64 [ray_count, 3].
         t_max: Largest ray parameter of interest [m]; farther hits are ignored.
         device: Warp device, ``"cpu"`` or ``"cuda:N"``.
     """
-    o, d = _check_rays(origins, directions)
-    t_max = _check_t_max(t_max)
+    o, d = check_rays(origins, directions)
+    t_max = check_t_max(t_max)
     device = check_device(device)
     load_kernels(device)
     wp = _warp()

@@ -1,6 +1,9 @@
 """LEVIATHAN: a GPU-first underwater robotics simulator with exact, reproducible ground truth.
 
-The public API is what this module and its submodules' ``__all__`` export:
+The public API is what this module and its submodules' ``__all__`` export. This
+module re-exports, whole, the ``__all__`` of the foundation modules and of the
+World (frames, identity, scene, time, world), so ``from leviathan import World,
+Transform`` works; every other name is imported from its own module:
 
 * :mod:`leviathan.frames` — frames and transforms (``Transform`` = T_A_B).
 * :mod:`leviathan.time`, :mod:`leviathan.schedule` — integer-nanosecond clock and sensor schedules.
@@ -8,7 +11,7 @@ The public API is what this module and its submodules' ``__all__`` export:
 * :mod:`leviathan.specs`, :mod:`leviathan.catalogue` — validated documents and built-in vehicles.
 * :mod:`leviathan.acoustics`, :mod:`leviathan.materials` — seawater acoustics, materials.
 * :mod:`leviathan.scene`, :mod:`leviathan.geometry` — the canonical scene and mesh generators.
-* :mod:`leviathan.tracing` — the ray-tracing backend choice (numpy reference or Warp).
+* :mod:`leviathan.raycast` — scene preparation and the tracing backend choice (numpy or Warp).
 * :mod:`leviathan.kernels` — the NVIDIA Warp float64 tracing kernels (CPU and CUDA).
 * :mod:`leviathan.sonar` — the canonical imaging sonar (``render`` and ``SonarFrame``).
 * :mod:`leviathan.parity` — the frozen 28-scene fixture and the bit-for-bit check.
@@ -18,28 +21,22 @@ The public API is what this module and its submodules' ``__all__`` export:
 * :mod:`leviathan.usd` — OpenUSD export (usd-core imported lazily).
 """
 
-from leviathan.frames import Transform
-from leviathan.identity import content_hash, display_hash
-from leviathan.scene import Instance, Scene, TriangleMesh
-from leviathan.time import Clock, NonIntegerStepError, seconds_to_ns
-from leviathan.world import Environment, SceneObject, VehicleSetup, World, WorldRegistry
+from leviathan import frames, identity, scene, time, world
+from leviathan._version import __version__
 
-__version__ = "0.1.0"
+# Star imports on purpose: each submodule's own __all__ is the one list of its
+# names, so this module re-exports exactly that list instead of a hand copy of it.
+from leviathan.frames import *  # noqa: F403
+from leviathan.identity import *  # noqa: F403
+from leviathan.scene import *  # noqa: F403
+from leviathan.time import *  # noqa: F403
+from leviathan.world import *  # noqa: F403
 
 __all__ = [
-    "Clock",
-    "Environment",
-    "Instance",
-    "NonIntegerStepError",
-    "Scene",
-    "SceneObject",
-    "Transform",
-    "TriangleMesh",
-    "VehicleSetup",
-    "World",
-    "WorldRegistry",
     "__version__",
-    "content_hash",
-    "display_hash",
-    "seconds_to_ns",
+    *frames.__all__,
+    *identity.__all__,
+    *scene.__all__,
+    *time.__all__,
+    *world.__all__,
 ]

@@ -1,12 +1,135 @@
-"""Argument checks shared by every canonical sensor product (sonar, DVL, IMU, camera)."""
+"""Argument checks shared across LEVIATHAN: one definition per kind of argument.
+
+Each check names the argument, the value given and what is expected, so that
+every module refusing, say, a non-integer time says so in the same words:
+
+* :func:`integer_ns` — an integer number of nanoseconds (clock, schedules).
+* :func:`exact_rational` — a user's number (seconds, hertz) read exactly.
+* :func:`check_root_seed` — a root seed of keyed randomness, in ``[0, 2**64)``.
+* :func:`check_seed` — an optional seed of a sensor's noise.
+* :func:`check_sample_identifiers` — the (sensor id, sample index, time) of a sample.
+* :func:`is_integer` — the one test of "an integer, not a bool" behind them.
+"""
 
 from __future__ import annotations
 
+import numbers
+from decimal import Decimal, InvalidOperation
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
 
-__all__ = ["check_sample_identifiers", "check_seed"]
+__all__ = [
+    "SEED_LIMIT",
+    "check_root_seed",
+    "check_sample_identifiers",
+    "check_seed",
+    "exact_rational",
+    "integer_ns",
+    "is_integer",
+]
+
+SEED_LIMIT = 2**64
+"""Root seeds are unsigned 64-bit integers: ``0 <= seed < SEED_LIMIT``."""
+
+
+def is_integer(value: Any) -> bool:
+    """True for Python and NumPy integers, but not for bool (a flag is not a count)."""
+    return isinstance(value, numbers.Integral) and not isinstance(value, bool | np.bool_)
+
+
+def integer_ns(name: str, value: Any, *, python_int_only: bool = False) -> int:
+    """``value`` as an ``int`` of nanoseconds, refusing bool and non-integers.
+
+    Args:
+        name: Argument name used in the error message.
+        value: The value to check.
+        python_int_only: Refuse NumPy integers too (for values stored as given
+            in a hashed record, where an ``np.int64`` would encode differently).
+
+    Returns:
+        ``int(value)``.
+
+    Raises:
+        TypeError: ``value`` is a bool or not an integer.
+    """
+    accepted = int if python_int_only else numbers.Integral
+    if isinstance(value, bool) or not isinstance(value, accepted):
+        raise TypeError(
+            f"{name} must be an int of nanoseconds, got {type(value).__name__} {value!r}; "
+            "convert seconds with seconds_to_ns()"
+        )
+    return int(value)
+
+
+def exact_rational(name: str, value: Any, unit: str) -> Fraction:
+    """Reads an int, str, Decimal, Fraction or float as an exact rational number.
+
+    A float is read through its shortest decimal representation
+    (``repr(0.02) == '0.02'``), which is the number the user wrote, rather than
+    through its binary value (0.0200000000000000004163...).
+
+    Args:
+        name: Argument name used in error messages.
+        value: The value to convert.
+        unit: Unit of ``value`` for error messages, e.g. ``"s"``.
+
+    Raises:
+        TypeError: For bool and for unsupported types.
+        ValueError: For non-finite values and unparsable strings.
+    """
+    if isinstance(value, bool):
+        raise TypeError(
+            f"{name} must be a number of {unit} (int, str, Decimal, Fraction or float), "
+            f"got bool {value!r}"
+        )
+    if isinstance(value, numbers.Integral):
+        return Fraction(int(value))
+    if isinstance(value, Fraction):
+        return value
+    if isinstance(value, float):
+        # float.__repr__ also covers float subclasses such as numpy.float64,
+        # whose own repr is 'np.float64(...)'.
+        text = float.__repr__(value)
+        decimal = Decimal(text)
+    elif isinstance(value, Decimal):
+        decimal = value
+    elif isinstance(value, str):
+        try:
+            decimal = Decimal(value.strip())
+        except InvalidOperation as error:
+            raise ValueError(
+                f"{name} must be a decimal number of {unit}, got the string {value!r}"
+            ) from error
+    else:
+        raise TypeError(
+            f"{name} must be a number of {unit} (int, str, Decimal, Fraction or float), "
+            f"got {type(value).__name__} {value!r}"
+        )
+    if not decimal.is_finite():
+        raise ValueError(f"{name} must be finite, got {value!r}")
+    return Fraction(decimal)
+
+
+def check_root_seed(name: str, value: Any, *, python_int_only: bool = False) -> int:
+    """Refuses a root seed that is not an integer in ``[0, 2**64)``; returns it as an ``int``.
+
+    Args:
+        name: Argument name used in the error message.
+        value: The value to check.
+        python_int_only: Refuse NumPy integers too (for values kept as given in
+            a JSON or USD record, which cannot hold an ``np.uint64``).
+
+    Raises:
+        TypeError: ``value`` is a bool or not an integer.
+        ValueError: ``value`` is outside ``[0, 2**64)``.
+    """
+    if not is_integer(value) or (python_int_only and not isinstance(value, int)):
+        raise TypeError(f"{name} must be an int, got {value!r} of type {type(value).__name__}")
+    if not 0 <= value < SEED_LIMIT:
+        raise ValueError(f"{name} must satisfy 0 <= {name} < 2**64, got {value}")
+    return int(value)
 
 
 def check_sample_identifiers(sensor_id: Any, sample_index: Any, time_ns: Any) -> None:
@@ -32,5 +155,5 @@ def check_seed(seed: Any, *, needed_by: str | None) -> None:
                 "required; pass seed=<int in [0, 2**64)> or set the noise std to 0"
             )
         return
-    if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or not 0 <= seed < 2**64:
+    if not is_integer(seed) or not 0 <= seed < SEED_LIMIT:
         raise ValueError(f"seed: expected an integer in [0, 2**64) or None, got {seed!r}")

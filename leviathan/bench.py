@@ -53,7 +53,7 @@ def bench_tracers(backend: str = "all", device: str | None = None) -> list[tuple
             available device for ``"warp"`` and the default one for ``"auto"``.
     """
     from leviathan.kernels import available_devices
-    from leviathan.tracing import resolve_backend
+    from leviathan.raycast import resolve_backend
 
     if backend == "all":
         if device is not None:
@@ -94,11 +94,8 @@ def bench_sonar(
     from leviathan.catalogue import get_vehicle
     from leviathan.frames import Transform
     from leviathan.kernels import load_kernels
-    from leviathan.reference_cpu.prepare import _CACHE, prepare_scene
-    from leviathan.reference_cpu.trace import trace_scene_meshes as reference_trace
-    from leviathan.sonar import render
-    from leviathan.sonar.render import beam_grid_for
-    from leviathan.tracing import trace_scene_meshes
+    from leviathan.raycast import clear_prepared_cache, prepare_scene, trace_meshes
+    from leviathan.sonar import beam_grid_for, render
 
     if pings < 1:
         raise ValueError(f"pings: expected >= 1, got {pings}")
@@ -115,7 +112,7 @@ def bench_sonar(
     seabeds = []
     for count in triangle_counts:
         scene = survey_scene(count)
-        _CACHE.clear()
+        clear_prepared_cache()
         t0 = time.perf_counter()
         prepared = prepare_scene(scene)
         build_s = time.perf_counter() - t0
@@ -134,7 +131,7 @@ def bench_sonar(
             d = pose.apply_direction(dirs)
             o = np.ascontiguousarray(np.broadcast_to(pose.translation, d.shape))
             t0 = time.perf_counter()
-            truth = reference_trace(prepared, o, d, t_max=t_max)
+            truth = trace_meshes(prepared, o, d, t_max=t_max, backend="reference")
             reference_s = time.perf_counter() - t0
             for name, dev in tracers:
                 key = _tracer_name(name, dev)
@@ -145,10 +142,10 @@ def bench_sonar(
                     if k == 0:
                         # The first call uploads the seabed to the device: timed apart.
                         t0 = time.perf_counter()
-                        trace_scene_meshes(prepared, o, d, t_max=t_max, backend=name, device=dev)
+                        trace_meshes(prepared, o, d, t_max=t_max, backend=name, device=dev)
                         first_call[key] = time.perf_counter() - t0
                     t0 = time.perf_counter()
-                    ours = trace_scene_meshes(prepared, o, d, t_max=t_max, backend=name, device=dev)
+                    ours = trace_meshes(prepared, o, d, t_max=t_max, backend=name, device=dev)
                     trace_times[key].append(time.perf_counter() - t0)
                     identical[key] = identical[key] and _same_hits(ours, truth)
                 t0 = time.perf_counter()

@@ -1,5 +1,5 @@
 """The ``leviathan`` command line: ``catalogue``, ``parity``, ``bench``, ``demo``, ``export-usd``,
-``export-dataset``.
+``export-dataset``, ``serve``.
 
 Failures are reported in one place, :func:`main`: every failure prints exactly
 one line ``error: <what went wrong>`` to stderr (an OS error as
@@ -124,21 +124,12 @@ def _cmd_demo(args: argparse.Namespace) -> int:
 
 
 def _cmd_export_usd(args: argparse.Namespace) -> int:
-    from pathlib import Path
-
-    from leviathan._files import check_output_path
     from leviathan.demo import TICK_NS, build_demo_world, ticks_for_duration
-    from leviathan.usd import STAGE_SUFFIXES
+    from leviathan.usd import check_stage_path
 
     # Everything that can be refused is refused before the World is built and run.
     ticks = ticks_for_duration(args.seconds, TICK_NS, name="--seconds")
-    path = Path(args.path)
-    if path.suffix not in STAGE_SUFFIXES:
-        raise ValueError(
-            f"path: unsupported OpenUSD file extension {path.suffix!r} for {path}; use "
-            f"{' or '.join(STAGE_SUFFIXES)} (text or binary crate)"
-        )
-    check_output_path(path)
+    path = check_stage_path(args.path)
     world = build_demo_world()
     if ticks:
         world.step(ticks)
@@ -169,6 +160,29 @@ def _cmd_export_dataset(args: argparse.Namespace) -> int:
             bar.close()
     for kind, path in sorted(written.items()):
         print(f"wrote {path} ({kind}, {path.stat().st_size / 1e6:.1f} MB)")
+    return 0
+
+
+def _cmd_serve(args: argparse.Namespace) -> int:
+    from leviathan.service import ServiceSettings, serve
+
+    settings = ServiceSettings(workers=args.workers, cors_origins=tuple(args.cors_origin))
+    try:
+        serve(host=args.host, port=args.port, token=args.token, settings=settings)
+    except KeyboardInterrupt:
+        pass  # Ctrl-C is how the service is stopped: a clean exit, not a failure
+    return 0
+
+
+def _cmd_bench_service(args: argparse.Namespace) -> int:
+    from leviathan.service import bench_service, format_service_bench
+
+    result = bench_service(
+        world_counts=args.worlds, steps=args.steps, ticks=args.ticks, clients=args.clients
+    )
+    print(
+        json.dumps(result, indent=2, sort_keys=True) if args.json else format_service_bench(result)
+    )
     return 0
 
 
@@ -222,7 +236,11 @@ def _parser() -> argparse.ArgumentParser:
         "--device", default=None, help="device for the backend: cpu or cuda:N (default: its own)"
     )
     p.add_argument(
-        "--fixtures", default=None, help="fixture directory (default: fixtures/sonar_v1)"
+        "--fixtures",
+        default=None,
+        metavar="DIR",
+        help="fixture directory holding manifest.json and the scene .npz files (default: "
+        "$LEVIATHAN_FIXTURES, else the fixture installed with the package)",
     )
     p.set_defaults(func=_cmd_parity)
 
@@ -264,6 +282,15 @@ def _parser() -> argparse.ArgumentParser:
     b.add_argument("--no-canonical", action="store_true", help="skip the canonical peer")
     b.add_argument("--json", action="store_true", help="print JSON instead of a table")
     b.set_defaults(func=_cmd_bench_learning)
+    b = bench_sub.add_parser(
+        "service", help="step-request latency and ticks/s over HTTP beside in-process"
+    )
+    b.add_argument("--worlds", type=int, nargs="+", default=[1, 32], help="World counts")
+    b.add_argument("--steps", type=int, default=20, help="step requests per World")
+    b.add_argument("--ticks", type=int, default=10, help="ticks per step request")
+    b.add_argument("--clients", type=int, default=8, help="client threads")
+    b.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    b.set_defaults(func=_cmd_bench_service)
 
     p = sub.add_parser(
         "export-usd", help="run the survey demo World and write it as an OpenUSD stage"
@@ -295,6 +322,20 @@ def _parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=_cmd_demo)
+
+    p = sub.add_parser("serve", help="serve live Worlds over HTTP and WebSocket until Ctrl-C")
+    p.add_argument("--host", default="127.0.0.1", help="address (default: 127.0.0.1, loopback)")
+    p.add_argument("--port", type=int, default=8000, help="TCP port (default: 8000; 0: any)")
+    p.add_argument(
+        "--token",
+        default=None,
+        help="token every request must carry (default: $LEVIATHAN_TOKEN); required off loopback",
+    )
+    p.add_argument("--workers", type=int, default=8, help="worker threads (default: 8)")
+    p.add_argument(
+        "--cors-origin", action="append", default=[], help="allow CORS from this origin (repeat)"
+    )
+    p.set_defaults(func=_cmd_serve)
     return parser
 
 

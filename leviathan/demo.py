@@ -10,7 +10,7 @@ camera. About 20 s of simulation time in 10 ms ticks.
 The demo ROV's camera is the catalogue camera at a reduced resolution and rate
 (256 x 144 px at 2 Hz) so that the recorded samples stay a few megabytes (every
 camera channel of every frame is recorded); this is stated in the manifest. Rays
-are traced by ``leviathan.tracing``'s default backend (Warp on CUDA when
+are traced by ``leviathan.raycast``'s default backend (Warp on CUDA when
 present, else Warp on the CPU), which the manifest records; every backend
 gives the same samples and the same run hash.
 
@@ -220,7 +220,8 @@ def ticks_for_duration(
             limit, unparsable or not finite.
         TypeError: ``seconds`` is a bool or not a number.
     """
-    from leviathan.time import NonIntegerStepError, _exact_fraction, seconds_to_ns
+    from leviathan._validation import exact_rational
+    from leviathan.time import NonIntegerStepError, seconds_to_ns
     from leviathan.world import MAX_STEPS_PER_WORLD
 
     if isinstance(step_ns, bool) or not isinstance(step_ns, int) or step_ns <= 0:
@@ -229,7 +230,7 @@ def ticks_for_duration(
     try:
         duration_ns: int | Fraction = seconds_to_ns(seconds)
     except NonIntegerStepError:
-        duration_ns = _exact_fraction(name, seconds, "s") * NS_PER_SECOND
+        duration_ns = exact_rational(name, seconds, "s") * NS_PER_SECOND
     except (TypeError, ValueError) as error:
         raise type(error)(f"{name}: {error}") from None
     ticks = Fraction(duration_ns) / step_ns
@@ -339,7 +340,7 @@ def _write_products(out: Path, ticks: int, *, progress: bool) -> dict[str, Any]:
 
     from leviathan.datasets import RUN_DATASET_NAME, DatasetRecorder
     from leviathan.identity import content_hash
-    from leviathan.sensors.camera import preview_png
+    from leviathan.sensors import preview_png
     from leviathan.sonar import SonarFrame
 
     (out / "previews").mkdir()

@@ -31,6 +31,7 @@ from typing import Any, Literal
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from leviathan._validation import check_root_seed, is_integer
 from leviathan.random import uniform
 from leviathan.scene import TriangleMesh
 
@@ -54,7 +55,6 @@ SEABED_ROUGHNESS_FRACTION = 0.05
 """Per-vertex roughness amplitude as a fraction of ``relief_m``."""
 
 _SEABED_SENSOR_ID = "seabed"
-_SEED_LIMIT = 2**64
 _TWO_PI = 2.0 * math.pi
 
 
@@ -82,7 +82,7 @@ def _positive(value: Any, name: str) -> float:
 
 
 def _count(value: Any, name: str, minimum: int) -> int:
-    if not isinstance(value, numbers.Integral) or isinstance(value, bool | np.bool_):
+    if not is_integer(value):
         raise TypeError(f"{name}: expected an int >= {minimum}, got {value!r}")
     if value < minimum:
         raise ValueError(f"{name}: expected an int >= {minimum}, got {int(value)}")
@@ -97,14 +97,6 @@ def _vector(value: Any, name: str, length: int, *, positive: bool = False) -> tu
         raise ValueError(f"{name}: expected {length} numbers, got {len(items)} ({value!r})")
     check = _positive if positive else _finite
     return tuple(check(v, f"{name}[{k}]") for k, v in enumerate(items))
-
-
-def _seed(value: Any) -> int:
-    if not isinstance(value, numbers.Integral) or isinstance(value, bool | np.bool_):
-        raise TypeError(f"seed: expected an int in [0, 2**64), got {value!r}")
-    if not 0 <= value < _SEED_LIMIT:
-        raise ValueError(f"seed: expected an int in [0, 2**64), got {int(value)}")
-    return int(value)
 
 
 # --------------------------------------------------------------------------- grids
@@ -565,7 +557,7 @@ def seabed_mesh(
     relief = _finite(relief_m, "relief_m")
     if relief < 0.0:
         raise ValueError(f"relief_m: expected a relief amplitude >= 0 m, got {relief!r}")
-    seed = _seed(seed)
+    seed = check_root_seed("seed", seed)
     x0, y0 = _vector(origin, "origin", 2)
     dx, dy = sx / nx, sy / ny
 

@@ -58,12 +58,12 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import math
-import numbers
 from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from leviathan._validation import check_root_seed, is_integer
 from leviathan.identity import canonical_encode
 
 __all__ = [
@@ -85,7 +85,6 @@ _PHILOX_W0 = 0x9E3779B9
 _PHILOX_W1 = 0xBB67AE85
 _PHILOX_ROUNDS = 10
 _INDEX_LIMIT = 2**63
-_SEED_LIMIT = 2**64
 _UNIFORM_SCALE = 2.0**-52
 _TWO_PI = 2.0 * np.pi
 
@@ -223,7 +222,7 @@ class RandomEffectRecord:
                 f"drawn must be a bool, got {self.drawn!r} of type {type(self.drawn).__name__}"
             )
         if self.drawn:
-            _require_seed(self.root_seed)
+            check_root_seed("root_seed", self.root_seed)
         elif self.root_seed is not None:
             raise ValueError(
                 f"root_seed must be None when drawn is False (effect {self.effect!r}), got "
@@ -306,9 +305,9 @@ def _validate_key_parts(root_seed: Any, sensor_id: Any, sample_index: Any, effec
 
 
 def _validate_binding(root_seed: Any, sensor_id: Any, sample_index: Any) -> None:
-    _require_seed(root_seed)
+    check_root_seed("root_seed", root_seed)
     _require_non_empty_str(sensor_id, "sensor_id")
-    if not _is_integer(sample_index):
+    if not is_integer(sample_index):
         raise TypeError(
             f"sample_index must be an int, got {sample_index!r} of type "
             f"{type(sample_index).__name__}"
@@ -333,22 +332,8 @@ def _validate_index(index: ArrayLike) -> NDArray[np.uint64]:
     return array.astype(np.uint64)
 
 
-def _require_seed(root_seed: Any) -> None:
-    if not _is_integer(root_seed):
-        raise TypeError(
-            f"root_seed must be an int, got {root_seed!r} of type {type(root_seed).__name__}"
-        )
-    if not 0 <= root_seed < _SEED_LIMIT:
-        raise ValueError(f"root_seed must satisfy 0 <= root_seed < 2**64, got {root_seed}")
-
-
 def _require_non_empty_str(value: Any, name: str) -> None:
     if not isinstance(value, str):
         raise TypeError(f"{name} must be a str, got {value!r} of type {type(value).__name__}")
     if not value:
         raise ValueError(f"{name} must be a non-empty str, got ''")
-
-
-def _is_integer(value: Any) -> bool:
-    """True for Python and NumPy integers, but not for bool (a flag is not a count)."""
-    return isinstance(value, numbers.Integral) and not isinstance(value, bool | np.bool_)

@@ -10,19 +10,18 @@ nearest tick and never interpolated.
 from __future__ import annotations
 
 import bisect
-import numbers
 from collections.abc import Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 from fractions import Fraction
 from typing import NamedTuple
 
+from leviathan._validation import exact_rational, integer_ns
 from leviathan.time import (
     MAX_PERIOD_NS,
     MIN_PERIOD_NS,
     NS_PER_SECOND,
     NonIntegerStepError,
-    _exact_fraction,
 )
 
 __all__ = [
@@ -48,14 +47,6 @@ class TickWindow(NamedTuple):
     on_tick_index: int | None
     first_off_tick_index: int
     off_tick_count: int
-
-
-def _require_int(name: str, value: object) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise TypeError(
-            f"{name} must be an int of nanoseconds, got {type(value).__name__} {value!r}"
-        )
-    return value
 
 
 @dataclass(frozen=True)
@@ -118,8 +109,8 @@ class SensorSchedule:
     phase_ns: int = 0
 
     def __post_init__(self) -> None:
-        period = _require_int("period_ns", self.period_ns)
-        phase = _require_int("phase_ns", self.phase_ns)
+        period = integer_ns("period_ns", self.period_ns, python_int_only=True)
+        phase = integer_ns("phase_ns", self.phase_ns, python_int_only=True)
         if not MIN_PERIOD_NS <= period <= MAX_PERIOD_NS:
             raise ValueError(
                 f"period_ns must be a positive number of nanoseconds in [{MIN_PERIOD_NS}, "
@@ -151,7 +142,7 @@ class SensorSchedule:
                 nanoseconds (e.g. 3 Hz, period 333_333_333.33... ns).
             ValueError: If the rate is not positive or not finite.
         """
-        rate = _exact_fraction("rate_hz", rate_hz, "Hz")
+        rate = exact_rational("rate_hz", rate_hz, "Hz")
         if rate <= 0:
             raise ValueError(f"rate_hz must be positive, got {rate_hz!r}")
         period = Fraction(NS_PER_SECOND) / rate
@@ -165,7 +156,7 @@ class SensorSchedule:
 
     def time_ns(self, n: int) -> int:
         """Return the time [ns] of sample ``n`` (an int >= 0)."""
-        index = _require_int("n", n)
+        index = integer_ns("n", n, python_int_only=True)
         if index < 0:
             raise ValueError(f"n must be a sample index >= 0, got {index}")
         return self.phase_ns + index * self.period_ns
@@ -187,12 +178,12 @@ class SensorSchedule:
         Returns:
             The :class:`TickWindow`.
         """
-        t = _require_int("time_ns", time_ns)
+        t = integer_ns("time_ns", time_ns, python_int_only=True)
         period, phase = self.period_ns, self.phase_ns
         if after_ns is None:
             first_n = -((phase - t) // period)  # ceil((t - phase) / period)
         else:
-            after = _require_int("after_ns", after_ns)
+            after = integer_ns("after_ns", after_ns, python_int_only=True)
             if after >= t:
                 raise ValueError(f"after_ns must be before time_ns={t}, got after_ns={after}")
             first_n = (after - phase) // period + 1
@@ -247,11 +238,11 @@ class SensorSchedule:
                 with ``start_tick == 0``, or ``after_ns >= tick_times_ns[0]``.
         """
         times = self._validated_tick_times(tick_times_ns)
-        first_tick = _require_int("start_tick", start_tick)
+        first_tick = integer_ns("start_tick", start_tick, python_int_only=True)
         if first_tick < 0:
             raise ValueError(f"start_tick must be >= 0, got {first_tick}")
         if after_ns is not None:
-            after = _require_int("after_ns", after_ns)
+            after = integer_ns("after_ns", after_ns, python_int_only=True)
             if first_tick == 0:
                 raise ValueError(
                     "after_ns must be None when start_tick is 0 (there is no earlier tick), "
@@ -309,12 +300,7 @@ class SensorSchedule:
     def _validated_tick_times(tick_times_ns: Sequence[int]) -> list[int]:
         times: list[int] = []
         for position, value in enumerate(tick_times_ns):
-            if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-                raise TypeError(
-                    f"tick_times_ns[{position}] must be an int of nanoseconds, got "
-                    f"{type(value).__name__} {value!r}"
-                )
-            value = int(value)
+            value = integer_ns(f"tick_times_ns[{position}]", value)
             if times and value <= times[-1]:
                 raise ValueError(
                     f"tick_times_ns must be strictly increasing, got {times[-1]} then "

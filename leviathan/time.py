@@ -15,11 +15,12 @@ import ``time`` or ``datetime``.
 from __future__ import annotations
 
 import bisect
-import numbers
 from dataclasses import dataclass
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal
 from fractions import Fraction
 from typing import Any
+
+from leviathan._validation import exact_rational, integer_ns
 
 __all__ = [
     "MAX_PERIOD_NS",
@@ -62,67 +63,8 @@ class NonIntegerStepError(ValueError):
     """A time, step or period is not a whole number of nanoseconds."""
 
 
-def _exact_fraction(name: str, value: Any, unit: str) -> Fraction:
-    """Read an int, str, Decimal, Fraction or float as an exact rational number.
-
-    A float is read through its shortest decimal representation
-    (``repr(0.02) == '0.02'``), which is the number the user wrote, rather than
-    through its binary value (0.0200000000000000004163...).
-
-    Args:
-        name: Argument name used in error messages.
-        value: The value to convert.
-        unit: Unit of ``value`` for error messages, e.g. ``"s"``.
-
-    Raises:
-        TypeError: For bool and for unsupported types.
-        ValueError: For non-finite values and unparsable strings.
-    """
-    if isinstance(value, bool):
-        raise TypeError(
-            f"{name} must be a number of {unit} (int, str, Decimal, Fraction or float), "
-            f"got bool {value!r}"
-        )
-    if isinstance(value, numbers.Integral):
-        return Fraction(int(value))
-    if isinstance(value, Fraction):
-        return value
-    if isinstance(value, float):
-        # float.__repr__ also covers float subclasses such as numpy.float64,
-        # whose own repr is 'np.float64(...)'.
-        text = float.__repr__(value)
-        decimal = Decimal(text)
-    elif isinstance(value, Decimal):
-        decimal = value
-    elif isinstance(value, str):
-        try:
-            decimal = Decimal(value.strip())
-        except InvalidOperation as error:
-            raise ValueError(
-                f"{name} must be a decimal number of {unit}, got the string {value!r}"
-            ) from error
-    else:
-        raise TypeError(
-            f"{name} must be a number of {unit} (int, str, Decimal, Fraction or float), "
-            f"got {type(value).__name__} {value!r}"
-        )
-    if not decimal.is_finite():
-        raise ValueError(f"{name} must be finite, got {value!r}")
-    return Fraction(decimal)
-
-
-def _integer_ns(name: str, value: Any) -> int:
-    """Return ``value`` as an int of nanoseconds, refusing bool and non-integers."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise TypeError(
-            f"{name} must be an int of nanoseconds, got {type(value).__name__} {value!r}; "
-            "convert seconds with seconds_to_ns()"
-        )
-    return int(value)
-
-
 def _positive_step_ns(name: str, value: Any) -> int:
-    step = _integer_ns(name, value)
+    step = integer_ns(name, value)
     if not MIN_STEP_NS <= step <= MAX_STEP_NS:
         raise ValueError(
             f"{name} must be a positive number of nanoseconds no larger than {MAX_STEP_NS} "
@@ -132,7 +74,7 @@ def _positive_step_ns(name: str, value: Any) -> int:
 
 
 def _bounded_time_ns(name: str, value: Any) -> int:
-    time_ns = _integer_ns(name, value)
+    time_ns = integer_ns(name, value)
     if not -MAX_TIME_NS <= time_ns <= MAX_TIME_NS:
         raise ValueError(f"{name} must lie within ±{MAX_TIME_NS} ns (2**62), got {time_ns}")
     return time_ns
@@ -157,7 +99,7 @@ def seconds_to_ns(seconds: int | str | Decimal | Fraction | float) -> int:
         TypeError: For bool or an unsupported type.
         ValueError: For non-finite values or an unparsable string.
     """
-    value_ns = _exact_fraction("seconds", seconds, "s") * NS_PER_SECOND
+    value_ns = exact_rational("seconds", seconds, "s") * NS_PER_SECOND
     if value_ns.denominator != 1:
         raise NonIntegerStepError(
             f"seconds={seconds!r} is {float(value_ns)!r} ns ({value_ns} ns exactly), which is "
@@ -180,7 +122,7 @@ def ns_to_seconds(ns: int) -> float:
     Returns:
         Time [s], float.
     """
-    return _integer_ns("ns", ns) / NS_PER_SECOND
+    return integer_ns("ns", ns) / NS_PER_SECOND
 
 
 def ns_to_fraction(ns: int) -> Fraction:
@@ -192,7 +134,7 @@ def ns_to_fraction(ns: int) -> Fraction:
     Returns:
         Time [s] as ``Fraction(ns, 10**9)``.
     """
-    return Fraction(_integer_ns("ns", ns), NS_PER_SECOND)
+    return Fraction(integer_ns("ns", ns), NS_PER_SECOND)
 
 
 @dataclass(frozen=True)
@@ -212,10 +154,10 @@ class Epoch:
     step_ns: int
 
     def __post_init__(self) -> None:
-        start_tick = _integer_ns("start_tick", self.start_tick)
+        start_tick = integer_ns("start_tick", self.start_tick)
         if start_tick < 0:
             raise ValueError(f"start_tick must be >= 0, got {start_tick}")
-        _integer_ns("start_time_ns", self.start_time_ns)
+        integer_ns("start_time_ns", self.start_time_ns)
         _positive_step_ns("step_ns", self.step_ns)
 
     def time_ns(self, k: int) -> int:
@@ -223,7 +165,7 @@ class Epoch:
 
         Computed as ``start_time_ns + (k - start_tick) * step_ns`` in exact integers.
         """
-        tick = _integer_ns("k", k)
+        tick = integer_ns("k", k)
         if tick < self.start_tick:
             raise ValueError(
                 f"k={tick} is before this epoch, which starts at tick {self.start_tick}"
@@ -315,7 +257,7 @@ class Clock:
         Returns:
             Times [ns] of the newly committed ticks, in order (ints).
         """
-        count = _integer_ns("n", n)
+        count = integer_ns("n", n)
         if count < 0:
             raise ValueError(f"n must be >= 0 ticks, got {count}; there is no rewind, use reset()")
         epoch = self._epochs[-1]
@@ -332,7 +274,7 @@ class Clock:
         Raises:
             ValueError: If ``k`` is negative or not yet committed.
         """
-        tick = _integer_ns("k", k)
+        tick = integer_ns("k", k)
         if not 0 <= tick <= self._tick:
             raise ValueError(
                 f"k={tick} is not a committed tick; committed ticks are 0..{self._tick}"
@@ -362,8 +304,23 @@ class Clock:
             return
         self._epochs.append(start)
 
-    def _restore(self, other: Clock) -> None:
-        """Take ``other``'s state in place (a World rolling back a failed operation)."""
+    def restore(self, other: Clock) -> None:
+        """Take ``other``'s whole state in place: reset point, epochs and tick.
+
+        In place rather than by handing out a new object, because callers hold on
+        to a clock: a World's ``world.clock`` is the same object for the World's
+        life, so a World re-initialising itself or rolling back a failed operation
+        restores that object and every holder sees the restored time. ``other``
+        is neither changed nor shared afterwards.
+
+        Args:
+            other: The clock whose state to take.
+
+        Raises:
+            TypeError: If ``other`` is not a :class:`Clock`.
+        """
+        if not isinstance(other, Clock):
+            raise TypeError(f"other: expected a Clock, got {type(other).__name__}")
         self._initial_epoch = other._initial_epoch
         self._epochs = list(other._epochs)
         self._tick = other._tick

@@ -1,16 +1,18 @@
-"""Reference tracing stage: nearest hit of each ray, in plain numpy.
+"""Reference tracing stage: nearest mesh hit of each ray, in plain numpy.
 
 This module is the scientific authority for ray casting. The Warp backend
-(``leviathan.kernels.trace``) mirrors it function by function and must return
-bit-identical results, so the arithmetic below is written out element by
+mirrors it function by function under the same names (``leviathan.kernels.trace``
+for the per-ray functions, :func:`leviathan.kernels.nearest_hits` for the stage)
+and must return bit-identical results, so the arithmetic below is written out element by
 element in a fixed order; ``np.dot``, ``einsum``, ``@`` and reductions are not
 used on this path (numpy never contracts ``a*b + c`` into an FMA).
 
 Result of tracing one ray: the lexicographic minimum of ``(t, instance,
 triangle)`` over every triangle the ray/triangle test accepts with
-``0 < t <= t_max``, then the sea surface (instance ``scene.sea_surface_instance``,
-triangle 0) if it is strictly nearer. Because the minimum is exact and box
-culling is conservative (padded boxes, see :mod:`leviathan.reference_cpu.bvh`),
+``0 < t <= t_max`` (the analytic sea surface is added afterwards by
+:func:`leviathan.raycast.trace_rays`, on the host, for every backend). Because
+the minimum is exact and box culling is conservative (padded boxes, see
+:func:`leviathan.raycast.build_bvh`),
 the result does not depend on traversal order: brute force, the BVH and the
 GPU agree bit for bit.
 
@@ -49,49 +51,31 @@ rejections), so a NaN barycentric or ``t`` never counts as a hit.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 
-from leviathan.reference_cpu.prepare import PreparedInstance, PreparedScene
+from leviathan.raycast import (
+    PreparedInstance,
+    PreparedScene,
+    TraceResult,
+    check_rays,
+    check_t_max,
+)
 
 __all__ = [
     "BARY_HI",
     "BARY_LO",
     "INV_DIR_ZERO",
-    "TraceResult",
-    "combine_with_sea_surface",
     "intersect_ray_box",
     "intersect_ray_triangle",
-    "intersect_sea_surface",
     "inverse_directions",
-    "trace_rays",
-    "trace_rays_brute_force",
-    "trace_scene_meshes",
+    "nearest_hits",
+    "nearest_hits_brute_force",
+    "traverse_instance",
 ]
 
 INV_DIR_ZERO = 1e300
 BARY_LO = -(2.0**-30)
 BARY_HI = 1.0 + 2.0**-30
-
-
-@dataclass(frozen=True, eq=False)
-class TraceResult:
-    """Nearest hit per ray.
-
-    Attributes:
-        t: Ray parameter of the hit [m] (the slant range, directions being unit),
-            float64 [ray_count]; ``inf`` where nothing was hit within ``t_max``.
-        instance: Instance index, int32 [ray_count]; -1 where nothing was hit.
-        triangle: Triangle index within the instance mesh, int32 [ray_count]; -1 where
-            nothing was hit, 0 for the sea surface.
-    """
-
-    __content_type__ = "leviathan.reference_cpu.trace.TraceResult"
-
-    t: np.ndarray
-    instance: np.ndarray
-    triangle: np.ndarray
 
 
 def inverse_directions(directions: np.ndarray) -> np.ndarray:
@@ -168,21 +152,6 @@ def intersect_ray_box(o, inv_d, bounds, t_best):
     return (near <= far) & (far >= 0.0) & (near <= t_best)
 
 
-def intersect_sea_surface(
-    o: np.ndarray, d: np.ndarray, t_max: float
-) -> tuple[np.ndarray, np.ndarray]:
-    """Ray parameter of the plane ``z = 0``: ``t = (0 - oz) / dz``.
-
-    Returns:
-        ``(hit, t)``: hit where ``dz != 0`` and ``0 < t <= t_max``.
-    """
-    dz = d[:, 2]
-    with np.errstate(divide="ignore", invalid="ignore"):
-        t = (0.0 - o[:, 2]) / dz
-    hit = (dz != 0.0) & (t > 0.0) & (t <= t_max)
-    return hit, t
-
-
 def _merge_candidates(best_t, best_inst, best_tri, ray, t, inst, tri) -> None:
     """Merges candidate hits into the per-ray best, lexicographic on (t, instance, triangle)."""
     if ray.size == 0:
@@ -200,7 +169,7 @@ def _merge_candidates(best_t, best_inst, best_tri, ray, t, inst, tri) -> None:
     best_tri[ray] = tri[better]
 
 
-def _traverse_instance(
+def traverse_instance(
     prep: PreparedInstance,
     instance_index: int,
     o: np.ndarray,
@@ -212,7 +181,11 @@ def _traverse_instance(
     best_inst: np.ndarray,
     best_tri: np.ndarray,
 ) -> None:
-    """Breadth-first wavefront traversal of one instance's BVH for the given rays."""
+    """Breadth-first wavefront traversal of one instance's BVH for the given rays.
+
+    Merges each ray's candidates into ``best_*`` in place (the Warp twin,
+    ``leviathan.kernels.trace.traverse_instance``, walks one ray at a time).
+    """
     bvh = prep.bvh
     node_bounds, node_child, node_range, tri_order = (
         bvh.node_bounds,
@@ -257,43 +230,23 @@ def _traverse_instance(
         )
 
 
-def _check_rays(origins: np.ndarray, directions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    o = np.ascontiguousarray(origins, dtype=np.float64)
-    d = np.ascontiguousarray(directions, dtype=np.float64)
-    if o.ndim != 2 or o.shape[1] != 3:
-        raise ValueError(f"origins: expected shape [ray_count, 3], got {o.shape}")
-    if d.shape != o.shape:
-        raise ValueError(f"directions: expected shape {o.shape} like origins, got {d.shape}")
-    if not (np.all(np.isfinite(o)) and np.all(np.isfinite(d))):
-        raise ValueError("origins/directions: every ray must be finite")
-    return o, d
-
-
-def _check_t_max(t_max: float) -> float:
-    try:
-        value = float(t_max)
-    except (TypeError, ValueError):
-        raise TypeError(f"t_max: expected a number of metres, got {t_max!r}") from None
-    if not value > 0.0:
-        raise ValueError(f"t_max: expected a positive range [m] (inf allowed), got {t_max!r}")
-    return value
-
-
-def trace_scene_meshes(
+def nearest_hits(
     prepared: PreparedScene, origins: np.ndarray, directions: np.ndarray, *, t_max: float
 ) -> TraceResult:
     """Nearest mesh hit per ray (instance culling, then BVH traversal).
 
-    This is the stage the Warp backend accelerates; it ignores the sea surface.
+    This is the stage the Warp backend accelerates (its twin is
+    :func:`leviathan.kernels.nearest_hits`); it ignores the sea surface. Call it
+    through :func:`leviathan.raycast.trace_rays` or :func:`~leviathan.raycast.trace_meshes`.
 
     Args:
-        prepared: Prepared scene.
+        prepared: Prepared scene (:func:`leviathan.raycast.prepare_scene`).
         origins: Ray origins in world NED [m], float64 [ray_count, 3].
         directions: Unit ray directions in world NED, float64 [ray_count, 3].
         t_max: Largest ray parameter of interest [m]; farther hits are ignored.
     """
-    o, d = _check_rays(origins, directions)
-    t_max = _check_t_max(t_max)
+    o, d = check_rays(origins, directions)
+    t_max = check_t_max(t_max)
     n = o.shape[0]
     inv_d = inverse_directions(d)
     best_t = np.full(n, float(t_max), dtype=np.float64)
@@ -305,50 +258,16 @@ def trace_scene_meshes(
         bounds = np.broadcast_to(prep.bounds, (n, 6))
         rays = all_rays[intersect_ray_box(o, inv_d, bounds, best_t)]
         if rays.size:
-            _traverse_instance(prep, k, o, d, inv_d, rays, t_max, best_t, best_inst, best_tri)
+            traverse_instance(prep, k, o, d, inv_d, rays, t_max, best_t, best_inst, best_tri)
     t = np.where(best_inst >= 0, best_t, np.inf)
     return TraceResult(t=t, instance=best_inst.astype(np.int32), triangle=best_tri.astype(np.int32))
 
 
-def combine_with_sea_surface(
-    meshes: TraceResult,
-    origins: np.ndarray,
-    directions: np.ndarray,
-    *,
-    t_max: float,
-    sea_surface_instance: int,
-) -> TraceResult:
-    """Adds the analytic sea surface: it wins only when strictly nearer than the mesh hit."""
-    hit, ts = intersect_sea_surface(origins, directions, t_max)
-    take = hit & ((meshes.instance < 0) | (ts < meshes.t))
-    return TraceResult(
-        t=np.where(take, ts, meshes.t),
-        instance=np.where(take, np.int32(sea_surface_instance), meshes.instance).astype(np.int32),
-        triangle=np.where(take, np.int32(0), meshes.triangle).astype(np.int32),
-    )
-
-
-def trace_rays(
-    prepared: PreparedScene,
-    origins: np.ndarray,
-    directions: np.ndarray,
-    *,
-    t_max: float,
-    sea_surface_instance: int,
-) -> TraceResult:
-    """Nearest hit per ray against the meshes and the sea surface (reference backend)."""
-    o, d = _check_rays(origins, directions)
-    meshes = trace_scene_meshes(prepared, o, d, t_max=t_max)
-    return combine_with_sea_surface(
-        meshes, o, d, t_max=t_max, sea_surface_instance=sea_surface_instance
-    )
-
-
-def trace_rays_brute_force(
+def nearest_hits_brute_force(
     prepared: PreparedScene, origins: np.ndarray, directions: np.ndarray, *, t_max: float
 ) -> TraceResult:
     """Every ray against every triangle (tests only; meshes only, no sea surface)."""
-    o, d = _check_rays(origins, directions)
+    o, d = check_rays(origins, directions)
     n = o.shape[0]
     best_t = np.full(n, float(t_max), dtype=np.float64)
     best_inst = np.full(n, -1, dtype=np.int64)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import functools
 import json
 import os
 import subprocess
@@ -105,16 +104,6 @@ def _error_line(err: str) -> str:
     lines = err.splitlines()
     assert len(lines) == 1 and lines[0].startswith("error: "), err
     return lines[0]
-
-
-@pytest.fixture
-def tiny_demo(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The demo World on a 2,000-triangle seabed: the same products in about a second."""
-    import leviathan.demo as demo
-
-    monkeypatch.setattr(
-        demo, "build_demo_world", functools.partial(demo.build_demo_world, seabed_triangles=2000)
-    )
 
 
 def test_export_usd_refuses_a_duration_that_is_not_whole_ticks(
@@ -253,6 +242,16 @@ def test_a_rerun_replaces_the_previous_output_whole(tmp_path, tiny_demo) -> None
     assert [p.name for p in tmp_path.iterdir()] == ["out"]
 
 
+def _make_catalogue_raise(monkeypatch: pytest.MonkeyPatch, error: Exception) -> None:
+    """Make ``leviathan catalogue`` raise ``error`` from inside the library."""
+    import leviathan.catalogue
+
+    def fail() -> str:
+        raise error
+
+    monkeypatch.setattr(leviathan.catalogue, "format_catalogue", fail)
+
+
 def test_a_usage_error_is_one_line(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["bench", "sonar", "--pings", "x"]) == 2
     line = _error_line(capsys.readouterr().err)
@@ -264,12 +263,7 @@ def test_a_usage_error_is_one_line(capsys: pytest.CaptureFixture[str]) -> None:
 def test_an_internal_error_is_one_line_without_debug(
     monkeypatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    import leviathan.catalogue
-
-    def broken() -> str:
-        raise ZeroDivisionError("division by zero")
-
-    monkeypatch.setattr(leviathan.catalogue, "format_catalogue", broken)
+    _make_catalogue_raise(monkeypatch, ZeroDivisionError("division by zero"))
     monkeypatch.delenv("LEVIATHAN_DEBUG", raising=False)
     assert main(["catalogue"]) == 1
     line = _error_line(capsys.readouterr().err)
@@ -279,12 +273,7 @@ def test_an_internal_error_is_one_line_without_debug(
 
 @pytest.mark.parametrize("how", ["flag", "env"])
 def test_debug_adds_the_traceback(monkeypatch, capsys: pytest.CaptureFixture[str], how) -> None:
-    import leviathan.catalogue
-
-    def broken() -> str:
-        raise ZeroDivisionError("division by zero")
-
-    monkeypatch.setattr(leviathan.catalogue, "format_catalogue", broken)
+    _make_catalogue_raise(monkeypatch, ZeroDivisionError("division by zero"))
     if how == "env":
         monkeypatch.setenv("LEVIATHAN_DEBUG", "1")
         assert main(["catalogue"]) == 1
@@ -335,12 +324,8 @@ def test_a_parity_mismatch_ends_with_one_error_line(
 def test_a_message_over_several_lines_is_reported_on_one(
     monkeypatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    import leviathan.catalogue
-
-    def refuse() -> str:
-        raise ValueError("2 validation errors\nmass_kg\n  Input should be a number")
-
-    monkeypatch.setattr(leviathan.catalogue, "format_catalogue", refuse)
+    error = ValueError("2 validation errors\nmass_kg\n  Input should be a number")
+    _make_catalogue_raise(monkeypatch, error)
     assert main(["catalogue"]) == 2
     assert _error_line(capsys.readouterr().err) == (
         "error: 2 validation errors; mass_kg; Input should be a number"

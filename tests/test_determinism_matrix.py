@@ -101,6 +101,8 @@ def _openblas_core() -> str:
 
 
 def _matrix_world() -> Any:
+    from world_cases import small_survey_spec, with_sensor
+
     from leviathan.catalogue import get_vehicle
     from leviathan.controllers import Autopilot, WaypointFollower, lawnmower
     from leviathan.frames import Transform
@@ -109,23 +111,10 @@ def _matrix_world() -> Any:
     from leviathan.specs import WaterSpec
     from leviathan.world import Environment, SceneObject, VehicleSetup, World
 
-    def resized(spec: Any, sensor: str, **update: Any) -> Any:
-        sensors = [
-            (s.model_copy(update=update) if s.name == sensor else s).model_dump()
-            for s in spec.sensors
-        ]
-        return type(spec).model_validate({**spec.model_dump(), "sensors": sensors})
-
-    survey = resized(
-        get_vehicle("reference_survey_vehicle"),
-        "sonar",
-        bearing_count=24,
-        elevation_sample_count=4,
-        range_bin_count=48,
-    )
+    survey = small_survey_spec(bearing_count=24, elevation_sample_count=4, range_bin_count=48)
     rov = get_vehicle("inspection_rov")
     camera = rov.sensor("front_camera")
-    rov = resized(
+    rov = with_sensor(
         rov,
         "front_camera",
         width_px=24,
@@ -204,7 +193,7 @@ def compute_digests() -> dict[str, Any]:
     """Every digest of the matrix, computed in this process."""
     from leviathan.demo import build_demo_world
     from leviathan.identity import content_hash
-    from leviathan.parity.scenes import scene_cases
+    from leviathan.parity import scene_cases
 
     parts: dict[str, Any] = {}
     world = _matrix_world()
@@ -320,7 +309,7 @@ def _describe(part: str, expected: Any, got: Any) -> str:
 def _run_matrix() -> dict[str, dict[str, Any]]:
     # Warm Warp's kernel cache once here (the default backend's device), so that
     # concurrent workers only load it.
-    from leviathan.parity.scenes import SCENE_NAMES, build_scene
+    from leviathan.parity import SCENE_NAMES, build_scene
 
     build_scene(SCENE_NAMES[0]).render(backend="auto")
     with concurrent.futures.ThreadPoolExecutor(max_workers=POOL_SIZE) as pool:
@@ -330,7 +319,7 @@ def _run_matrix() -> dict[str, dict[str, Any]]:
 
 def _check_coverage(parts: dict[str, Any]) -> None:
     """The baseline really computed every part (identical empty lists would prove nothing)."""
-    from leviathan.parity.scenes import SCENE_NAMES
+    from leviathan.parity import SCENE_NAMES
 
     scenes = sorted(p for p in parts if p.startswith("sonar/"))
     assert scenes == sorted(f"sonar/{n}/{b}" for n in SCENE_NAMES for b in ("reference", "auto"))

@@ -26,8 +26,6 @@ from leviathan.geometry import (
 )
 from leviathan.scene import TriangleMesh
 
-TESTS_DIR = Path(__file__).resolve().parent
-
 SEABED_KWARGS = {
     "triangle_count": 20_000,
     "size_m": (200.0, 120.0),
@@ -37,7 +35,7 @@ SEABED_KWARGS = {
     "origin": (-100.0, -60.0),
 }
 
-# name -> zero-argument builder; the subprocess check rebuilds these by name.
+# name -> zero-argument builder; the subprocess check (this file as a worker) rebuilds them.
 BUILDERS: dict[str, Callable[[], TriangleMesh]] = {
     "plane": lambda: plane_mesh(4.0, 3.0, divisions_x=5, divisions_y=7, center=(1.0, -2.0, 9.5)),
     "box": lambda: box_mesh((1.0, 2.0, 3.0), center=(0.25, -0.5, 4.0)),
@@ -107,23 +105,22 @@ def test_two_calls_are_identical(name: str) -> None:
     assert_array_equal(first.faces, second.faces)
 
 
+def _digests() -> str:
+    """One ``name sha256`` line per builder, in name order."""
+    return "".join(f"{name} {_digest(BUILDERS[name]())}\n" for name in sorted(BUILDERS))
+
+
 def test_subprocess_builds_the_same_bytes() -> None:
-    script = (
-        "import sys\n"
-        f"sys.path.insert(0, {str(TESTS_DIR)!r})\n"
-        "from test_geometry import BUILDERS, _digest\n"
-        "for name in sorted(BUILDERS):\n"
-        "    print(name, _digest(BUILDERS[name]()))\n"
-    )
     result = subprocess.run(
-        [sys.executable, "-c", script],
+        # this file is the worker (see the end): it imports only the installed package
+        [sys.executable, str(Path(__file__).resolve()), "--worker"],
         capture_output=True,
         text=True,
         check=True,
         timeout=120,
-        cwd=TESTS_DIR.parent,
     )
-    expected = "".join(f"{name} {_digest(BUILDERS[name]())}\n" for name in sorted(BUILDERS))
+    expected = _digests()
+    assert len(expected.splitlines()) == len(BUILDERS)
     assert result.stdout == expected
 
 
@@ -342,3 +339,7 @@ def test_invalid_arguments_are_rejected(
 ) -> None:
     with pytest.raises(error, match=match):
         build()
+
+
+if __name__ == "__main__" and sys.argv[1:] == ["--worker"]:
+    sys.stdout.write(_digests())

@@ -5,13 +5,11 @@ from __future__ import annotations
 import dataclasses
 import enum
 import hashlib
-import importlib.util
 import json
 import os
 import struct
 import subprocess
 import sys
-import types
 from decimal import Decimal
 from fractions import Fraction
 from pathlib import Path
@@ -29,9 +27,6 @@ from leviathan.identity import (
     content_hash,
     display_hash,
 )
-
-REPO_ROOT = Path(__file__).resolve().parents[1]
-PROBE_PATH = Path(__file__).with_name("identity_probe.py")
 
 
 def _u64(n: int) -> bytes:
@@ -377,20 +372,29 @@ def test_display_hash_uses_display_domain() -> None:
 # --- Across processes and hash seeds ---------------------------------------------------
 
 
-def _load_probe() -> types.ModuleType:
-    spec = importlib.util.spec_from_file_location("identity_probe", PROBE_PATH)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+def _probe_words() -> set[str]:
+    """A set of strings whose iteration order depends on the hash seed."""
+    return {f"beam-{i}" for i in range(32)}
+
+
+def _probe_object() -> dict[str, object]:
+    """A value whose construction order depends on ``PYTHONHASHSEED``."""
+    words = _probe_words()
+    # Insertion order follows set iteration order, so it changes with the hash seed.
+    gains = {word: len(word) * 0.25 for word in words}
+    return {
+        "gains": gains,
+        "tags": frozenset(words),
+        "ranges_m": np.linspace(0.5, 30.0, 7),
+        "missing": float("nan"),
+    }
 
 
 def _run_probe(hash_seed: str) -> dict[str, object]:
-    env = dict(os.environ, PYTHONHASHSEED=hash_seed, PYTHONPATH=str(REPO_ROOT))
+    """The probe's hash and set order in another process (this file as the worker)."""
     completed = subprocess.run(
-        [sys.executable, str(PROBE_PATH)],
-        env=env,
-        cwd=REPO_ROOT,
+        [sys.executable, str(Path(__file__).resolve()), "--worker"],
+        env=dict(os.environ, PYTHONHASHSEED=hash_seed),
         capture_output=True,
         text=True,
         check=True,
@@ -401,10 +405,14 @@ def _run_probe(hash_seed: str) -> dict[str, object]:
 
 @pytest.mark.parametrize("hash_seed", ["0", "1", "12345"])
 def test_hash_is_identical_in_subprocess_under_hash_seed(hash_seed: str) -> None:
-    in_process = content_hash(_load_probe().build_probe_object())
+    in_process = content_hash(_probe_object())
     assert _run_probe(hash_seed)["hash"] == in_process
 
 
 def test_probe_set_order_really_varies_with_hash_seed() -> None:
     orders = {tuple(_run_probe(seed)["order"]) for seed in ("0", "1", "12345")}
     assert len(orders) > 1
+
+
+if __name__ == "__main__" and sys.argv[1:] == ["--worker"]:
+    print(json.dumps({"hash": content_hash(_probe_object()), "order": list(_probe_words())}))

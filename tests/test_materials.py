@@ -61,7 +61,10 @@ def test_lambert_backscatter_operation_order():
     rng = np.random.default_rng(7)
     c = rng.uniform(0.0, 1.0, size=101)
     out = TEST_LAMBERT_DARK.backscatter(c)
-    np.testing.assert_array_equal(out, TEST_LAMBERT_DARK.mu.value * (c * c))
+    mu = TEST_LAMBERT_DARK.mu.value
+    np.testing.assert_array_equal(out, mu * (c * c))
+    # the other order rounds differently on some of these inputs, so the check above can fail
+    assert np.any(out != (mu * c) * c)
 
 
 @pytest.mark.parametrize("bad", [-0.1, 1.5, math.nan])

@@ -270,6 +270,24 @@ def test_reset_restores_original_single_epoch() -> None:
     assert clock == Clock(10, t0_ns=7)
 
 
+def test_restore_takes_the_other_clocks_state_in_place() -> None:
+    clock = Clock(10)
+    held = clock  # what a World's callers hold: world.clock
+    other = Clock(4, t0_ns=3)
+    other.advance(2)
+    other.set_step(6)
+    other.advance(1)
+    clock.restore(other)
+    assert held is clock and clock == other
+    assert (clock.tick, clock.time_ns, clock.epochs) == (3, 17, other.epochs)
+    clock.advance(1)  # nothing is shared: the source keeps its own state
+    assert (clock.tick, other.tick) == (4, 3)
+    clock.reset()  # the reset point came along too
+    assert clock == Clock(4, t0_ns=3)
+    with pytest.raises(TypeError, match="other: expected a Clock, got int"):
+        clock.restore(3)  # type: ignore[arg-type]
+
+
 def test_provenance_is_json_round_trippable_ints() -> None:
     clock = Clock(10, t0_ns=-3)
     clock.advance(2)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from leviathan.reference_cpu.prepare import PreparedScene, prepare_instance
+from leviathan.raycast import PreparedScene, prepare_instance
 
 Mesh = tuple[np.ndarray, np.ndarray]
 

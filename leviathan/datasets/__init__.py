@@ -21,8 +21,8 @@ from typing import Any
 # Imported on first use, so that ``leviathan.datasets.mcap`` does not load h5py and
 # ``leviathan.datasets.hdf5`` does not load the MCAP libraries.
 _HOMES = {
-    "DatasetError": "leviathan.datasets.errors",
-    "DatasetIntegrityError": "leviathan.datasets.errors",
+    "DatasetError": "leviathan.datasets._errors",
+    "DatasetIntegrityError": "leviathan.datasets._errors",
     "Hdf5Dataset": "leviathan.datasets.hdf5",
     "Hdf5Writer": "leviathan.datasets.hdf5",
     "read_hdf5": "leviathan.datasets.hdf5",

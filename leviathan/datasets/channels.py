@@ -6,9 +6,9 @@ capture-group columns and the mount transforms. The HDF5 writer copies each
 entry onto its dataset as attributes (``units``, ``frame``, ``axes``,
 ``description``, ``sentinel``) and refuses a channel that has no entry, so a new
 channel cannot be exported undocumented. The meanings restate the channel
-documentation of :mod:`leviathan.sonar` and the sensor modules
-(:mod:`leviathan.sensors.dvl`, :mod:`~leviathan.sensors.imu`,
-:mod:`~leviathan.sensors.camera`).
+documentation of :mod:`leviathan.sonar` and the sensors
+(:func:`leviathan.sensors.measure_dvl`, :func:`~leviathan.sensors.measure_imu`,
+:func:`~leviathan.sensors.render_camera`).
 
 Units: ``m``, ``rad``, ``ns``, ``m/s``, ``m/s^2``, ``rad/s``, ``m^-2``; ``1`` for
 a dimensionless quantity, ``-`` for what is not a quantity (ids, indices, flags,
@@ -148,7 +148,7 @@ CHANNEL_DOCS: Mapping[tuple[str, str], ChannelDoc] = {
     ("imaging_sonar", "topk_energy_fraction"): _doc(
         "1", "-", _RBK, "share of the cell's return per contributor", _NAN
     ),
-    # DVL (leviathan.sensors.dvl).
+    # DVL (leviathan.sensors.measure_dvl).
     ("dvl", "velocity_sensor_m_s"): _doc(
         "m/s", _S_FRD, "xyz", "measured bottom-track velocity of the sensor", "NaN: no lock"
     ),
@@ -166,7 +166,7 @@ CHANNEL_DOCS: Mapping[tuple[str, str], ChannelDoc] = {
         "m", "-", "scalar", "mean of R_k cos(beam angle) over valid beams", "NaN: no valid beam"
     ),
     ("dvl", "lock"): _doc("-", "-", "scalar", "1 when enough beams are valid for a lock"),
-    # IMU (leviathan.sensors.imu).
+    # IMU (leviathan.sensors.measure_imu).
     ("imu", "specific_force_sensor_m_s2"): _doc(
         "m/s^2", _S_FRD, "xyz", "measured specific force (inertial acceleration minus gravity)"
     ),
@@ -177,7 +177,7 @@ CHANNEL_DOCS: Mapping[tuple[str, str], ChannelDoc] = {
     ("imu", "true_angular_rate_sensor_rad_s"): _doc(
         "rad/s", _S_FRD, "xyz", "noise-free angular rate"
     ),
-    # Camera (leviathan.sensors.camera).
+    # Camera (leviathan.sensors.render_camera).
     ("camera", "depth_z_m"): _doc("m", _CAM, _HW, "camera z-depth of the nearest hit", _NAN),
     ("camera", "range_m"): _doc("m", "-", _HW, "distance from the camera centre to the hit", _NAN),
     ("camera", "normal_camera"): _doc(

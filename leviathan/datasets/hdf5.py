@@ -45,16 +45,19 @@ axis in chunks of about :data:`CHUNK_TARGET_BYTES` and compressed with gzip
 level 1 behind the shuffle filter (a survey sonar frame: 40 MB of channels,
 2.9 MB on disk, 0.17 s to write on one core); smaller ones are stored
 contiguously.
+
+This module holds the writer; the layout's constants and its array and
+attribute encoding (``_hdf5_layout``) and the reader (``_hdf5_reader``) sit
+beside it, and their public names are exported from here.
 """
 
 from __future__ import annotations
 
 import contextlib
 import json
-import math
 import os
 import sys
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -63,8 +66,32 @@ import numpy as np
 
 from leviathan._files import atomic_path, check_output_path
 from leviathan.datasets import typed_json
-from leviathan.datasets.channels import CHANNEL_DOCS, ChannelDoc
-from leviathan.datasets.errors import DatasetError, DatasetIntegrityError
+from leviathan.datasets._errors import DatasetError
+from leviathan.datasets._hdf5_layout import (
+    _GROUP_COLUMNS,
+    _GZIP,
+    _HASH_DTYPE,
+    _MEMBER_COLUMNS,
+    _SAMPLE_NAME_DIGITS,
+    _SONAR_KIND,
+    _TRACK_FIELDS,
+    _TRACK_ROWS_PER_CHUNK,
+    CHUNK_TARGET_BYTES,
+    COMPRESS_MIN_BYTES,
+    FORMAT_NAME,
+    FORMAT_VERSION,
+    SUFFIXES,
+    TIER,
+    _append,
+    _metadata_store,
+    _plain_json,
+    _read_array,
+    _set_attrs,
+    _valid_name,
+    _write_array,
+)
+from leviathan.datasets._hdf5_reader import Hdf5Dataset, _read_track, read_hdf5
+from leviathan.datasets.channels import CHANNEL_DOCS
 from leviathan.identity import ENCODING_VERSION, content_hash, display_hash
 from leviathan.world import CaptureGroup, VehicleTrackRecord
 
@@ -73,203 +100,10 @@ __all__ = [
     "COMPRESS_MIN_BYTES",
     "FORMAT_NAME",
     "FORMAT_VERSION",
-    "DatasetError",
-    "DatasetIntegrityError",
     "Hdf5Dataset",
     "Hdf5Writer",
     "read_hdf5",
 ]
-
-FORMAT_NAME = "leviathan.dataset.hdf5"
-"""The root attribute ``format`` of every file this module writes."""
-
-FORMAT_VERSION = 1
-"""The root attribute ``format_version``; the reader accepts exactly this version."""
-
-TIER = "canonical"
-"""The root attribute ``tier``: this file holds the records themselves, losslessly."""
-
-COMPRESS_MIN_BYTES = 4096
-"""Arrays of at least this many bytes are chunked and compressed; smaller ones are not."""
-
-CHUNK_TARGET_BYTES = 1 << 20
-"""Approximate chunk size [bytes]: whole rows (first axis) up to about 1 MiB."""
-
-SUFFIXES = (".h5", ".hdf5")
-"""File name endings the writer accepts."""
-
-_SAMPLE_NAME_DIGITS = 8
-_SONAR_KIND = "imaging_sonar"
-_TRACK_FIELDS = ("ticks", "times_ns", "position_ned_m", "attitude_q", "velocity_body")
-_TRACK_ROWS_PER_CHUNK = 1024
-_GROUP_COLUMNS = ("tick", "time_ns", "content_hash", "member_start", "member_count")
-_MEMBER_COLUMNS = ("sensor_id", "sample_index", "content_hash")
-_HASH_DTYPE = np.dtype("S64")
-_GZIP = {"compression": "gzip", "compression_opts": 1, "shuffle": True}
-
-
-# --------------------------------------------------------------------------- attributes
-
-_TEXT = h5py.string_dtype()
-_TEXT_FILE_TYPE = h5py.h5t.py_create(_TEXT, logical=True)
-_TEXT_MEMORY_TYPE = h5py.h5t.py_create(_TEXT)
-_SCALAR_SPACE = h5py.h5s.create(h5py.h5s.SCALAR)
-
-
-def _set_attrs(obj: h5py.HLObject, values: Mapping[str, str | int]) -> None:
-    """Creates text and integer attributes on an object that does not have them yet.
-
-    The same attributes ``obj.attrs[name] = value`` would make, through the
-    low-level API: the high-level path checks for and replaces an existing
-    attribute and guesses the type every time, which doubles the cost of a
-    sample's thirty-odd attributes (about 2 s of the survey demo's export).
-    """
-    for name, value in values.items():
-        if isinstance(value, str):
-            data = np.array(value, dtype=_TEXT)
-            file_type, memory_type = _TEXT_FILE_TYPE, _TEXT_MEMORY_TYPE
-        else:
-            data = np.array(value, dtype=np.int64)
-            file_type, memory_type = h5py.h5t.STD_I64LE, h5py.h5t.NATIVE_INT64
-        attribute = h5py.h5a.create(obj.id, name.encode(), file_type, _SCALAR_SPACE)
-        try:
-            attribute.write(data, mtype=memory_type)
-        finally:
-            attribute.close()
-
-
-# --------------------------------------------------------------------------- arrays
-
-
-def _chunks(shape: tuple[int, ...], itemsize: int) -> tuple[int, ...]:
-    """Whole rows along the first axis, about CHUNK_TARGET_BYTES per chunk."""
-    row_bytes = itemsize * math.prod(shape[1:])
-    rows = max(1, min(shape[0], CHUNK_TARGET_BYTES // max(row_bytes, 1)))
-    return (rows, *shape[1:])
-
-
-def _stored_form(a: np.ndarray) -> np.ndarray:
-    """The array HDF5 holds for ``a``: itself, or the code units of a string array."""
-    kind = a.dtype.kind
-    if kind in "biufc":
-        return a
-    if kind in "US":
-        width = 4 if kind == "U" else 1
-        count = a.dtype.itemsize // width
-        little = np.ascontiguousarray(a, dtype=a.dtype.newbyteorder("<"))
-        return little.view(f"<u{width}").reshape(*a.shape, count)
-    raise TypeError(
-        f"dtype {a.dtype.str!r} cannot be stored; expected bool, int, float, complex, U, S"
-    )
-
-
-def _write_array(
-    group: h5py.Group, name: str, value: Any, *, doc: ChannelDoc | None = None
-) -> h5py.Dataset:
-    """One dataset holding ``value`` exactly, with its ``dtype`` (and ``doc``) attributes."""
-    a = np.asarray(value)
-    stored = _stored_form(a)
-    options: dict[str, Any] = {}
-    if stored.ndim and stored.size and stored.nbytes >= COMPRESS_MIN_BYTES:
-        options = {"chunks": _chunks(stored.shape, stored.dtype.itemsize), **_GZIP}
-    dataset = group.create_dataset(name, data=stored, track_times=False, **options)
-    _set_attrs(dataset, {"dtype": a.dtype.str, **({} if doc is None else doc._asdict())})
-    return dataset
-
-
-def _read_array(dataset: h5py.Dataset) -> np.ndarray:
-    """The array :func:`_write_array` stored, with its exact dtype and shape."""
-    dtype = np.dtype(_attr(dataset, "dtype", str))
-    raw = dataset[...]
-    if dtype.kind in "US":
-        width = 4 if dtype.kind == "U" else 1
-        units = np.ascontiguousarray(raw, dtype=f"<u{width}")
-        little = units.view(dtype.newbyteorder("<")).reshape(raw.shape[:-1])
-        return little.astype(dtype)
-    if raw.dtype != dtype:
-        raw = raw.astype(dtype)
-    return raw
-
-
-def _attr(obj: h5py.HLObject, name: str, kind: type) -> Any:
-    """A required attribute as a Python ``str`` or ``int``; a typed error if absent."""
-    try:
-        value = obj.attrs[name]
-    except KeyError:
-        raise DatasetError(
-            f"{obj.name}: attribute {name!r} is missing; the file is incomplete or not written "
-            "by leviathan.datasets.hdf5"
-        ) from None
-    if kind is int and isinstance(value, np.integer | int) and not isinstance(value, bool):
-        return int(value)
-    if kind is str and isinstance(value, str):
-        return value
-    raise DatasetError(f"{obj.name}: attribute {name!r} is {value!r}, expected a {kind.__name__}")
-
-
-def _item(group: h5py.Group, name: str) -> Any:
-    """``group[name]``, or a typed error naming the missing path."""
-    try:
-        return group[name]
-    except KeyError:
-        raise DatasetError(
-            f"{group.name.rstrip('/')}/{name}: missing from the file; it is incomplete or not "
-            "written by leviathan.datasets.hdf5"
-        ) from None
-
-
-def _valid_name(name: Any) -> bool:
-    return isinstance(name, str) and bool(name) and "/" not in name and name not in (".", "..")
-
-
-def _metadata_store(group: h5py.Group, folder: str) -> typed_json.ArrayStore:
-    """A typed-JSON array store that writes each array as a dataset in ``group/folder``."""
-
-    def store(array: np.ndarray, keys: tuple[Any, ...]) -> str:
-        arrays = group.require_group(folder)
-        top = keys[0] if len(keys) == 1 else None
-        # Arrays directly under a key keep its name (bearing_rad, preview_srgb).
-        name = top if _valid_name(top) and top not in arrays else f"array_{len(arrays)}"
-        while name in arrays:
-            name = f"{name}_"
-        dataset = _write_array(arrays, name, array)
-        _set_attrs(dataset, {"json_path": "$" + "".join(f"[{k!r}]" for k in keys)})
-        return name
-
-    return store
-
-
-def _metadata_load(group: h5py.Group, folder: str) -> typed_json.ArrayLoad:
-    def load(name: str) -> np.ndarray:
-        return _read_array(_item(_item(group, folder), name))
-
-    return load
-
-
-def _plain_json(value: Any, where: str) -> Any:
-    """``value`` as plain JSON data (dicts, lists), refusing what JSON would change."""
-    if value is None or type(value) in (bool, int, str):
-        return value
-    if type(value) is float:
-        if not math.isfinite(value):
-            raise DatasetError(f"{where}: {value!r} cannot be written as plain JSON; use a string")
-        return value
-    if isinstance(value, Mapping):
-        out = {}
-        for key, item in value.items():
-            if type(key) is not str:
-                raise DatasetError(f"{where}: key {key!r} is not a str; JSON keys are strings")
-            out[key] = _plain_json(item, f"{where}[{key!r}]")
-        return out
-    if isinstance(value, list | tuple):
-        return [_plain_json(item, f"{where}[{i}]") for i, item in enumerate(value)]
-    raise DatasetError(
-        f"{where}: {type(value).__name__} value {value!r} is not JSON data; expected None, bool, "
-        "int, float, str, lists and str-keyed mappings"
-    )
-
-
-# --------------------------------------------------------------------------- writer
 
 
 class _Aborted(Exception):
@@ -672,245 +506,3 @@ class Hdf5Writer:
             self.abort()
         elif not self._closed:
             self.close()
-
-
-def _append(dataset: h5py.Dataset, rows: Any) -> None:
-    """Appends ``rows`` along the first axis of a resizable dataset."""
-    data = np.asarray(rows, dtype=object if dataset.dtype.kind == "O" else dataset.dtype)
-    if not len(data):
-        return
-    start = dataset.shape[0]
-    dataset.resize(start + len(data), axis=0)
-    dataset[start:] = data
-
-
-# --------------------------------------------------------------------------- reader
-
-
-def _rebuilt(where: str, build: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
-    """``build(...)``; its refusal of what the file holds becomes a DatasetError at ``where``."""
-    try:
-        return build(*args, **kwargs)
-    except DatasetError:
-        raise
-    except (TypeError, ValueError) as error:
-        raise DatasetError(f"{where}: the stored record cannot be rebuilt: {error}") from error
-
-
-def _read_track(group: h5py.Group, name: str) -> VehicleTrackRecord:
-    fields = {field: _item(group, field)[...] for field in _TRACK_FIELDS}
-    return _rebuilt(group.name, VehicleTrackRecord, name=name, **fields)
-
-
-class Hdf5Dataset:
-    """A LEVIATHAN HDF5 dataset opened by :func:`read_hdf5`.
-
-    The documents, tracks and manifest are read when it is opened; capture groups
-    are read one at a time by :meth:`groups`, which opens the file again for each
-    pass (no file handle is held in between).
-
-    Attributes:
-        path: The file.
-        manifest: The run's manifest (plain JSON data).
-        provenance: What wrote the file (library versions, compression, counts).
-        vehicles: Vehicle name -> :class:`~leviathan.specs.VehicleSpec`.
-        tracks: Vehicle name -> :class:`~leviathan.world.VehicleTrackRecord` of every
-            row written.
-        verify: Whether records are checked against their stored content hashes.
-    """
-
-    def __init__(self, path: Path, *, verify: bool) -> None:
-        from leviathan.specs import VehicleSpec
-
-        self.path = path
-        self.verify = verify
-        with _open(path) as f:
-            self.manifest = _json_attr(f, "manifest")
-            self.provenance = _json_attr(f, "provenance")
-            self._count = _attr(f, "capture_group_count", int)
-            self.vehicles: dict[str, Any] = {}
-            self.tracks: dict[str, VehicleTrackRecord] = {}
-            for name, group in _item(f, "vehicles").items():
-                document = _json_attr(group, "spec")
-                spec = _rebuilt(group.name, VehicleSpec.model_validate, document)
-                self._check(group.name, _attr(group, "content_hash", str), content_hash(spec))
-                self.vehicles[name] = spec
-            tracks = _item(f, "tracks")
-            for name in self.vehicles:
-                group = _item(tracks, name)
-                track = _read_track(group, name)
-                self._check(group.name, _attr(group, "content_hash", str), content_hash(track))
-                self.tracks[name] = track
-
-    def __len__(self) -> int:
-        """Number of capture groups."""
-        return self._count
-
-    def __repr__(self) -> str:
-        return f"Hdf5Dataset({str(self.path)!r}, {self._count} capture groups)"
-
-    def _check(self, where: str, expected: str, found: str) -> None:
-        if self.verify and expected != found:
-            raise DatasetIntegrityError(
-                f"{self.path}:{where}: content hash {found[:16]}… of the record read back "
-                f"differs from the stored {expected[:16]}…; the file was changed or damaged",
-                where=where,
-                expected=expected,
-                found=found,
-            )
-
-    def groups(self) -> Iterator[CaptureGroup]:
-        """Capture groups in time order, rebuilt from the file one at a time.
-
-        Yields:
-            :class:`~leviathan.world.CaptureGroup` of :class:`~leviathan.sensors.SensorSample`
-            and :class:`~leviathan.sonar.SonarFrame` records.
-
-        Raises:
-            DatasetIntegrityError: With ``verify``, a sample or group whose content hash
-                differs from the stored one (the error names it).
-            DatasetError: A part of the file is missing.
-        """
-        with _open(self.path) as f:
-            columns = _item(f, "capture_groups")
-            table = {c: _item(columns, c)[...] for c in _GROUP_COLUMNS}
-            members = _item(columns, "members")
-            sensor_ids = _item(members, "sensor_id").asstr()[...]
-            indices = _item(members, "sample_index")[...]
-            hashes = _item(members, "content_hash")[...]
-            samples_root = _item(f, "samples")
-            if len(table["tick"]) != self._count:
-                raise DatasetError(
-                    f"{self.path}:/capture_groups: {len(table['tick'])} rows, expected "
-                    f"{self._count} (capture_group_count)"
-                )
-            for row in range(self._count):
-                start = int(table["member_start"][row])
-                samples = {}
-                for m in range(start, start + int(table["member_count"][row])):
-                    sensor_id = str(sensor_ids[m])
-                    group = _item(
-                        samples_root, f"{sensor_id}/{int(indices[m]):0{_SAMPLE_NAME_DIGITS}d}"
-                    )
-                    sample = _rebuilt(group.name, _read_sample, group, self._check)
-                    stored = _attr(group, "content_hash", str)
-                    self._check(group.name, stored, sample.content_hash)
-                    self._check(f"{columns.name}/members[{m}]", hashes[m].decode(), stored)
-                    samples[sensor_id] = sample
-                capture = CaptureGroup(
-                    tick=int(table["tick"][row]),
-                    time_ns=int(table["time_ns"][row]),
-                    samples=samples,
-                )
-                expected = table["content_hash"][row].decode()
-                self._check(f"{columns.name}[{row}]", expected, capture.content_hash)
-                yield capture
-
-
-def _read_sample(group: h5py.Group, check: Callable[[str, str, str], None]) -> Any:
-    """The SensorSample or SonarFrame stored in ``group``; display hashes go to ``check``."""
-    from leviathan.sensors import SensorSample
-    from leviathan.sonar import SonarFrame
-
-    record_type = _attr(group, "record_type", str)
-    metadata = _decode(group, "metadata", "metadata_arrays")
-    display_group = _item(group, "display")
-    display = _decode(display_group, "display", "display", owner=group)
-    for dataset in display_group.values():
-        stored = _attr(dataset, "display_hash", str)
-        check(dataset.name, stored, display_hash(_read_array(dataset)))
-    channels = {name: _read_array(d) for name, d in _item(group, "channels").items()}
-    if record_type == SonarFrame.__content_type__:
-        return SonarFrame(
-            channels=channels,
-            metadata=metadata,
-            backend=_attr(group, "backend", str),
-            device=_attr(group, "device", str),
-            display=display,
-        )
-    if record_type == SensorSample.__content_type__:
-        return SensorSample(
-            kind=_attr(group, "kind", str),
-            sensor_id=_attr(group, "sensor_id", str),
-            sample_index=_attr(group, "sample_index", int),
-            time_ns=_attr(group, "time_ns", int),
-            channels=channels,
-            metadata=metadata,
-            display=display,
-        )
-    raise DatasetError(
-        f"{group.name}: record_type {record_type!r} is not one this reader rebuilds "
-        f"({SensorSample.__content_type__}, {SonarFrame.__content_type__})"
-    )
-
-
-def _decode(obj: h5py.HLObject, attr: str, folder: str, *, owner: h5py.Group | None = None) -> Any:
-    owner = obj if owner is None else owner
-    try:
-        return typed_json.decode(_attr(obj, attr, str), _metadata_load(owner, folder))
-    except ValueError as error:
-        if isinstance(error, DatasetError):
-            raise
-        raise DatasetError(f"{obj.name}: attribute {attr!r}: {error}") from None
-
-
-def _json_attr(obj: h5py.HLObject, name: str) -> Any:
-    text = _attr(obj, name, str)
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as error:
-        raise DatasetError(f"{obj.name}: attribute {name!r} is not valid JSON ({error})") from None
-
-
-@contextlib.contextmanager
-def _open(path: Path) -> Iterator[h5py.File]:
-    """Opens ``path`` read-only after checking it is a dataset of this format and version."""
-    if not path.is_file():
-        raise FileNotFoundError(2, "no such dataset file", str(path))
-    try:
-        f = h5py.File(path, "r")
-    except OSError as error:
-        raise DatasetError(
-            f"{path}: not an HDF5 file, so not a LEVIATHAN dataset ({error})"
-        ) from None
-    with f:
-        fmt = f.attrs.get("format")
-        if fmt != FORMAT_NAME:
-            raise DatasetError(
-                f"{path}: not a LEVIATHAN dataset (root attribute format is {fmt!r}, expected "
-                f"{FORMAT_NAME!r})"
-            )
-        version = f.attrs.get("format_version")
-        if isinstance(version, np.integer):
-            version = int(version)
-        if type(version) is not int or version != FORMAT_VERSION:
-            raise DatasetError(
-                f"{path}: format_version is {version!r}; this reader reads version "
-                f"{FORMAT_VERSION} only (use the LEVIATHAN version that wrote it, "
-                f"{f.attrs.get('leviathan_version')!r})"
-            )
-        yield f
-
-
-def read_hdf5(path: str | os.PathLike[str], *, verify: bool = True) -> Hdf5Dataset:
-    """Opens a LEVIATHAN HDF5 dataset written by :class:`Hdf5Writer`.
-
-    Args:
-        path: The ``.h5`` file.
-        verify: Check every rebuilt record (vehicle documents and tracks now, samples
-            and capture groups as :meth:`Hdf5Dataset.groups` yields them) against its
-            stored content hash.
-
-    Returns:
-        The dataset: ``manifest``, ``vehicles``, ``tracks``, ``len()`` and ``groups()``.
-
-    Raises:
-        FileNotFoundError: There is no file at ``path``.
-        DatasetError: The file is not a LEVIATHAN dataset, has another format version,
-            or is incomplete.
-        DatasetIntegrityError: With ``verify``, a document or track differs from its
-            stored content hash.
-    """
-    if not isinstance(verify, bool):
-        raise TypeError(f"verify: expected a bool, got {verify!r}")
-    return Hdf5Dataset(Path(path), verify=verify)

@@ -31,7 +31,7 @@ import warp as wp
 
 from leviathan.geometry import seabed_mesh
 from leviathan.kernels.backend import check_device
-from leviathan.learning.device_funcs import rotation_normalised
+from leviathan.learning._device_funcs import rotation_normalised
 from leviathan.learning.vehicles import BatchedVehicles
 
 wp.set_module_options({"fuse_fp": False, "fast_math": False, "enable_backward": False})

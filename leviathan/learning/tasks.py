@@ -2,7 +2,7 @@
 
 NOT CANONICAL: float32 Warp kernels, never content-hashed (see :mod:`leviathan.learning`).
 
-A task owns two kernels (in :mod:`leviathan.learning.task_kernels`). Its *reset* kernel
+A task owns two kernels (in :mod:`leviathan.learning._task_kernels`). Its *reset* kernel
 draws, for every masked env, a start pose and the episode's targets from keyed seeds; its
 *evaluate* kernel writes the task features at the front of the observation row, copies the
 sensing row behind them, and scores the step.
@@ -45,7 +45,7 @@ from typing import Any, ClassVar
 import numpy as np
 import warp as wp
 
-from leviathan.learning.task_kernels import (
+from leviathan.learning._task_kernels import (
     MODE_OBSERVE,
     MODE_SCORE,
     StepInputs,

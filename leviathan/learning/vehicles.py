@@ -52,7 +52,7 @@ import warp as wp
 
 from leviathan.dynamics import RigidBodyModel
 from leviathan.kernels.backend import check_device
-from leviathan.learning.device_funcs import keyed_uniform, rotation_normalised
+from leviathan.learning._device_funcs import keyed_uniform, rotation_normalised
 from leviathan.specs import VehicleSpec
 
 wp.set_module_options({"fuse_fp": False, "fast_math": False, "enable_backward": False})
@@ -112,8 +112,8 @@ def _derivative(
     buoyancy_n: wp.float32,
     cb_m: wp.vec3f,
 ):
-    """``(ṗ_ned, q̇, v̇, ω̇)`` of :func:`leviathan.dynamics._derivative`, in float32."""
-    # R_world_body from the normalised quaternion, as leviathan.dynamics._rotation_rows.
+    """``(ṗ_ned, q̇, v̇, ω̇)`` of :func:`leviathan.dynamics._equations._derivative`, in float32."""
+    # R_world_body from the normalised q, as leviathan.dynamics.rotation_rows_from_quaternion.
     rot = rotation_normalised(q)
     rot_t = wp.transpose(rot)
     current_body = rot_t @ current_ned
@@ -489,26 +489,33 @@ class BatchedVehicles:
         self.randomization = randomization
 
         n, t = self.num_envs, self.thruster_count
+        # The canonical model's public float64 parameters, each rounded once to float32.
+        rigid = np.diag(model.M_RB).tolist()
+        added = list(model.added_mass_diagonal)
+        inv_mass = np.diag(model.M_inv).tolist()
+        d_linear = list(model.linear_damping_diagonal)
+        d_quadratic = list(model.quadratic_damping_diagonal)
         body = _Body()
-        body.mass_kg = wp.float32(model._rigid[0])
-        body.inertia_kg_m2 = wp.vec3f(*model._rigid[3:])
-        body.added_linear = wp.vec3f(*model._added[:3])
-        body.added_angular = wp.vec3f(*model._added[3:])
-        body.inv_mass_linear = wp.vec3f(*model._inv_mass[:3])
-        body.inv_mass_angular = wp.vec3f(*model._inv_mass[3:])
-        body.damping_linear_v = wp.vec3f(*model._d_linear[:3])
-        body.damping_linear_w = wp.vec3f(*model._d_linear[3:])
-        body.damping_quadratic_v = wp.vec3f(*model._d_quadratic[:3])
-        body.damping_quadratic_w = wp.vec3f(*model._d_quadratic[3:])
+        body.mass_kg = wp.float32(model.mass_kg)
+        body.inertia_kg_m2 = wp.vec3f(*rigid[3:])
+        body.added_linear = wp.vec3f(*added[:3])
+        body.added_angular = wp.vec3f(*added[3:])
+        body.inv_mass_linear = wp.vec3f(*inv_mass[:3])
+        body.inv_mass_angular = wp.vec3f(*inv_mass[3:])
+        body.damping_linear_v = wp.vec3f(*d_linear[:3])
+        body.damping_linear_w = wp.vec3f(*d_linear[3:])
+        body.damping_quadratic_v = wp.vec3f(*d_quadratic[:3])
+        body.damping_quadratic_w = wp.vec3f(*d_quadratic[3:])
         body.weight_n = wp.float32(model.weight_n)
         body.buoyancy_n = wp.float32(model.buoyancy_n)
-        body.cb_m = wp.vec3f(*model._cb)
+        body.cb_m = wp.vec3f(*model.cb_m.tolist())
         self._body = body
 
-        columns = np.array(model._columns, dtype=np.float32).reshape(t, 6)
+        # One row per thruster: direction (3) then moment arm r x d (3), the columns of T.
+        columns = np.array(model.thruster_matrix.T, dtype=np.float32).reshape(t, 6)
         self._thrust_direction = wp.array(columns[:, :3], dtype=wp.vec3f, device=device)
         self._thrust_moment_arm = wp.array(columns[:, 3:], dtype=wp.vec3f, device=device)
-        limits = np.array(model._limits, dtype=np.float32).reshape(t, 2)
+        limits = np.array(model.thrust_limits_n, dtype=np.float32).reshape(t, 2)
         self.thrust_min_n = limits[:, 0].copy()
         self.thrust_max_n = limits[:, 1].copy()
         self.thrust_min_n.flags.writeable = False
@@ -516,7 +523,7 @@ class BatchedVehicles:
         self._thrust_min = wp.array(self.thrust_min_n, dtype=wp.float32, device=device)
         self._thrust_max = wp.array(self.thrust_max_n, dtype=wp.float32, device=device)
         self._time_constant = wp.array(
-            np.array(model._time_constants, dtype=np.float32), dtype=wp.float32, device=device
+            np.array(model.time_constants_s, dtype=np.float32), dtype=wp.float32, device=device
         )
 
         self._position_ned = wp.zeros(n, dtype=wp.vec3f, device=device)

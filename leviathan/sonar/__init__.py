@@ -41,7 +41,9 @@ Per sample: ``contribution = mu cos^2(theta) * G^2 * (R^2 dOmega / cos theta) / 
 quadrature solid angle ``dOmega = cos(e) db w_e`` and Francois-Garrison absorption
 ``alpha`` at the sensor's depth; the geometric weight is everything but the
 surface response. See :mod:`leviathan.reference_cpu.sonar` for the exact order of
-operations, and :mod:`leviathan.reference_cpu.trace` for ray casting.
+operations, :mod:`leviathan.reference_cpu.trace` for ray casting, and
+:func:`render` for the stages of a ping (each in an internal module named for it;
+:mod:`leviathan.sonar.display` is the public module of display products).
 
 Range bins: image row ``k`` holds the samples with ``range_bin(R) == k``, ``k =
 min(floor((R - r_min) / width), N - 1)`` in float64 with ``width = (r_max - r_min) /
@@ -51,7 +53,9 @@ range with :func:`range_bin`, or search :func:`range_bin_boundaries` with
 ``np.searchsorted(b, R, side="right") - 1``, which agrees with it for every float64.
 """
 
-from leviathan.reference_cpu.sonar import (
+from leviathan.sonar._binning import range_bin, range_bin_boundaries, range_bin_edges
+from leviathan.sonar._frame import CHANNEL_NAMES, SonarFrame
+from leviathan.sonar._ground_truth import (
     BASIS_CONTRIBUTION,
     BASIS_GEOMETRIC,
     BASIS_GEOMETRIC_NO_ABSORPTION,
@@ -66,12 +70,8 @@ from leviathan.reference_cpu.sonar import (
     FLAG_UNSUPPORTED_MATERIAL,
     FLAG_UNSUPPORTED_MEDIUM,
     FLAG_VALID,
-    range_bin,
-    range_bin_boundaries,
-    range_bin_edges,
 )
-from leviathan.sonar.frame import CHANNEL_NAMES, SonarFrame
-from leviathan.sonar.render import render
+from leviathan.sonar._render import SONAR_MODEL_VERSION, SPECKLE_EFFECT, beam_grid_for, render
 
 __all__ = [
     "BASIS_CONTRIBUTION",
@@ -89,7 +89,10 @@ __all__ = [
     "FLAG_UNSUPPORTED_MATERIAL",
     "FLAG_UNSUPPORTED_MEDIUM",
     "FLAG_VALID",
+    "SONAR_MODEL_VERSION",
+    "SPECKLE_EFFECT",
     "SonarFrame",
+    "beam_grid_for",
     "range_bin",
     "range_bin_boundaries",
     "range_bin_edges",

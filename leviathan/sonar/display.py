@@ -1,4 +1,4 @@
-"""Display products of a :class:`~leviathan.sonar.frame.SonarFrame`.
+"""Display products of a :class:`~leviathan.sonar.SonarFrame`.
 
 Everything here is for looking at a frame, never for measuring it: a dB image
 relative to the frame's brightest cell, an sRGB range × bearing preview (a
@@ -33,10 +33,10 @@ import numpy as np
 
 from leviathan._files import PNG_COMPRESS_LEVEL, encode_png
 from leviathan.identity import display_hash
-from leviathan.reference_cpu.sonar import range_bin
+from leviathan.sonar._binning import range_bin
 
 if TYPE_CHECKING:
-    from leviathan.sonar.frame import SonarFrame
+    from leviathan.sonar._frame import SonarFrame
 
 __all__ = [
     "FAN_BACKGROUND_RGB",

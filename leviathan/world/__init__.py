@@ -1,15 +1,15 @@
 """The canonical World: vehicles, 6-DOF dynamics, controllers, sensors on schedules."""
 
-from leviathan.world.environment import Environment, SceneObject
-from leviathan.world.records import CaptureGroup, VehicleTrackRecord, WorldSnapshot
-from leviathan.world.registry import IDLE_RELEASE_S, MAX_OPEN_WORLDS, WorldRegistry
-from leviathan.world.setup import VehicleSetup
-from leviathan.world.world import (
+from leviathan.world._environment import Environment, SceneObject
+from leviathan.world._errors import (
     MAX_STEPS_PER_WORLD,
     ThrusterFaultRefusedError,
-    World,
     WorldLimitError,
 )
+from leviathan.world._records import CaptureGroup, VehicleTrackRecord, WorldSnapshot
+from leviathan.world._registry import IDLE_RELEASE_S, MAX_OPEN_WORLDS, WorldRegistry
+from leviathan.world._setup import VehicleSetup
+from leviathan.world._world import World
 
 __all__ = [
     "IDLE_RELEASE_S",

@@ -10,11 +10,11 @@ from leviathan.parity import (
     SCENE_NAMES,
     build_scene,
     check_fixture,
+    check_scene,
     default_fixture_dir,
     freeze_fixture,
     load_manifest,
 )
-from leviathan.parity.fixture import check_scene
 
 
 def test_fixture_has_exactly_28_named_scenes() -> None:

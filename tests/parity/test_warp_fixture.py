@@ -11,14 +11,15 @@ import numpy as np
 import pytest
 
 from leviathan.cli import main
-from leviathan.kernels import available_devices
-from leviathan.parity import SCENE_NAMES, build_scene, default_fixture_dir, load_manifest
-from leviathan.parity.fixture import check_scene
+from leviathan.parity import (
+    SCENE_NAMES,
+    build_scene,
+    check_scene,
+    default_fixture_dir,
+    load_manifest,
+)
 
-DEVICES = available_devices()
 
-
-@pytest.mark.parametrize("device", DEVICES)
 @pytest.mark.parametrize("name", SCENE_NAMES)
 def test_warp_is_bit_identical_to_frozen_scene(name: str, device: str) -> None:
     root = default_fixture_dir()
@@ -38,7 +39,6 @@ def test_warp_is_bit_identical_to_frozen_scene(name: str, device: str) -> None:
     assert frame.content_hash == entry["content_hash"]
 
 
-@pytest.mark.parametrize("device", DEVICES)
 def test_warp_frame_equals_reference_frame_channel_by_channel(device: str) -> None:
     case = build_scene("occlusion_target_over_seabed")
     ours = case.render(backend="warp", device=device)
@@ -52,7 +52,6 @@ def test_warp_frame_equals_reference_frame_channel_by_channel(device: str) -> No
     assert ours.content_hash == reference.content_hash
 
 
-@pytest.mark.parametrize("device", DEVICES)
 def test_parity_cli_reports_28_of_28_for_warp(
     device: str, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -1,9 +1,9 @@
 """Warp backend stress parity: bit-identical (t, instance, triangle) to the numpy reference.
 
 Every test traces the same rays through
-:func:`leviathan.reference_cpu.trace.trace_scene_meshes` and
-:func:`leviathan.kernels.backend.trace_scene_meshes` on each device from
-:func:`leviathan.kernels.backend.available_devices` and demands equal arrays,
+:func:`leviathan.reference_cpu.trace.nearest_hits` and
+:func:`leviathan.kernels.backend.nearest_hits` on each Warp device present (the
+``device`` parametrisation of ``tests/conftest.py``) and demands equal arrays,
 ``t`` compared by its bits.
 """
 
@@ -20,15 +20,11 @@ from trace_cases import random_rays as _random_rays
 from trace_cases import random_soup as _random_soup
 from trace_cases import unit as _unit
 
-from leviathan.kernels.backend import available_devices
-from leviathan.kernels.backend import trace_scene_meshes as warp_trace
+from leviathan.kernels.backend import nearest_hits as warp_trace
 from leviathan.kernels.trace import STACK_CAPACITY
-from leviathan.reference_cpu.bvh import Bvh
-from leviathan.reference_cpu.prepare import PreparedInstance, PreparedScene, prepare_instance
-from leviathan.reference_cpu.trace import TraceResult, trace_rays_brute_force
-from leviathan.reference_cpu.trace import trace_scene_meshes as reference_trace
-
-DEVICES = available_devices()
+from leviathan.raycast import Bvh, PreparedInstance, PreparedScene, TraceResult, prepare_instance
+from leviathan.reference_cpu.trace import nearest_hits as reference_trace
+from leviathan.reference_cpu.trace import nearest_hits_brute_force
 
 
 def _assert_identical(got: TraceResult, want: TraceResult) -> None:
@@ -51,7 +47,6 @@ def _both(
     return want
 
 
-@pytest.mark.parametrize("device", DEVICES)
 @pytest.mark.parametrize("leaf_size", [1, 4, 8])
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_random_soups_match_reference(device: str, leaf_size: int, seed: int) -> None:
@@ -64,17 +59,15 @@ def test_random_soups_match_reference(device: str, leaf_size: int, seed: int) ->
     assert set(np.unique(want.instance[want.instance >= 0])) == set(range(len(meshes)))
 
 
-@pytest.mark.parametrize("device", DEVICES)
 def test_random_soup_matches_brute_force(device: str) -> None:
     rng = np.random.default_rng(11)
     scene = _prepared(_random_soup(rng, 250), _random_soup(rng, 250), leaf_size=2)
     o, d = _random_rays(rng, 800)
-    brute = trace_rays_brute_force(scene, o, d, t_max=100.0)
+    brute = nearest_hits_brute_force(scene, o, d, t_max=100.0)
     assert (brute.instance >= 0).sum() > 100
     _assert_identical(warp_trace(scene, o, d, t_max=100.0, device=device), brute)
 
 
-@pytest.mark.parametrize("device", DEVICES)
 def test_rays_at_shared_vertices_and_edge_midpoints_always_hit(device: str) -> None:
     v, f = _grid(8, 80.0, 25.0, tilt=0.3)
     scene = _prepared((v, f), leaf_size=1)
@@ -88,7 +81,6 @@ def test_rays_at_shared_vertices_and_edge_midpoints_always_hit(device: str) -> N
     assert np.all(want.instance == 0), "a ray aimed at a vertex or an edge slipped through"
 
 
-@pytest.mark.parametrize("device", DEVICES)
 def test_same_mesh_as_three_instances_ties_to_lowest_instance(device: str) -> None:
     rng = np.random.default_rng(3)
     mesh = _grid(6, 40.0, 10.0, tilt=-0.2)
@@ -101,7 +93,6 @@ def test_same_mesh_as_three_instances_ties_to_lowest_instance(device: str) -> No
     assert np.all(want.instance[hit] == 0)
 
 
-@pytest.mark.parametrize("device", DEVICES)
 @pytest.mark.parametrize("leaf_size", [1, 4])
 def test_duplicated_triangles_tie_to_lowest_triangle(device: str, leaf_size: int) -> None:
     rng = np.random.default_rng(4)
@@ -119,7 +110,6 @@ def test_duplicated_triangles_tie_to_lowest_triangle(device: str, leaf_size: int
     assert np.all(want.triangle[hit] < 2 * n)
 
 
-@pytest.mark.parametrize("device", DEVICES)
 def test_axis_aligned_rays_match_reference(device: str) -> None:
     rng = np.random.default_rng(5)
     soup = _random_soup(rng, 300, spread=15.0)
@@ -144,7 +134,6 @@ def test_axis_aligned_rays_match_reference(device: str) -> None:
     assert (want.instance == 0).sum() > 50 and (want.instance == 1).sum() > 50
 
 
-@pytest.mark.parametrize("device", DEVICES)
 def test_subnormal_direction_components_on_box_faces_match_reference(device: str) -> None:
     # 1/d overflows to inf for a subnormal d, so (bound - origin) * inv_d is NaN on a
     # face; the two backends' min/max treat that NaN differently in the box test, but
@@ -164,7 +153,6 @@ def test_subnormal_direction_components_on_box_faces_match_reference(device: str
     assert (want.instance >= 0).sum() > 100
 
 
-@pytest.mark.parametrize("device", DEVICES)
 def test_rays_starting_on_a_surface_do_not_hit_it(device: str) -> None:
     rng = np.random.default_rng(6)
     top, below = _grid(6, 40.0, 5.0), _grid(6, 40.0, 10.0)
@@ -179,7 +167,6 @@ def test_rays_starting_on_a_surface_do_not_hit_it(device: str) -> None:
     assert (want.instance == 1).sum() > 50
 
 
-@pytest.mark.parametrize("device", DEVICES)
 def test_rays_starting_on_tilted_vertices_match_reference(device: str) -> None:
     rng = np.random.default_rng(7)
     v, f = _grid(6, 40.0, 10.0, tilt=0.3)
@@ -189,7 +176,6 @@ def test_rays_starting_on_tilted_vertices_match_reference(device: str) -> None:
     _both(scene, starts, d, 100.0, device)
 
 
-@pytest.mark.parametrize("device", DEVICES)
 def test_t_max_at_a_hit_distance_keeps_it_and_one_ulp_below_drops_it(device: str) -> None:
     rng = np.random.default_rng(8)
     scene = _prepared(_grid(6, 40.0, 10.0, tilt=0.3), _random_soup(rng, 100, spread=10.0))
@@ -204,7 +190,6 @@ def test_t_max_at_a_hit_distance_keeps_it_and_one_ulp_below_drops_it(device: str
         assert dropped.instance[k] == -1 and np.isinf(dropped.t[k])
 
 
-@pytest.mark.parametrize("device", DEVICES)
 def test_seabed_grid_with_a_fan_of_rays(device: str) -> None:
     rng = np.random.default_rng(9)
     v, f = _grid(100, 200.0, 30.0)
@@ -220,7 +205,6 @@ def test_seabed_grid_with_a_fan_of_rays(device: str) -> None:
     assert np.all(want.instance == 0)
 
 
-@pytest.mark.parametrize("device", DEVICES)
 def test_triangles_with_identical_centroids_tie_to_lowest_triangle(device: str) -> None:
     rng = np.random.default_rng(10)
     # Four shapes whose bounding boxes share one centre (exact in binary), 1024
@@ -276,7 +260,6 @@ def _caterpillar(prep: PreparedInstance, depth: int) -> PreparedInstance:
     return dataclasses.replace(prep, bvh=bvh)
 
 
-@pytest.mark.parametrize("device", DEVICES)
 def test_bvh_of_the_deepest_accepted_depth_traces_identically(device: str) -> None:
     rng = np.random.default_rng(12)
     depth = STACK_CAPACITY
@@ -305,7 +288,6 @@ def _morton_chain(count: int) -> Mesh:
     return v, np.arange(v.shape[0]).reshape(-1, 3)
 
 
-@pytest.mark.parametrize("device", DEVICES)
 def test_deep_bvh_from_the_builder_traces_identically(device: str) -> None:
     scene = _prepared(_morton_chain(62), leaf_size=1)
     assert 40 < scene.instances[0].bvh.depth <= STACK_CAPACITY
@@ -318,7 +300,6 @@ def test_deep_bvh_from_the_builder_traces_identically(device: str) -> None:
     assert (want.instance >= 0).sum() > 350
 
 
-@pytest.mark.parametrize("device", DEVICES)
 def test_bvh_deeper_than_the_stack_is_refused(device: str) -> None:
     rng = np.random.default_rng(17)
     depth = STACK_CAPACITY + 1
@@ -333,7 +314,6 @@ def test_bvh_deeper_than_the_stack_is_refused(device: str) -> None:
         warp_trace(scene, o, d, t_max=1e7, device=device)
 
 
-@pytest.mark.parametrize("device", DEVICES)
 def test_zero_rays_give_empty_results(device: str) -> None:
     rng = np.random.default_rng(13)
     scene = _prepared(_random_soup(rng, 50))
@@ -343,7 +323,6 @@ def test_zero_rays_give_empty_results(device: str) -> None:
     _assert_identical(got, reference_trace(scene, empty, empty, t_max=10.0))
 
 
-@pytest.mark.parametrize("device", DEVICES)
 def test_scene_without_instances_misses_every_ray(device: str) -> None:
     rng = np.random.default_rng(15)
     scene = PreparedScene(instances=(), scene_hash="")
@@ -352,7 +331,6 @@ def test_scene_without_instances_misses_every_ray(device: str) -> None:
     assert np.all(want.instance == -1) and np.all(np.isinf(want.t))
 
 
-@pytest.mark.parametrize("device", DEVICES)
 def test_subnormal_determinant_with_infinite_t_max_matches_reference(device: str) -> None:
     s = 1e-160  # edge length: det ~ 1e-320 is subnormal, 1/det overflows to inf
     v = np.array([[0.0, 0.0, 10.0], [s, 0.0, 10.0], [0.0, s, 10.0]])

@@ -1,0 +1,46 @@
+"""Argument checks shared by the controllers and the survey patterns."""
+
+from __future__ import annotations
+
+import math
+import numbers
+from collections.abc import Mapping
+from typing import Any
+
+from leviathan.time import NS_PER_SECOND
+
+
+def _real(name: str, value: Any, unit: str, *, minimum: float | None = None) -> float:
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be a real number [{unit}], got {value!r}")
+    result = float(value)
+    if not math.isfinite(result):
+        raise ValueError(f"{name} must be finite [{unit}], got {value!r}")
+    if minimum is not None and not result > minimum:
+        raise ValueError(f"{name} must be > {minimum:g} [{unit}], got {value!r}")
+    return result
+
+
+def _non_negative(name: str, value: Any, unit: str) -> float:
+    result = _real(name, value, unit)
+    if result < 0.0:
+        raise ValueError(f"{name} must be >= 0 [{unit}], got {value!r}")
+    return result
+
+
+def _dt_seconds(time_ns: Any, dt_ns: Any) -> float:
+    for name, value in (("time_ns", time_ns), ("dt_ns", dt_ns)):
+        if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+            raise TypeError(f"{name} must be an int of nanoseconds, got {value!r}")
+    if dt_ns <= 0:
+        raise ValueError(f"dt_ns must be a positive number of nanoseconds, got {dt_ns}")
+    return int(dt_ns) / NS_PER_SECOND
+
+
+def _require_keys(name: str, state: Any, keys: tuple[str, ...]) -> None:
+    if not isinstance(state, Mapping) or set(state) != set(keys):
+        given = sorted(state) if isinstance(state, Mapping) else type(state).__name__
+        raise ValueError(
+            f"{name} must be a dict with exactly the keys {sorted(keys)!r} "
+            f"(start from initial_state()), got {given!r}"
+        )

@@ -1,0 +1,236 @@
+"""Guidance: line-of-sight waypoint following and lawnmower survey patterns."""
+
+from __future__ import annotations
+
+import math
+import numbers
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from leviathan.controllers._autopilot import Autopilot
+from leviathan.controllers._checks import _dt_seconds, _real, _require_keys
+from leviathan.dynamics import RigidBodyModel, VehicleState
+
+
+def _waypoint_array(waypoints_ned: Any) -> tuple[tuple[float, float, float], ...]:
+    try:
+        array = np.array(waypoints_ned, dtype=np.float64)
+    except (TypeError, ValueError) as error:
+        raise ValueError(
+            f"waypoints_ned must be a sequence of (north, east, depth) [m], got {waypoints_ned!r}"
+        ) from error
+    if array.ndim != 2 or array.shape[1] != 3 or array.shape[0] == 0:
+        raise ValueError(
+            "waypoints_ned must be a non-empty sequence of (north, east, depth) [m], "
+            f"shape (k, 3), got shape {array.shape}"
+        )
+    if not np.all(np.isfinite(array)):
+        raise ValueError(f"waypoints_ned must be finite, got {array.tolist()!r}")
+    return tuple(tuple(row) for row in array.tolist())
+
+
+class WaypointFollower:
+    """Line-of-sight waypoint guidance over an :class:`Autopilot`.
+
+    Waypoint k is active while ``controller_state["waypoint_index"] == k``; it
+    is reached when the horizontal distance to it falls below
+    ``acceptance_radius_m`` (depth is tracked by the depth loop, not checked).
+    Towards the first waypoint the vehicle steers straight at it; towards
+    waypoint k > 0 it follows the segment from waypoint k − 1 with
+    line-of-sight guidance ``ψ_d = α_k + atan2(−e, Δ)``, where ``α_k`` is the
+    segment's azimuth, ``e`` the cross-track error (positive to starboard of the
+    path) and ``Δ`` the lookahead distance. The depth setpoint is the active
+    waypoint's depth. Heading, not course, is commanded: a cross current is
+    rejected only through the cross-track term.
+
+    When the last waypoint is reached (``waypoint_index == len(waypoints)``),
+    the follower holds the heading it was commanding at that moment
+    (``hold_heading_rad``) and the last waypoint's depth at zero speed.
+
+    Args:
+        waypoints_ned: Waypoints ``(north, east, depth)`` [m], shape (k, 3), k >= 1.
+        speed_m_per_s: Surge speed over ground while following [m/s].
+        acceptance_radius_m: Horizontal acceptance radius [m], > 0.
+        lookahead_m: Line-of-sight lookahead distance Δ [m], > 0.
+        autopilot_options: Gain options passed to :class:`Autopilot`.
+    """
+
+    __content_type__ = "leviathan.controllers.WaypointFollower"
+
+    kind = "waypoint_follower"
+
+    def __init__(
+        self,
+        waypoints_ned: Sequence[Sequence[float]],
+        *,
+        speed_m_per_s: float,
+        acceptance_radius_m: float,
+        lookahead_m: float = 5.0,
+        **autopilot_options: float,
+    ) -> None:
+        self._waypoints = _waypoint_array(waypoints_ned)
+        self._speed = _real("speed_m_per_s", speed_m_per_s, "m/s")
+        self._radius = _real("acceptance_radius_m", acceptance_radius_m, "m", minimum=0.0)
+        self._lookahead = _real("lookahead_m", lookahead_m, "m", minimum=0.0)
+        first = self._waypoints[0]
+        self._autopilot = Autopilot(
+            speed_m_per_s=self._speed, depth_m=first[2], heading_rad=0.0, **autopilot_options
+        )
+
+    @property
+    def waypoints_ned(self) -> tuple[tuple[float, float, float], ...]:
+        """Waypoints ``(north, east, depth)`` [m]."""
+        return self._waypoints
+
+    @property
+    def acceptance_radius_m(self) -> float:
+        """Horizontal acceptance radius [m]."""
+        return self._radius
+
+    def __content__(self) -> dict:
+        """Configuration for content hashing."""
+        gains = self._autopilot.config()
+        for key in ("speed_m_per_s", "depth_m", "heading_rad"):
+            gains.pop(key)
+        return {
+            "kind": self.kind,
+            "waypoints_ned": [list(w) for w in self._waypoints],
+            "speed_m_per_s": self._speed,
+            "acceptance_radius_m": self._radius,
+            "lookahead_m": self._lookahead,
+            "autopilot": gains,
+        }
+
+    def __repr__(self) -> str:
+        return (
+            f"WaypointFollower({len(self._waypoints)} waypoints, speed_m_per_s={self._speed!r}, "
+            f"acceptance_radius_m={self._radius!r}, lookahead_m={self._lookahead!r})"
+        )
+
+    def initial_state(self) -> dict:
+        """Return ``{"waypoint_index": 0, "hold_heading_rad": 0.0, "autopilot": {...}}``."""
+        return {
+            "waypoint_index": 0,
+            "hold_heading_rad": 0.0,
+            "autopilot": self._autopilot.initial_state(),
+        }
+
+    def _desired_heading(self, index: int, north: float, east: float) -> float:
+        target = self._waypoints[index]
+        if index == 0:
+            return math.atan2(target[1] - east, target[0] - north)
+        start = self._waypoints[index - 1]
+        azimuth = math.atan2(target[1] - start[1], target[0] - start[0])
+        cross_track = -(north - start[0]) * math.sin(azimuth) + (east - start[1]) * math.cos(
+            azimuth
+        )
+        return azimuth + math.atan2(-cross_track, self._lookahead)
+
+    def command(
+        self,
+        model: RigidBodyModel,
+        state: VehicleState,
+        controller_state: dict,
+        *,
+        time_ns: int,
+        dt_ns: int,
+    ) -> tuple[np.ndarray, dict]:
+        """Return thruster commands [N], shape (n,), and the new follower state."""
+        dt_s = _dt_seconds(time_ns, dt_ns)
+        _require_keys(
+            "controller_state",
+            controller_state,
+            ("autopilot", "hold_heading_rad", "waypoint_index"),
+        )
+        _require_keys(
+            "controller_state['autopilot']", controller_state["autopilot"], Autopilot._STATE_KEYS
+        )
+        index = controller_state["waypoint_index"]
+        count = len(self._waypoints)
+        if isinstance(index, bool) or not isinstance(index, int) or not 0 <= index <= count:
+            raise ValueError(
+                f"controller_state['waypoint_index'] must be an int in [0, {count}], got {index!r}"
+            )
+        hold_heading = float(controller_state["hold_heading_rad"])
+        north, east = (float(c) for c in state.position_ned_m[:2])
+        # Advance past every waypoint already inside the acceptance circle.
+        while index < count:
+            target = self._waypoints[index]
+            if math.hypot(target[0] - north, target[1] - east) >= self._radius:
+                break
+            hold_heading = self._desired_heading(index, north, east)
+            index += 1
+        if index < count:
+            speed = self._speed
+            heading = self._desired_heading(index, north, east)
+            depth = self._waypoints[index][2]
+        else:
+            speed = 0.0
+            heading = hold_heading
+            depth = self._waypoints[-1][2]
+        commands, autopilot_state = self._autopilot._track(
+            model,
+            state,
+            controller_state["autopilot"],
+            speed_m_per_s=speed,
+            depth_m=depth,
+            heading_rad=heading,
+            dt_s=dt_s,
+        )
+        new_state = {
+            "waypoint_index": index,
+            "hold_heading_rad": hold_heading,
+            "autopilot": autopilot_state,
+        }
+        return commands, new_state
+
+
+def lawnmower(
+    *,
+    origin_ne: Sequence[float],
+    heading_rad: float,
+    leg_length_m: float,
+    leg_spacing_m: float,
+    legs: int,
+    depth_m: float,
+) -> list[tuple[float, float, float]]:
+    """Waypoints of a lawnmower (boustrophedon) survey.
+
+    Leg i starts ``i * leg_spacing_m`` to starboard of ``origin_ne`` (measured
+    perpendicular to ``heading_rad``) and runs ``leg_length_m`` along the
+    heading for even i, against it for odd i.
+
+    Args:
+        origin_ne: Start of the first leg (north, east) [m].
+        heading_rad: Direction of the first leg [rad], clockwise from north.
+        leg_length_m: Length of each leg [m], > 0.
+        leg_spacing_m: Distance between legs [m], > 0.
+        legs: Number of legs, >= 1.
+        depth_m: Depth of every waypoint [m].
+
+    Returns:
+        ``2 * legs`` waypoints ``(north, east, depth)`` [m]: start and end of each leg.
+    """
+    if len(origin_ne) != 2:
+        raise ValueError(f"origin_ne must be (north, east) [m], got {origin_ne!r}")
+    north0 = _real("origin_ne[0]", origin_ne[0], "m")
+    east0 = _real("origin_ne[1]", origin_ne[1], "m")
+    heading = _real("heading_rad", heading_rad, "rad")
+    length = _real("leg_length_m", leg_length_m, "m", minimum=0.0)
+    spacing = _real("leg_spacing_m", leg_spacing_m, "m", minimum=0.0)
+    depth = _real("depth_m", depth_m, "m")
+    if isinstance(legs, bool) or not isinstance(legs, numbers.Integral) or legs < 1:
+        raise ValueError(f"legs must be an int >= 1, got {legs!r}")
+    forward = (math.cos(heading), math.sin(heading))
+    starboard = (-forward[1], forward[0])
+    waypoints = []
+    for leg in range(int(legs)):
+        start_n = north0 + leg * spacing * starboard[0]
+        start_e = east0 + leg * spacing * starboard[1]
+        end_n = start_n + length * forward[0]
+        end_e = start_e + length * forward[1]
+        ends = [(start_n, start_e, depth), (end_n, end_e, depth)]
+        waypoints.extend(ends if leg % 2 == 0 else ends[::-1])
+    return waypoints

@@ -1,0 +1,567 @@
+"""The 28 canonical sonar scenes of the frozen parity fixture.
+
+Each scene is defined here in code, by name, and rendered by the reference to
+produce the frozen fixture (``fixtures/sonar_v1``). These definitions are
+frozen together with the data: changing a mesh generator, a pose or a spec
+below changes the scene, and the parity suite will say so.
+
+Specs are written out here rather than taken from the vehicle catalogue so
+that catalogue edits can never move the fixture.
+
+Coverage (the seeds' list): flat and tilted surfaces; known, unknown and
+unsupported materials; an unsupported medium (two ways); static and moving
+targets; three kinds of occlusion (target over seabed, target behind target,
+self-occlusion of a concave structure); shadowing behind a pipeline; an exact
+coincident-surface tie; K = 1, 2, 4 and 16; near and far range windows; the
+sea-surface interface; 1 to 8 elevation samples; speckle; uniform and Gaussian
+beams; rays aimed exactly at shared vertices and edges.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from leviathan.frames import Transform
+from leviathan.geometry import box_mesh, cylinder_mesh, merge_meshes, plane_mesh, uv_sphere_mesh
+from leviathan.materials import (
+    TEST_LAMBERT_BRIGHT,
+    TEST_LAMBERT_DARK,
+    TEST_LAMBERT_MEDIUM,
+    DeclaredMaterial,
+    EvidenceClass,
+    MaterialParameter,
+)
+from leviathan.scene import Instance, Scene
+from leviathan.sonar import SonarFrame
+from leviathan.specs import BeamPatternSpec, ImagingSonarSpec, MountSpec, ScheduleSpec, WaterSpec
+
+SENSOR_ID = "fixture/sonar"
+FIXTURE_SEED = 20261130
+_PERIOD_NS = 200_000_000
+
+
+@dataclass(frozen=True, eq=False)
+class SceneCase:
+    """One frozen scene: everything ``leviathan.sonar.render`` needs."""
+
+    __content_type__ = "leviathan.parity.scenes.SceneCase"
+
+    name: str
+    description: str
+    scene: Scene
+    spec: ImagingSonarSpec
+    sensor_pose: Transform
+    sample_index: int
+    time_ns: int
+    water: WaterSpec = field(default_factory=WaterSpec)
+    seed: int | None = None
+    sensor_id: str = SENSOR_ID
+
+    def render(self, *, backend: str = "reference", device: str | None = None) -> SonarFrame:
+        """Renders this scene with the given backend."""
+        from leviathan.sonar import render
+
+        return render(
+            self.scene,
+            self.spec,
+            self.sensor_pose,
+            sensor_id=self.sensor_id,
+            sample_index=self.sample_index,
+            time_ns=self.time_ns,
+            seed=self.seed,
+            water=self.water,
+            backend=backend,
+            device=device,
+        )
+
+
+def _spec(**over: object) -> ImagingSonarSpec:
+    base: dict[str, object] = dict(
+        name="sonar",
+        frequency_hz=900e3,
+        azimuth_fov_deg=60.0,
+        elevation_aperture_deg=20.0,
+        bearing_count=32,
+        elevation_sample_count=4,
+        range_min_m=1.0,
+        range_max_m=40.0,
+        range_bin_count=48,
+        beam_pattern=BeamPatternSpec(
+            kind="gaussian", azimuth_3db_full_width_deg=60.0, elevation_3db_full_width_deg=20.0
+        ),
+        top_k=4,
+        speckle=False,
+        schedule=ScheduleSpec(period_ns=_PERIOD_NS),
+        mount=MountSpec(translation_m=(0.0, 0.0, 0.0)),
+        hardware_note="parity fixture test value",
+    )
+    base.update(over)
+    return ImagingSonarSpec(**base)
+
+
+def _gauss(az: float, el: float) -> BeamPatternSpec:
+    return BeamPatternSpec(
+        kind="gaussian", azimuth_3db_full_width_deg=az, elevation_3db_full_width_deg=el
+    )
+
+
+def _pose(
+    x: float, y: float, depth: float, *, roll: float = 0.0, pitch: float = 0.0, yaw: float = 0.0
+) -> Transform:
+    """Sensor pose T_world_body @ T_body_sensor; angles in degrees, mount pitch in ``pitch``."""
+    body = Transform.from_euler(0.0, 0.0, math.radians(yaw), translation=(x, y, depth))
+    mount = Transform.from_euler(
+        math.radians(roll), math.radians(pitch), 0.0, translation=(0.4, 0.0, 0.2)
+    )
+    return body @ mount
+
+
+def _at(
+    x: float, y: float, z: float, *, roll: float = 0.0, pitch: float = 0.0, yaw: float = 0.0
+) -> Transform:
+    return Transform.from_euler(
+        math.radians(roll), math.radians(pitch), math.radians(yaw), translation=(x, y, z)
+    )
+
+
+def _seabed(
+    depth: float, *, size: float = 200.0, divisions: int = 20, material=TEST_LAMBERT_MEDIUM
+) -> Instance:
+    mesh = plane_mesh(size, size, divisions_x=divisions, divisions_y=divisions)
+    return Instance("seabed", mesh, _at(0.0, 0.0, depth), "seabed", material)
+
+
+_UNSUPPORTED = DeclaredMaterial(
+    name="declared_apl94_test",
+    model="apl94_sediment",
+    parameters=(
+        MaterialParameter(
+            name="ratio_of_density",
+            value=1.8,
+            units="1",
+            meaning="sediment/water density ratio",
+            source="parity fixture test declaration; model not implemented",
+            evidence_class=EvidenceClass.TEST_REFERENCE,
+        ),
+    ),
+)
+
+
+def _cases() -> list[tuple[str, str, Callable[[], dict]]]:
+    survey = dict(spec=_spec(), sensor_pose=_pose(0.0, 0.0, 20.0, pitch=-30.0))
+
+    def flat_normal_incidence() -> dict:
+        # Looking straight down at a grid whose vertex (0, 0) lies on the centre ray:
+        # the centre bearing hits a vertex shared by several triangles.
+        scene = Scene([_seabed(25.0, size=80.0, divisions=8)])
+        body = Transform.from_euler(0.0, 0.0, 0.0, translation=(0.0, 0.0, 5.0))
+        down = Transform.from_euler(0.0, -math.pi / 2, 0.0)
+        spec = _spec(bearing_count=17, elevation_sample_count=3, range_bin_count=40)
+        return dict(scene=scene, spec=spec, sensor_pose=body @ down)
+
+    def flat_survey() -> dict:
+        return dict(scene=Scene([_seabed(30.0)]), **survey)
+
+    def tilted_plane_30() -> dict:
+        plane = Instance(
+            "ramp",
+            plane_mesh(12.0, 12.0, divisions_x=4, divisions_y=4),
+            _at(18.0, 0.0, 27.0, pitch=30.0),
+            "ramp",
+            TEST_LAMBERT_MEDIUM,
+        )
+        return dict(scene=Scene([_seabed(35.0), plane]), **survey)
+
+    def tilted_plane_60() -> dict:
+        plane = Instance(
+            "wall",
+            plane_mesh(30.0, 30.0, divisions_x=3, divisions_y=3),
+            _at(18.0, 0.0, 20.0, roll=60.0, yaw=15.0),
+            "wall",
+            TEST_LAMBERT_BRIGHT,
+        )
+        return dict(scene=Scene([_seabed(35.0), plane]), **survey)
+
+    def material_known_patches() -> dict:
+        mats = (TEST_LAMBERT_BRIGHT, TEST_LAMBERT_MEDIUM, TEST_LAMBERT_DARK)
+        patches = [
+            Instance(
+                f"patch_{k}",
+                plane_mesh(60.0, 20.0, divisions_x=6, divisions_y=2),
+                _at(30.0, -20.0 + 20.0 * k, 30.0),
+                "seabed",
+                m,
+            )
+            for k, m in enumerate(mats)
+        ]
+        return dict(scene=Scene(patches), **survey)
+
+    def material_unknown_target() -> dict:
+        box = Instance(
+            "crate", box_mesh((2.0, 3.0, 1.5)), _at(18.0, 2.0, 29.25, yaw=20.0), "crate", None
+        )
+        return dict(scene=Scene([_seabed(30.0), box]), **survey)
+
+    def material_unsupported_target() -> dict:
+        cyl = Instance(
+            "drum",
+            cylinder_mesh(1.0, 3.0, segments=12, axis="y"),
+            _at(16.0, -3.0, 29.0),
+            "drum",
+            _UNSUPPORTED,
+        )
+        return dict(scene=Scene([_seabed(30.0), cyl]), **survey)
+
+    def medium_unsupported_fresh_water() -> dict:
+        return dict(
+            scene=Scene([_seabed(30.0)]),
+            water=WaterSpec(salinity_psu=0.2, temperature_c=12.0, ph=7.5),
+            **survey,
+        )
+
+    def medium_unsupported_deep() -> dict:
+        scene = Scene([_seabed(4030.0)])
+        return dict(scene=scene, spec=_spec(), sensor_pose=_pose(0.0, 0.0, 4020.0, pitch=-30.0))
+
+    def target_static_box() -> dict:
+        box = Instance(
+            "block",
+            box_mesh((3.0, 3.0, 3.0)),
+            _at(20.0, 0.0, 28.5, yaw=45.0),
+            "block",
+            TEST_LAMBERT_BRIGHT,
+        )
+        return dict(scene=Scene([_seabed(30.0), box]), **survey)
+
+    def target_moving_sphere() -> dict:
+        sphere = Instance(
+            "auv_target",
+            uv_sphere_mesh(1.5, segments=16, rings=8),
+            _at(14.0, 3.0, 27.0),
+            "vehicle",
+            TEST_LAMBERT_BRIGHT,
+            moving=True,
+        )
+        return dict(scene=Scene([_seabed(30.0), sphere]), **survey)
+
+    def occlusion_target_over_seabed() -> dict:
+        slab = Instance(
+            "slab", box_mesh((4.0, 8.0, 0.5)), _at(8.0, 0.0, 25.0), "debris", TEST_LAMBERT_DARK
+        )
+        return dict(scene=Scene([_seabed(30.0), slab]), **survey)
+
+    def occlusion_target_behind_target() -> dict:
+        near = Instance(
+            "near_ball",
+            uv_sphere_mesh(1.2, segments=12, rings=6),
+            _at(9.0, 0.5, 25.0),
+            "buoy",
+            TEST_LAMBERT_BRIGHT,
+        )
+        far = Instance(
+            "far_ball",
+            uv_sphere_mesh(2.5, segments=16, rings=8),
+            _at(17.0, 1.5, 28.5),
+            "buoy",
+            TEST_LAMBERT_MEDIUM,
+        )
+        return dict(scene=Scene([_seabed(30.0), near, far]), **survey)
+
+    def occlusion_self_concave() -> dict:
+        # A U-shaped frame: its near wall hides its own floor and far wall.
+        u = merge_meshes(
+            [
+                box_mesh((0.4, 8.0, 4.0), center=(-3.0, 0.0, 0.0)),
+                box_mesh((0.4, 8.0, 4.0), center=(3.0, 0.0, 0.0)),
+                box_mesh((6.4, 8.0, 0.4), center=(0.0, 0.0, 2.0)),
+            ]
+        )
+        frame_ = Instance(
+            "u_frame", u, _at(20.0, 0.0, 27.8, yaw=10.0), "structure", TEST_LAMBERT_BRIGHT
+        )
+        return dict(scene=Scene([_seabed(30.0), frame_]), **survey)
+
+    def shadow_behind_pipeline() -> dict:
+        pipe = Instance(
+            "pipeline",
+            cylinder_mesh(0.6, 80.0, segments=16, axis="y"),
+            _at(14.0, 0.0, 29.4),
+            "pipeline",
+            TEST_LAMBERT_BRIGHT,
+        )
+        return dict(
+            scene=Scene([_seabed(30.0), pipe]),
+            spec=_spec(),
+            sensor_pose=_pose(0.0, 0.0, 26.0, pitch=-12.0),
+        )
+
+    def coincident_surface_tie() -> dict:
+        # Two instances with identical triangles: every hit ties exactly in range and
+        # the lower instance index wins.
+        a = Instance(
+            "coincident_a",
+            plane_mesh(60.0, 60.0, divisions_x=6, divisions_y=6),
+            _at(25.0, 0.0, 30.0),
+            "seabed",
+            TEST_LAMBERT_DARK,
+        )
+        b = Instance(
+            "coincident_b",
+            plane_mesh(60.0, 60.0, divisions_x=6, divisions_y=6),
+            _at(25.0, 0.0, 30.0),
+            "seabed",
+            TEST_LAMBERT_BRIGHT,
+        )
+        return dict(scene=Scene([a, b]), **survey)
+
+    def _wall(
+        x: float, depth: float, height: float, width: float, material, object_id: str = "wall"
+    ) -> Instance:
+        # A vertical wall facing the sensor (its plane normal along world x): every
+        # elevation sample of a bearing lands at nearly the same range, so cells
+        # collect many contributors and top-K truncation is exercised.
+        mesh = plane_mesh(height, width, divisions_x=2, divisions_y=4)
+        return Instance(object_id, mesh, _at(x, 0.0, depth, pitch=90.0), "wall", material)
+
+    level = _pose(0.0, 0.0, 20.0, pitch=-3.0)
+
+    def topk_1() -> dict:
+        wall = _wall(12.0, 20.0, 8.0, 30.0, TEST_LAMBERT_BRIGHT)
+        return dict(
+            scene=Scene([_seabed(30.0), wall]),
+            spec=_spec(top_k=1, elevation_sample_count=6),
+            sensor_pose=level,
+        )
+
+    def topk_2() -> dict:
+        wall = _wall(12.0, 20.0, 8.0, 30.0, TEST_LAMBERT_MEDIUM)
+        spec = _spec(
+            top_k=2, elevation_sample_count=5, beam_pattern=BeamPatternSpec(kind="uniform")
+        )
+        return dict(scene=Scene([_seabed(30.0), wall]), spec=spec, sensor_pose=level)
+
+    def topk_4_mixed() -> dict:
+        # Upper half of the wall is a known surface, lower half has no acoustic material:
+        # cells mix KNOWN and UNKNOWN contributors from two instances.
+        upper = Instance(
+            "wall_upper",
+            plane_mesh(4.0, 30.0, divisions_x=1, divisions_y=4),
+            _at(12.0, 0.0, 18.0, pitch=90.0),
+            "wall",
+            TEST_LAMBERT_BRIGHT,
+        )
+        lower = Instance(
+            "wall_lower",
+            plane_mesh(4.0, 30.0, divisions_x=1, divisions_y=4),
+            _at(12.0, 0.0, 22.0, pitch=90.0),
+            "wall",
+            None,
+        )
+        return dict(
+            scene=Scene([_seabed(30.0), upper, lower]),
+            spec=_spec(top_k=4, elevation_sample_count=7),
+            sensor_pose=level,
+        )
+
+    def topk_16() -> dict:
+        wall = _wall(12.0, 20.0, 8.0, 30.0, TEST_LAMBERT_BRIGHT)
+        box = Instance(
+            "block",
+            box_mesh((1.0, 2.0, 2.0)),
+            _at(9.0, 2.0, 20.0, yaw=30.0),
+            "block",
+            TEST_LAMBERT_DARK,
+        )
+        spec = _spec(top_k=16, elevation_sample_count=8, range_bin_count=24, bearing_count=24)
+        return dict(scene=Scene([wall, box]), spec=spec, sensor_pose=level)
+
+    def range_window_near() -> dict:
+        post = Instance(
+            "post",
+            cylinder_mesh(0.15, 6.0, segments=10, axis="z"),
+            _at(2.5, 0.3, 12.0),
+            "post",
+            TEST_LAMBERT_BRIGHT,
+        )
+        spec = _spec(range_min_m=0.2, range_max_m=4.0, range_bin_count=32, elevation_sample_count=3)
+        return dict(
+            scene=Scene([_seabed(30.0), post]),
+            spec=spec,
+            sensor_pose=_pose(0.0, 0.0, 12.0, pitch=-5.0),
+        )
+
+    def range_window_far() -> dict:
+        spec = _spec(
+            range_min_m=60.0, range_max_m=150.0, range_bin_count=45, elevation_sample_count=2
+        )
+        return dict(
+            scene=Scene([_seabed(40.0, size=400.0, divisions=16)]),
+            spec=spec,
+            sensor_pose=_pose(0.0, 0.0, 10.0, pitch=-8.0),
+        )
+
+    def sea_surface_interface() -> dict:
+        spec = _spec(elevation_sample_count=4, range_max_m=30.0, range_bin_count=30)
+        return dict(
+            scene=Scene([_seabed(30.0)]), spec=spec, sensor_pose=_pose(0.0, 0.0, 8.0, pitch=35.0)
+        )
+
+    def sea_surface_mixed_with_target() -> dict:
+        buoy = Instance(
+            "buoy",
+            uv_sphere_mesh(1.0, segments=12, rings=6),
+            _at(9.0, 0.0, 1.5),
+            "buoy",
+            TEST_LAMBERT_BRIGHT,
+            moving=True,
+        )
+        spec = _spec(elevation_sample_count=5, range_max_m=30.0, range_bin_count=30)
+        return dict(
+            scene=Scene([_seabed(30.0), buoy]),
+            spec=spec,
+            sensor_pose=_pose(0.0, 0.0, 8.0, pitch=30.0),
+        )
+
+    def elevation_samples_1() -> dict:
+        return dict(
+            scene=Scene([_seabed(30.0)]),
+            spec=_spec(elevation_sample_count=1, bearing_count=33),
+            sensor_pose=survey["sensor_pose"],
+        )
+
+    def elevation_samples_2() -> dict:
+        box = Instance(
+            "block", box_mesh((2.0, 2.0, 2.0)), _at(12.0, 0.0, 29.0), "block", TEST_LAMBERT_BRIGHT
+        )
+        return dict(
+            scene=Scene([_seabed(30.0), box]),
+            spec=_spec(elevation_sample_count=2),
+            sensor_pose=survey["sensor_pose"],
+        )
+
+    def elevation_samples_8() -> dict:
+        spec = _spec(elevation_sample_count=8, beam_pattern=_gauss(40.0, 10.0))
+        return dict(
+            scene=Scene([_seabed(30.0)]),
+            spec=spec,
+            sensor_pose=_pose(3.0, -2.0, 12.0, pitch=-35.0, yaw=25.0),
+        )
+
+    def speckle() -> dict:
+        sphere = Instance(
+            "ball", uv_sphere_mesh(1.5), _at(18.0, -2.0, 28.0), "ball", TEST_LAMBERT_BRIGHT
+        )
+        return dict(
+            scene=Scene([_seabed(30.0), sphere]),
+            spec=_spec(speckle=True),
+            sensor_pose=survey["sensor_pose"],
+            seed=FIXTURE_SEED,
+        )
+
+    return [
+        (
+            "flat_normal_incidence",
+            "flat seabed at normal incidence; centre ray on a shared vertex",
+            flat_normal_incidence,
+        ),
+        ("flat_survey", "flat seabed, survey geometry (mount tilted 30 deg down)", flat_survey),
+        ("tilted_plane_30", "plane pitched 30 deg on the seabed", tilted_plane_30),
+        ("tilted_plane_60", "plane rolled 60 deg and yawed, standing in the beam", tilted_plane_60),
+        (
+            "material_known_patches",
+            "three Lambert test surfaces side by side",
+            material_known_patches,
+        ),
+        (
+            "material_unknown_target",
+            "target without an acoustic material (unknown)",
+            material_unknown_target,
+        ),
+        (
+            "material_unsupported_target",
+            "target with a declared, unimplemented model",
+            material_unsupported_target,
+        ),
+        (
+            "medium_unsupported_fresh_water",
+            "fresh water: outside Francois-Garrison",
+            medium_unsupported_fresh_water,
+        ),
+        (
+            "medium_unsupported_deep",
+            "sensor at 4020 m: deeper than the absorption model",
+            medium_unsupported_deep,
+        ),
+        ("target_static_box", "static box on the seabed", target_static_box),
+        ("target_moving_sphere", "moving sphere in the water column", target_moving_sphere),
+        (
+            "occlusion_target_over_seabed",
+            "slab in the water column occludes the seabed",
+            occlusion_target_over_seabed,
+        ),
+        (
+            "occlusion_target_behind_target",
+            "near sphere occludes part of a far sphere",
+            occlusion_target_behind_target,
+        ),
+        (
+            "occlusion_self_concave",
+            "U-shaped frame occludes its own floor and far wall",
+            occlusion_self_concave,
+        ),
+        (
+            "shadow_behind_pipeline",
+            "acoustic shadow behind a pipeline at grazing angle",
+            shadow_behind_pipeline,
+        ),
+        (
+            "coincident_surface_tie",
+            "two coincident instances: exact range ties",
+            coincident_surface_tie,
+        ),
+        ("topk_1", "K = 1 on a wall: truncation", topk_1),
+        ("topk_2", "K = 2 on a wall, uniform beam", topk_2),
+        ("topk_4_mixed", "K = 4, half-known half-unknown wall (mixtures)", topk_4_mixed),
+        ("topk_16", "K = 16, eight elevation samples on a wall and a block", topk_16),
+        ("range_window_near", "near range window 0.2-4 m", range_window_near),
+        ("range_window_far", "far range window 60-150 m", range_window_far),
+        ("sea_surface_interface", "looking up at the sea-surface interface", sea_surface_interface),
+        (
+            "sea_surface_mixed_with_target",
+            "buoy under the surface: interface and target mix",
+            sea_surface_mixed_with_target,
+        ),
+        ("elevation_samples_1", "one elevation sample (weight = aperture)", elevation_samples_1),
+        ("elevation_samples_2", "two elevation samples", elevation_samples_2),
+        (
+            "elevation_samples_8",
+            "eight elevation samples, narrow Gaussian beam, yawed",
+            elevation_samples_8,
+        ),
+        ("speckle", "speckle drawn from keyed randomness", speckle),
+    ]
+
+
+SCENE_NAMES: tuple[str, ...] = tuple(name for name, _, _ in _cases())
+
+
+def build_scene(name: str) -> SceneCase:
+    """Builds one named fixture scene."""
+    for index, (case_name, description, builder) in enumerate(_cases()):
+        if case_name == name:
+            parts = builder()
+            return SceneCase(
+                name=case_name,
+                description=description,
+                sample_index=index,
+                time_ns=index * _PERIOD_NS,
+                **parts,
+            )
+    raise KeyError(f"scene: unknown fixture scene {name!r}; available: {', '.join(SCENE_NAMES)}")
+
+
+def scene_cases() -> list[SceneCase]:
+    """All 28 fixture scenes, in fixture order."""
+    return [build_scene(name) for name in SCENE_NAMES]

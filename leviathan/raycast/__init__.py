@@ -1,0 +1,46 @@
+"""``leviathan.raycast``: the ray-casting stages every backend shares, and the dispatch.
+
+The pipeline of one ray cast, in order:
+
+1. Scene preparation (host, shared): :func:`prepare_scene` gives each mesh
+   instance's world-space triangles, unit normals and padded BVH (:class:`Bvh`,
+   :func:`build_bvh`), cached per instance.
+2. Nearest mesh hit (the one backend-specific stage): ``nearest_hits`` of the
+   numpy reference (:mod:`leviathan.reference_cpu.trace`) or of the Warp
+   float64 kernels (:mod:`leviathan.kernels`). Both check their rays with
+   :func:`check_rays` / :func:`check_t_max` and return a :class:`TraceResult`,
+   bit for bit the same. :func:`resolve_backend` picks one; :func:`trace_meshes`
+   calls it.
+3. The analytic sea surface (host, shared), added by :func:`trace_rays`, which
+   the sonar, the camera and the DVL all trace through.
+"""
+
+from leviathan.raycast._bvh import BVH_PAD_RELATIVE, DEFAULT_LEAF_SIZE, Bvh, build_bvh
+from leviathan.raycast._dispatch import BACKENDS, resolve_backend, trace_meshes, trace_rays
+from leviathan.raycast._prepare import (
+    PreparedInstance,
+    PreparedScene,
+    clear_prepared_cache,
+    prepare_instance,
+    prepare_scene,
+)
+from leviathan.raycast._result import TraceResult, check_rays, check_t_max
+
+__all__ = [
+    "BACKENDS",
+    "BVH_PAD_RELATIVE",
+    "DEFAULT_LEAF_SIZE",
+    "Bvh",
+    "PreparedInstance",
+    "PreparedScene",
+    "TraceResult",
+    "build_bvh",
+    "check_rays",
+    "check_t_max",
+    "clear_prepared_cache",
+    "prepare_instance",
+    "prepare_scene",
+    "resolve_backend",
+    "trace_meshes",
+    "trace_rays",
+]

@@ -1,0 +1,315 @@
+"""The sensor protocol: one interface every sensor kind implements, and its registry.
+
+A sensor kind is one class behind :class:`SensorKind`: given its spec and an
+immutable :class:`SampleContext` (the committed kinematics of the carrying
+vehicle, the scene at the sample instant, the sample's ids, the root seed of
+keyed randomness, the water and the tracer), its ``sample`` returns one
+immutable, hashed product (a :class:`SensorProduct`, e.g. a
+:class:`~leviathan.sensors.SensorSample` or a :class:`~leviathan.sonar.SonarFrame`).
+
+Each kind registers itself under its spec's ``kind`` tag with
+:func:`register_sensor_kind` when its module is imported (``leviathan.sensors``
+imports every built-in one). A World finds the sensor of a spec with
+:func:`sensor_kind_for` and samples it with :func:`sample_sensor`; it never
+branches on sensor types.
+
+Adding a sensor kind touches three places: its spec (a pydantic model with a
+``kind`` literal, a ``name``, a ``schedule`` and a ``mount``), its own module
+(the class and one ``register_sensor_kind(...)`` call) and the line importing
+that module in ``leviathan/sensors/__init__.py``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Any, Protocol, runtime_checkable
+
+from leviathan._validation import check_sample_identifiers, check_seed
+from leviathan.frames import Transform
+from leviathan.scene import Scene
+from leviathan.sensors._kinematics import BodyKinematics
+from leviathan.specs import WaterSpec
+
+__all__ = [
+    "SampleContext",
+    "SensorKind",
+    "SensorProduct",
+    "kinds_producing",
+    "product_types",
+    "register_sensor_kind",
+    "registered_sensor_kinds",
+    "sample_sensor",
+    "sensor_kind_for",
+    "unregister_sensor_kind",
+]
+
+
+@dataclass(frozen=True, eq=False, kw_only=True)
+class SampleContext:
+    """Everything a sensor may read at one sample instant; immutable.
+
+    Every field is itself immutable (read-only arrays, frozen records, pydantic
+    specs), so a sensor cannot change what the next sensor of the same capture
+    group reads, and the context shares nothing that a World later changes.
+
+    Attributes:
+        sensor_id: Stable sensor id, ``"vehicle/sensor"``; part of every noise key.
+        sample_index: Index n of the sample in the sensor's schedule, >= 0.
+        time_ns: Sample instant [ns].
+        kinematics: Committed kinematics of the carrying vehicle at ``time_ns``:
+            pose ``T_world_body``, body velocities and the accelerations under
+            its last thruster command.
+        scene: The canonical scene at the sample instant.
+        root_seed: Root seed of keyed randomness, an int in [0, 2**64). A sensor
+            draws noise only through :mod:`leviathan.random` keyed by it, the
+            sensor id and the sample index.
+        water: Water properties (sound speed, absorption, current).
+        backend: Tracing backend the sample is traced with, as chosen by
+            ``resolve_backend`` (``"reference"`` or ``"warp"``); every backend
+            gives the same product, bit for bit.
+        device: Device of that backend (``"cpu"``, ``"cuda:0"``, ...).
+    """
+
+    sensor_id: str
+    sample_index: int
+    time_ns: int
+    kinematics: BodyKinematics
+    scene: Scene
+    root_seed: int
+    water: WaterSpec
+    backend: str
+    device: str
+
+    def __post_init__(self) -> None:
+        check_sample_identifiers(self.sensor_id, self.sample_index, self.time_ns)
+        if self.root_seed is None:
+            raise ValueError("root_seed: expected an integer in [0, 2**64), got None")
+        check_seed(self.root_seed, needed_by=None)
+        for name, value, expected in (
+            ("kinematics", self.kinematics, BodyKinematics),
+            ("scene", self.scene, Scene),
+            ("water", self.water, WaterSpec),
+        ):
+            if not isinstance(value, expected):
+                raise TypeError(
+                    f"{name}: expected a {expected.__module__}.{expected.__name__}, got "
+                    f"{type(value).__name__}"
+                )
+        for name in ("backend", "device"):
+            value = getattr(self, name)
+            if not isinstance(value, str) or not value:
+                raise TypeError(
+                    f"{name}: expected the concrete name resolve_backend(...) returns "
+                    f"(e.g. 'reference', 'cpu'), got {value!r}"
+                )
+        object.__setattr__(self, "sample_index", int(self.sample_index))
+        object.__setattr__(self, "time_ns", int(self.time_ns))
+        object.__setattr__(self, "root_seed", int(self.root_seed))
+
+    @property
+    def T_world_body(self) -> Transform:
+        """Committed body pose of the carrying vehicle in world NED."""
+        return self.kinematics.T_world_body
+
+    def ids(self) -> dict[str, Any]:
+        """The ids as the keywords every sensor function takes: sensor_id, sample_index, time_ns."""
+        return {
+            "sensor_id": self.sensor_id,
+            "sample_index": self.sample_index,
+            "time_ns": self.time_ns,
+        }
+
+
+@runtime_checkable
+class SensorProduct(Protocol):
+    """What every sensor returns: an immutable, hashed product of one sample.
+
+    Products are immutable all the way down (read-only mappings, arrays over
+    immutable memory) and carry a pinned ``__content_type__``; a capture group
+    keys them by ``sensor_id`` and hashes them by ``content_hash``.
+    """
+
+    @property
+    def sensor_id(self) -> str: ...
+
+    @property
+    def sample_index(self) -> int: ...
+
+    @property
+    def time_ns(self) -> int: ...
+
+    @property
+    def content_hash(self) -> str: ...
+
+
+@runtime_checkable
+class SensorKind(Protocol):
+    """One sensor kind: spec in, immutable sample context in, typed product out.
+
+    Attributes:
+        kind: The spec ``kind`` tag this sensor samples (e.g. ``"dvl"``).
+        spec_type: The spec class (a pydantic model whose ``kind`` defaults to ``kind``).
+        product_type: The immutable, hashed class every ``sample`` returns.
+    """
+
+    kind: str
+    spec_type: type
+    product_type: type
+
+    def sample(self, spec: Any, context: SampleContext) -> SensorProduct:
+        """One product of ``spec`` at the instant, state and ids of ``context``."""
+        ...
+
+
+# Keyed by spec ``kind``, in registration order (the built-ins' import order).
+_KINDS: dict[str, SensorKind] = {}
+
+
+def register_sensor_kind(sensor: SensorKind, *, replace: bool = False) -> SensorKind:
+    """Register ``sensor`` as the sampler of every spec whose ``kind`` is ``sensor.kind``.
+
+    Args:
+        sensor: An object implementing :class:`SensorKind`.
+        replace: Allow replacing the sensor already registered for that kind
+            (e.g. a wrapper that adds faults); without it a second registration
+            of a kind is refused.
+
+    Returns:
+        ``sensor``, so a module can keep the registered instance.
+
+    Raises:
+        TypeError: If ``sensor`` does not implement :class:`SensorKind`.
+        ValueError: If its ``kind`` is empty, disagrees with ``spec_type``'s ``kind``
+            default, or is taken and ``replace`` is false.
+    """
+    if not isinstance(sensor, SensorKind):
+        raise TypeError(
+            f"sensor: expected an object with kind, spec_type, product_type and "
+            f"sample(spec, context), got {type(sensor).__name__}"
+        )
+    kind = sensor.kind
+    if not isinstance(kind, str) or not kind:
+        raise ValueError(f"sensor.kind: expected a non-empty spec kind tag, got {kind!r}")
+    for name in ("spec_type", "product_type"):
+        if not isinstance(getattr(sensor, name), type):
+            raise TypeError(
+                f"sensor.{name}: expected a class, got {getattr(sensor, name)!r} "
+                f"(sensor kind {kind!r})"
+            )
+    field = getattr(sensor.spec_type, "model_fields", {}).get("kind")
+    if field is not None and field.default != kind:
+        raise ValueError(
+            f"sensor.kind: {kind!r} disagrees with {sensor.spec_type.__name__}.kind "
+            f"(default {field.default!r}); register the sensor under its spec's kind"
+        )
+    current = _KINDS.get(kind)
+    if current is not None and current is not sensor and not replace:
+        raise ValueError(
+            f"sensor.kind: {kind!r} is already registered to {type(current).__name__}; "
+            "pass replace=True to replace it, or unregister_sensor_kind(kind) first"
+        )
+    _KINDS[kind] = sensor
+    return sensor
+
+
+def unregister_sensor_kind(kind: str) -> SensorKind:
+    """Remove the sensor registered for ``kind`` and return it.
+
+    Raises:
+        KeyError: If no sensor is registered for ``kind``.
+    """
+    try:
+        return _KINDS.pop(kind)
+    except KeyError:
+        raise KeyError(
+            f"kind: no sensor kind {kind!r} is registered; registered: {', '.join(_KINDS)}"
+        ) from None
+
+
+def registered_sensor_kinds() -> Mapping[str, SensorKind]:
+    """A read-only copy of the registry: spec kind tag -> sensor, in registration order."""
+    return MappingProxyType(dict(_KINDS))
+
+
+def product_types() -> tuple[type, ...]:
+    """The product classes of the registered sensor kinds, without repeats, by class name."""
+    unique = {sensor.product_type for sensor in _KINDS.values()}
+    return tuple(sorted(unique, key=lambda cls: (cls.__name__, cls.__module__)))
+
+
+def kinds_producing(product_type: type) -> tuple[str, ...]:
+    """The registered kind tags whose sensors return ``product_type`` (or a subclass).
+
+    In registration order. :class:`~leviathan.sensors.SensorSample` checks its
+    ``kind`` against ``kinds_producing(SensorSample)``, so registering a kind is
+    all a new sensor needs.
+    """
+    return tuple(
+        kind for kind, sensor in _KINDS.items() if issubclass(sensor.product_type, product_type)
+    )
+
+
+def sensor_kind_for(spec: Any) -> SensorKind:
+    """The registered sensor that samples ``spec``, found by ``spec.kind``.
+
+    Raises:
+        TypeError: If ``spec`` has no string ``kind`` tag, or is not an instance of
+            the registered sensor's ``spec_type``.
+        LookupError: If no sensor is registered for its kind.
+    """
+    kind = getattr(spec, "kind", None)
+    if not isinstance(kind, str):
+        raise TypeError(
+            f"spec: expected a sensor spec with a 'kind' tag (e.g. a DVLSpec), got "
+            f"{type(spec).__name__}"
+        )
+    sensor = _KINDS.get(kind)
+    if sensor is None:
+        raise LookupError(
+            f"spec.kind: no sensor kind {kind!r} is registered (registered: "
+            f"{', '.join(_KINDS)}); register its sensor with "
+            "leviathan.sensors.register_sensor_kind(...)"
+        )
+    if not isinstance(spec, sensor.spec_type):
+        raise TypeError(
+            f"spec: sensor kind {kind!r} samples a {sensor.spec_type.__name__}, got "
+            f"{type(spec).__name__}"
+        )
+    return sensor
+
+
+def sample_sensor(spec: Any, context: SampleContext) -> SensorProduct:
+    """Sample ``spec`` through its registered sensor and check what comes back.
+
+    Args:
+        spec: A sensor spec (its ``kind`` selects the sensor).
+        context: The sample instant, committed state and ids.
+
+    Returns:
+        The sensor's product, an instance of its ``product_type`` carrying the
+        context's sensor id, sample index and time.
+
+    Raises:
+        TypeError, LookupError: See :func:`sensor_kind_for`; also if the sensor
+            returns something other than its ``product_type``.
+        ValueError: If the product's ids are not the context's.
+    """
+    if not isinstance(context, SampleContext):
+        raise TypeError(f"context: expected a SampleContext, got {type(context).__name__}")
+    sensor = sensor_kind_for(spec)
+    product = sensor.sample(spec, context)
+    if not isinstance(product, sensor.product_type):
+        raise TypeError(
+            f"sensor kind {sensor.kind!r} returned a {type(product).__name__}, expected its "
+            f"product_type {sensor.product_type.__name__}"
+        )
+    ids = (product.sensor_id, product.sample_index, product.time_ns)
+    if ids != (context.sensor_id, context.sample_index, context.time_ns):
+        raise ValueError(
+            f"sensor kind {sensor.kind!r} returned a product with (sensor_id, sample_index, "
+            f"time_ns) = {ids!r}, expected the context's "
+            f"{(context.sensor_id, context.sample_index, context.time_ns)!r}"
+        )
+    return product

@@ -1,0 +1,203 @@
+"""The canonical sensor product :class:`SensorSample` and its kinematic input.
+
+Every canonical DVL, IMU and camera measurement is a :class:`SensorSample`: a
+frozen record of named channels (read-only arrays), a JSON-like metadata
+mapping that says what produced them, and display products that are kept out
+of the scientific identity. A sample is immutable all the way down and shares
+nothing with its inputs: arrays live over immutable memory (they cannot be made
+writable again) and mappings are read-only (see :mod:`leviathan._frozen`).
+
+All three sensors are pure functions of the committed vehicle state, given as
+a :class:`~leviathan.sensors.BodyKinematics`, so a sample is bitwise the same
+whether it is taken alone, in a batch or after a World reset.
+
+The ``kind`` a sample may carry is any registered sensor kind whose
+``product_type`` is :class:`SensorSample` (:func:`~leviathan.sensors.kinds_producing`),
+so a new kind registers itself and needs no list here.
+
+Identity: ``content_hash`` is the SHA-256 of ``{kind, sensor_id,
+sample_index, time_ns, metadata, channels}`` (see :meth:`SensorSample.__content__`),
+with floats canonicalised (one quiet NaN means "missing", ``-0.0`` is ``0.0``).
+A root seed appears in the metadata, and so in the identity, only inside a
+noise record whose effect was actually drawn. Display products (e.g. the
+camera's sRGB preview) have their own hashes, :meth:`SensorSample.display_hashes`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any
+
+import numpy as np
+
+from leviathan._frozen import FrozenMapping, freeze, frozen_array
+from leviathan._validation import check_sample_identifiers
+from leviathan.identity import content_hash, display_hash
+from leviathan.random import RandomEffectRecord
+from leviathan.raycast import PreparedScene, prepare_scene
+from leviathan.scene import Scene
+from leviathan.sensors._protocol import kinds_producing
+
+__all__ = ["SensorSample"]
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def _canonical_channel(name: str, value: Any) -> np.ndarray:
+    """Frozen C-ordered copy; float NaNs become the one quiet NaN and -0.0 becomes 0.0."""
+    array = np.asarray(value)
+    if array.dtype.kind not in "biuf":
+        raise TypeError(
+            f"channels[{name!r}]: expected a bool, integer or float array, got dtype {array.dtype}"
+        )
+    if array.dtype.kind == "f":
+        # A private copy to canonicalise in place (other dtypes are copied only once,
+        # by frozen_array, or not at all when already frozen).
+        array = np.array(array, copy=True, order="C")
+        # One NaN bit pattern for "missing" whatever arithmetic produced it, and no
+        # negative zeros (a flipped normal gives -0.0), so channels compare byte for byte.
+        array += 0.0
+        array[np.isnan(array)] = np.nan
+    return frozen_array(array)
+
+
+def _noise_record(effect: str, *, drawn: bool, seed: int | None) -> dict[str, Any]:
+    """Identity record of one normal-noise effect; the seed is kept only when drawn."""
+    record = RandomEffectRecord(
+        effect=effect,
+        drawn=drawn,
+        root_seed=int(seed) if drawn else None,
+        distribution="normal",
+    )
+    return record.__content__()
+
+
+# --------------------------------------------------------------------------- sample
+
+
+@dataclass(frozen=True, eq=False)
+class SensorSample:
+    """One canonical DVL, IMU or camera sample.
+
+    Attributes:
+        kind: Sensor kind tag: a registered kind whose ``product_type`` is
+            :class:`SensorSample` (``kinds_producing(SensorSample)``, e.g. ``"dvl"``).
+        sensor_id: Stable sensor id, ``"vehicle/sensor"``.
+        sample_index: Index n of the sample in the sensor's schedule, >= 0.
+        time_ns: Sample time [ns].
+        channels: Read-only mapping of read-only arrays by name (each access returns
+            a fresh view of immutable memory). Float channels hold a single quiet NaN
+            where a value is missing and never ``-0.0``; integer ids use -1.
+        metadata: Deep read-only, JSON-like description of the sample: model
+            version, the spec fields used, the sensor pose, the noise records
+            (``{effect, drawn, distribution, root_seed, algorithm}``).
+        display: Display products by name (e.g. ``preview_srgb``, uint8); not part
+            of ``content_hash``, see :meth:`display_hashes`.
+    """
+
+    __content_type__ = "leviathan.sensors.sample.SensorSample"
+
+    kind: str
+    sensor_id: str
+    sample_index: int
+    time_ns: int
+    channels: Mapping[str, np.ndarray]
+    metadata: Mapping[str, Any]
+    display: Mapping[str, np.ndarray] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        kinds = kinds_producing(SensorSample)
+        if self.kind not in kinds:
+            raise ValueError(
+                f"kind: expected a registered sensor kind whose product is a SensorSample, "
+                f"one of {kinds}, got {self.kind!r}; register its sensor with "
+                "leviathan.sensors.register_sensor_kind(...)"
+            )
+        check_sample_identifiers(self.sensor_id, self.sample_index, self.time_ns)
+        for name, value in (
+            ("channels", self.channels),
+            ("metadata", self.metadata),
+            ("display", self.display),
+        ):
+            if not isinstance(value, Mapping):
+                raise TypeError(f"{name}: expected a mapping, got {type(value).__name__}")
+            bad = [key for key in value if not isinstance(key, str)]
+            if bad:
+                raise TypeError(f"{name}: keys must be strings, got {bad!r}")
+        # Everything is copied into memory nobody else holds (arrays over immutable
+        # bytes, read-only mappings), so the cached content_hash can never go stale.
+        channels = {name: _canonical_channel(name, a) for name, a in self.channels.items()}
+        display = {}
+        for name, value in self.display.items():
+            array = np.asarray(value)
+            if array.dtype.hasobject:
+                raise TypeError(
+                    f"display[{name!r}]: expected a numeric array, got dtype {array.dtype}"
+                )
+            display[name] = frozen_array(array)
+        metadata = freeze(self.metadata)
+        object.__setattr__(self, "sample_index", int(self.sample_index))
+        object.__setattr__(self, "time_ns", int(self.time_ns))
+        object.__setattr__(self, "channels", FrozenMapping._adopt(channels))
+        object.__setattr__(self, "metadata", metadata)
+        object.__setattr__(self, "display", FrozenMapping._adopt(display))
+
+    def __getitem__(self, name: str) -> np.ndarray:
+        """Return the channel called ``name``."""
+        try:
+            return self.channels[name]
+        except KeyError:
+            raise KeyError(
+                f"{self.kind} sample has no channel {name!r}; available: {sorted(self.channels)}"
+            ) from None
+
+    @property
+    def time_s(self) -> float:
+        """Sample time [s], derived from ``time_ns`` (the integer is authoritative)."""
+        return self.time_ns / 1e9
+
+    def __content__(self) -> dict[str, Any]:
+        """The scientific content: identifiers, metadata and channels (no display products)."""
+        return {
+            "kind": self.kind,
+            "sensor_id": self.sensor_id,
+            "sample_index": self.sample_index,
+            "time_ns": self.time_ns,
+            "metadata": self.metadata,
+            "channels": dict(self.channels),
+        }
+
+    @cached_property
+    def content_hash(self) -> str:
+        """SHA-256 (hex) of :meth:`__content__`; equals ``leviathan.content_hash(sample)``."""
+        return content_hash(self)
+
+    def channel_hashes(self) -> dict[str, str]:
+        """SHA-256 (hex) of each channel's canonical encoding, by channel name."""
+        return {name: content_hash(a) for name, a in self.channels.items()}
+
+    def display_hashes(self) -> dict[str, str]:
+        """Display identity (:func:`leviathan.identity.display_hash`) of each display product."""
+        return {name: display_hash(a) for name, a in self.display.items()}
+
+
+def _prepared_for(scene: Any, prepared: Any) -> PreparedScene:
+    """Return ``prepared`` after checking it belongs to ``scene``, or prepare the scene."""
+    if not isinstance(scene, Scene):
+        raise TypeError(f"scene: expected a leviathan.scene.Scene, got {type(scene).__name__}")
+    if prepared is None:
+        return prepare_scene(scene)
+    if not isinstance(prepared, PreparedScene):
+        raise TypeError(
+            f"prepared: expected a PreparedScene from prepare_scene(scene) or None, got "
+            f"{type(prepared).__name__}"
+        )
+    if prepared.scene_hash != scene.content_hash:
+        raise ValueError(
+            f"prepared: it was prepared from scene {prepared.scene_hash[:12]}, not from the "
+            f"given scene {scene.content_hash[:12]}; pass prepare_scene(scene) or None"
+        )
+    return prepared

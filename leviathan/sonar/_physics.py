@@ -1,0 +1,185 @@
+"""Per-sample physics stage of the imaging sonar: which hits are integrated, and their terms.
+
+A ray's nearest hit is an integrated sample when it lies in the range window
+(exactly when :func:`leviathan.sonar.range_bin` gives it a bin). For each sample
+this stage gathers the geometry (hit point, unit normal, ``|cos θ|``), the
+surface (acoustic status, Lambert ``mu``) and the medium (support and
+Francois-Garrison absorption at the sensor's depth), then evaluates the return
+terms with the reference, :func:`leviathan.reference_cpu.sonar.sample_physics`.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+from leviathan.acoustics import MediumSupport, absorption_db_per_m, medium_support
+from leviathan.materials import AcousticStatus, LambertMaterial
+from leviathan.raycast import PreparedScene, TraceResult
+from leviathan.reference_cpu import sonar as ref
+from leviathan.scene import Scene
+from leviathan.sonar._binning import range_bin
+from leviathan.specs import WaterSpec
+
+__all__ = ["Medium", "Samples", "integrated_samples", "medium_at", "sample_terms"]
+
+
+class Samples(NamedTuple):
+    """The integrated samples of one ping, in ray order.
+
+    Ray ``r = j * bearing_count + i``; every array has one entry per sample [n].
+
+    Attributes:
+        ray: Ray index, int64.
+        range_m: Slant range R [m], float64.
+        instance: Hit instance (the sea surface is ``scene.sea_surface_instance``), int64.
+        triangle: Hit triangle within the instance mesh, int64.
+        elevation_index: Elevation sample ``j``, int64.
+        bearing_index: Bearing ``i``, int64.
+        cell: Flat cell index ``range_bin * bearing_count + i``, int64.
+        point: Hit point in world NED [m], float64 [n, 3].
+        normal: Unit triangle normal in world NED, float64 [n, 3].
+        cos_incidence: ``|cos θ|`` between the normal and the ray, float64.
+        status: Acoustic status code (:class:`leviathan.materials.AcousticStatus`), uint8.
+        mu: Lambert ``mu`` of the surface, NaN where it has none, float64.
+        known: Whether the surface's radiometry is KNOWN, bool.
+    """
+
+    ray: np.ndarray
+    range_m: np.ndarray
+    instance: np.ndarray
+    triangle: np.ndarray
+    elevation_index: np.ndarray
+    bearing_index: np.ndarray
+    cell: np.ndarray
+    point: np.ndarray
+    normal: np.ndarray
+    cos_incidence: np.ndarray
+    status: np.ndarray
+    mu: np.ndarray
+    known: np.ndarray
+
+
+class Medium(NamedTuple):
+    """The water at the sensor for this ping.
+
+    Attributes:
+        support: Whether the absorption model covers it, and why not.
+        absorption_db_per_m: Francois-Garrison absorption [dB/m], ``None`` when unsupported.
+    """
+
+    support: MediumSupport
+    absorption_db_per_m: float | None
+
+
+def integrated_samples(
+    hits: TraceResult,
+    origins: np.ndarray,
+    directions: np.ndarray,
+    *,
+    scene: Scene,
+    prepared: PreparedScene,
+    bearing_count: int,
+    window: dict[str, float | int],
+) -> Samples:
+    """The rays whose nearest hit lies in the range window, with geometry and surface.
+
+    Args:
+        hits: Nearest hit per ray (:func:`leviathan.raycast.trace_rays`).
+        origins: Ray origins in world NED [m], float64 [ray_count, 3].
+        directions: Unit ray directions in world NED, float64 [ray_count, 3].
+        scene: The scene that was traced.
+        prepared: Its prepared form (the triangle normals).
+        bearing_count: Bearings per elevation sample.
+        window: ``range_min_m``, ``range_max_m`` and ``range_bin_count`` of the spec.
+    """
+    # An integrated sample is exactly a hit that range_bin gives a bin; binning here
+    # and in every re-binning (display, users) goes through that one function.
+    B = bearing_count
+    t = hits.t
+    ray_bin = range_bin(t, **window)
+    inside = (hits.instance >= 0) & (ray_bin >= 0)
+    ray = np.nonzero(inside)[0]
+    R = t[ray]
+    inst = hits.instance[ray].astype(np.int64)
+    tri = hits.triangle[ray].astype(np.int64)
+    j = ray // B
+    i = ray % B
+    cell = ray_bin[ray] * B + i
+
+    d, o = directions, origins
+    dx, dy, dz = d[ray, 0], d[ray, 1], d[ray, 2]
+    ox, oy, oz = o[ray, 0], o[ray, 1], o[ray, 2]
+    point = np.stack([ox + R * dx, oy + R * dy, oz + R * dz], axis=1)
+    normal = np.zeros((ray.shape[0], 3), dtype=np.float64)
+    surface = inst == scene.sea_surface_instance
+    normal[surface] = scene.sea_surface.normal_world
+    for k, prep in enumerate(prepared.instances):
+        sel = inst == k
+        if np.any(sel):
+            normal[sel] = prep.normal[tri[sel]]
+    cos_inc = np.abs((normal[:, 0] * dx + normal[:, 1] * dy) + normal[:, 2] * dz)
+
+    status = scene.instance_tables["acoustic_status"][inst]
+    mu_by_instance = np.array(
+        [
+            inst_.material.mu.value if isinstance(inst_.material, LambertMaterial) else np.nan
+            for inst_ in scene.instances
+        ]
+        + [np.nan],
+        dtype=np.float64,
+    )
+    return Samples(
+        ray=ray,
+        range_m=R,
+        instance=inst,
+        triangle=tri,
+        elevation_index=j,
+        bearing_index=i,
+        cell=cell,
+        point=point,
+        normal=normal,
+        cos_incidence=cos_inc,
+        status=status,
+        mu=mu_by_instance[inst],
+        known=status == int(AcousticStatus.KNOWN),
+    )
+
+
+def medium_at(frequency_hz: float, water: WaterSpec, *, depth_m: float) -> Medium:
+    """Support and absorption of the water at the sensor's depth for this frequency.
+
+    Args:
+        frequency_hz: Sonar frequency [Hz].
+        water: Water properties.
+        depth_m: Sensor depth [m] (world NED ``z``).
+    """
+    properties = {
+        "temperature_c": water.temperature_c,
+        "salinity_psu": water.salinity_psu,
+        "depth_m": depth_m,
+        "ph": water.ph,
+    }
+    support = medium_support(frequency_hz, **properties)
+    alpha = absorption_db_per_m(frequency_hz, **properties) if support.supported else None
+    return Medium(support=support, absorption_db_per_m=alpha)
+
+
+def sample_terms(samples: Samples, grid: ref.BeamGrid, medium: Medium) -> dict[str, np.ndarray]:
+    """Per-sample return terms from the reference (see :mod:`leviathan.reference_cpu.sonar`).
+
+    Returns:
+        ``geometric_weight_no_absorption``, ``geometric_weight`` and ``contribution``,
+        float64 [n] each.
+    """
+    j, i = samples.elevation_index, samples.bearing_index
+    return ref.sample_physics(
+        range_m=samples.range_m,
+        cos_incidence=samples.cos_incidence,
+        two_way_gain=grid.two_way_gain[j, i],
+        solid_angle_sr=grid.solid_angle_sr[j, i],
+        mu=samples.mu,
+        known=samples.known,
+        alpha_db_per_m=medium.absorption_db_per_m,
+    )

@@ -1,0 +1,336 @@
+"""``leviathan.sonar.render``: one imaging-sonar ping over a canonical scene.
+
+:func:`render` is the list of stages, each in the module named for it:
+
+1. Rays (:mod:`leviathan.reference_cpu.sonar`): inclusive bearing/elevation
+   quadrature in the sensor FRD frame, rotated to world NED by the sensor pose
+   ``T_world_body @ T_body_sensor``.
+2. Scene preparation (:func:`leviathan.raycast.prepare_scene`, shared): world
+   triangles, padded bounds and BVHs, cached per instance.
+3. Tracing (:func:`leviathan.raycast.trace_rays`): nearest mesh hit per ray on
+   the numpy reference or the Warp float64 kernels, the only backend-specific
+   stage, then the analytic sea surface.
+4. Per-sample physics (:mod:`leviathan.sonar._physics`, terms from
+   :func:`leviathan.reference_cpu.sonar.sample_physics`).
+5. Binning (:mod:`leviathan.sonar._binning`): range bins and cell sums.
+6. Ground truth (:mod:`leviathan.sonar._ground_truth`): dominance, validity,
+   primary and top-K contributors.
+7. Frame: speckle, metadata and the :class:`SonarFrame`.
+"""
+
+from __future__ import annotations
+
+import math
+from functools import lru_cache
+from typing import Any
+
+import numpy as np
+
+from leviathan._validation import check_sample_identifiers, check_seed
+from leviathan.frames import Transform
+from leviathan.random import exponential
+from leviathan.raycast import prepare_scene, resolve_backend, trace_rays
+from leviathan.reference_cpu import sonar as ref
+from leviathan.scene import Scene
+from leviathan.sonar._binning import bin_samples, range_bin_edges
+from leviathan.sonar._frame import SonarFrame, _OwnedChannels
+from leviathan.sonar._ground_truth import CELL_FLAGS, cell_channels, cell_ground_truth
+from leviathan.sonar._physics import Medium, integrated_samples, medium_at, sample_terms
+from leviathan.specs import ImagingSonarSpec, WaterSpec
+
+__all__ = ["SONAR_MODEL_VERSION", "SPECKLE_EFFECT", "beam_grid_for", "render"]
+
+SPECKLE_EFFECT = "speckle"
+SONAR_MODEL_VERSION = "leviathan.imaging_sonar.v1"
+
+
+@lru_cache(maxsize=32)
+def _grid(
+    fov: float,
+    aperture: float,
+    bearings: int,
+    elevations: int,
+    w_az: float | None,
+    w_el: float | None,
+) -> tuple[ref.BeamGrid, np.ndarray]:
+    grid = ref.beam_grid(
+        azimuth_fov_rad=fov,
+        elevation_aperture_rad=aperture,
+        bearing_count=bearings,
+        elevation_count=elevations,
+        azimuth_width_rad=w_az,
+        elevation_width_rad=w_el,
+    )
+    dirs = ref.sensor_ray_directions(grid)
+    dirs.setflags(write=False)
+    return grid, dirs
+
+
+def beam_grid_for(spec: ImagingSonarSpec) -> tuple[ref.BeamGrid, np.ndarray]:
+    """Quadrature grid and sensor-frame ray directions of a sonar spec (cached).
+
+    Args:
+        spec: The imaging sonar whose beam quadrature is wanted.
+
+    Returns:
+        ``(grid, directions)``: the :class:`~leviathan.reference_cpu.sonar.BeamGrid`
+        and the unit ray directions in the sensor FRD frame, float64, shape
+        [elevation_count * bearing_count, 3] (ray ``j * bearing_count + i``),
+        read-only; the same objects for equal beam parameters.
+    """
+    bp = spec.beam_pattern
+    gaussian = bp.kind == "gaussian"
+    return _grid(
+        math.radians(spec.azimuth_fov_deg),
+        math.radians(spec.elevation_aperture_deg),
+        spec.bearing_count,
+        spec.elevation_sample_count,
+        math.radians(bp.azimuth_3db_full_width_deg) if gaussian else None,
+        math.radians(bp.elevation_3db_full_width_deg) if gaussian else None,
+    )
+
+
+def _physics_spec(spec: ImagingSonarSpec) -> dict[str, Any]:
+    """The spec fields that define the sonar's scientific output.
+
+    Display-only and bookkeeping fields (dynamic range, mount, schedule,
+    hardware note, name) are left out of the frame's identity: the mount enters
+    through the pose and the schedule through ``sample_index`` and ``time_ns``.
+    Listing the fields explicitly keeps frame hashes stable when the spec model
+    later grows unrelated fields.
+    """
+    bp = spec.beam_pattern
+    return {
+        "frequency_hz": float(spec.frequency_hz),
+        "azimuth_fov_deg": float(spec.azimuth_fov_deg),
+        "elevation_aperture_deg": float(spec.elevation_aperture_deg),
+        "bearing_count": int(spec.bearing_count),
+        "elevation_sample_count": int(spec.elevation_sample_count),
+        "range_min_m": float(spec.range_min_m),
+        "range_max_m": float(spec.range_max_m),
+        "range_bin_count": int(spec.range_bin_count),
+        "beam_pattern": {
+            "kind": bp.kind,
+            "azimuth_3db_full_width_deg": bp.azimuth_3db_full_width_deg,
+            "elevation_3db_full_width_deg": bp.elevation_3db_full_width_deg,
+        },
+        "top_k": int(spec.top_k),
+        "speckle": bool(spec.speckle),
+    }
+
+
+def _validate(
+    scene: Any,
+    spec: Any,
+    sensor_pose: Any,
+    sensor_id: Any,
+    sample_index: Any,
+    time_ns: Any,
+    seed: Any,
+) -> None:
+    if not isinstance(scene, Scene):
+        raise TypeError(f"scene: expected a leviathan.scene.Scene, got {type(scene).__name__}")
+    if not isinstance(spec, ImagingSonarSpec):
+        raise TypeError(f"spec: expected an ImagingSonarSpec, got {type(spec).__name__}")
+    if not isinstance(sensor_pose, Transform):
+        raise TypeError(
+            f"sensor_pose: expected a Transform T_world_sensor (T_world_body @ T_body_sensor), "
+            f"got {type(sensor_pose).__name__}"
+        )
+    check_sample_identifiers(sensor_id, sample_index, time_ns)
+    check_seed(seed, needed_by="speckle (the spec enables it)" if spec.speckle else None)
+
+
+def render(
+    scene: Scene,
+    spec: ImagingSonarSpec,
+    sensor_pose: Transform,
+    *,
+    sensor_id: str,
+    sample_index: int,
+    time_ns: int,
+    seed: int | None = None,
+    water: WaterSpec | None = None,
+    backend: str = "auto",
+    device: str | None = None,
+) -> SonarFrame:
+    """Renders one imaging-sonar ping with per-cell ground truth.
+
+    Args:
+        scene: The canonical scene at the sample instant.
+        spec: Imaging sonar spec.
+        sensor_pose: ``T_world_sensor`` (form it as ``T_world_body @ T_body_sensor``).
+        sensor_id: Stable sensor id, ``"vehicle/sensor"``.
+        sample_index: Index n of this sample in the sensor's schedule.
+        time_ns: Sample time [ns].
+        seed: Root seed for keyed randomness (required when ``spec.speckle``).
+        water: Water properties (default :class:`WaterSpec` defaults).
+        backend: Tracing backend, one of :data:`leviathan.raycast.BACKENDS`: ``"auto"``
+            (Warp on CUDA when present, else Warp on the CPU), ``"reference"`` (numpy)
+            or ``"warp"``. Every backend gives the same frame, bit for bit.
+        device: Device for the backend: ``None`` (its default), ``"cpu"`` or ``"cuda:N"``.
+
+    Returns:
+        The frame; identical content (and hash) for identical inputs.
+    """
+    _validate(scene, spec, sensor_pose, sensor_id, sample_index, time_ns, seed)
+    backend, device = resolve_backend(backend, device)
+    water = WaterSpec() if water is None else water
+    if not isinstance(water, WaterSpec):
+        raise TypeError(f"water: expected a WaterSpec, got {type(water).__name__}")
+    B, M, N, K = spec.bearing_count, spec.elevation_sample_count, spec.range_bin_count, spec.top_k
+    window = {
+        "range_min_m": float(spec.range_min_m),
+        "range_max_m": float(spec.range_max_m),
+        "range_bin_count": N,
+    }
+
+    # 1-3. Rays, scene preparation, tracing (meshes, then the sea surface).
+    grid, dirs_sensor = beam_grid_for(spec)
+    d = sensor_pose.apply_direction(dirs_sensor)
+    o = np.ascontiguousarray(np.broadcast_to(sensor_pose.translation, d.shape))
+    prepared = prepare_scene(scene)
+    hits = trace_rays(
+        prepared,
+        o,
+        d,
+        t_max=window["range_max_m"],
+        sea_surface_instance=scene.sea_surface_instance,
+        backend=backend,
+        device=device,
+    )
+
+    # 4. Per-sample physics.
+    samples = integrated_samples(
+        hits, o, d, scene=scene, prepared=prepared, bearing_count=B, window=window
+    )
+    medium = medium_at(spec.frequency_hz, water, depth_m=float(sensor_pose.translation[2]))
+    terms = sample_terms(samples, grid, medium)
+
+    # 5. Binning.
+    binned = bin_samples(
+        range_bin_count=N,
+        bearing_count=B,
+        elevation_count=M,
+        sample_cell=samples.cell,
+        sample_elevation=samples.elevation_index,
+        contribution=terms["contribution"],
+    )
+
+    # 6. Ground truth.
+    truth = cell_ground_truth(
+        top_k=K,
+        medium_supported=medium.support.supported,
+        sample_cell=samples.cell,
+        sample_elevation=samples.elevation_index,
+        sample_instance=samples.instance,
+        sample_range=samples.range_m,
+        sample_status=samples.status,
+        contribution=terms["contribution"],
+        geometric_weight=terms["geometric_weight"],
+        geometric_weight_no_absorption=terms["geometric_weight_no_absorption"],
+        **binned,
+    )
+    channels = cell_channels(
+        shape=(N, B),
+        top_k=K,
+        cells={**binned, **truth},
+        sample_cell=samples.cell,
+        inst=samples.instance,
+        tri=samples.triangle,
+        R=samples.range_m,
+        elevation=grid.elevation_rad[samples.elevation_index],
+        cos_incidence=samples.cos_incidence,
+        point=samples.point,
+        normal=samples.normal,
+        status=samples.status,
+        tables=scene.instance_tables,
+        terms=terms,
+    )
+
+    # 7. Frame.
+    speckle = _speckle(channels, spec, seed=seed, sensor_id=sensor_id, sample_index=sample_index)
+    metadata = _metadata(
+        scene,
+        spec,
+        sensor_pose,
+        grid,
+        medium,
+        window=window,
+        water=water,
+        sensor_id=sensor_id,
+        sample_index=sample_index,
+        time_ns=time_ns,
+        speckle=speckle,
+    )
+    return SonarFrame(
+        channels=_OwnedChannels(channels),
+        metadata=metadata,
+        backend=backend,
+        device=device,
+        display={"dynamic_range_db": float(spec.dynamic_range_db)},
+    )
+
+
+def _speckle(
+    channels: dict[str, np.ndarray],
+    spec: ImagingSonarSpec,
+    *,
+    seed: int | None,
+    sensor_id: str,
+    sample_index: int,
+) -> dict[str, Any]:
+    """Adds ``speckle_return`` when the spec asks for it; returns the speckle record."""
+    if not spec.speckle:
+        return {"effect": SPECKLE_EFFECT, "drawn": False, "root_seed": None}
+    N, B = spec.range_bin_count, spec.bearing_count
+    draw = exponential(
+        seed, sensor_id, sample_index, SPECKLE_EFFECT, np.arange(N * B, dtype=np.int64)
+    )
+    channels["speckle_return"] = channels["linear_return"] * draw.reshape(N, B)
+    return {"effect": SPECKLE_EFFECT, "drawn": True, "root_seed": int(seed)}
+
+
+def _metadata(
+    scene: Scene,
+    spec: ImagingSonarSpec,
+    sensor_pose: Transform,
+    grid: ref.BeamGrid,
+    medium: Medium,
+    *,
+    window: dict[str, Any],
+    water: WaterSpec,
+    sensor_id: str,
+    sample_index: int,
+    time_ns: int,
+    speckle: dict[str, Any],
+) -> dict[str, Any]:
+    """The frame's metadata: everything besides the channels that defines the ping."""
+    return {
+        "sensor_id": sensor_id,
+        "sample_index": int(sample_index),
+        "time_ns": int(time_ns),
+        "T_world_sensor": sensor_pose.to_dict(),
+        "model": SONAR_MODEL_VERSION,
+        "spec": _physics_spec(spec),
+        "scene_hash": scene.content_hash,
+        "water": {
+            "temperature_c": float(water.temperature_c),
+            "salinity_psu": float(water.salinity_psu),
+            "ph": float(water.ph),
+        },
+        "medium_supported": bool(medium.support.supported),
+        "medium_reasons": list(medium.support.reasons),
+        "absorption_db_per_m": medium.absorption_db_per_m,
+        "bearing_rad": grid.bearing_rad,
+        "elevation_rad": grid.elevation_rad,
+        "elevation_weight_rad": grid.elevation_weight_rad,
+        # Nominal edges, frozen content; see range_bin_edges for how they relate
+        # to the bins (re-bin with range_bin, not with these).
+        "range_bin_edges_m": range_bin_edges(**window),
+        "object_ids": list(scene.object_ids),
+        "semantic_labels": list(scene.semantic_labels),
+        "sea_surface_instance": scene.sea_surface_instance,
+        "cell_flags": dict(CELL_FLAGS),
+        "speckle": speckle,
+    }

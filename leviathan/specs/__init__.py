@@ -1,0 +1,81 @@
+"""Declarative specifications: vehicles, sensors, mounts, schedules and water.
+
+Everything a user can declare is a frozen pydantic model that refuses unknown
+keys and non-finite floats, so a bad document fails at the boundary with the
+field path and what was expected, never deep inside a simulation. Every field
+description states its meaning and its unit.
+
+Frames follow the project conventions: world NED, body FRD with its origin at
+the centre of gravity, sensor FRD with x along the boresight. Mount angles are
+roll, pitch, yaw in degrees applied in ZYX order, R = Rz(yaw) Ry(pitch) Rx(roll).
+
+Documents are read and written as JSON or TOML with :func:`load_spec` and
+:func:`save_spec`; :func:`spec_from_dict` validates an already-parsed mapping.
+
+Validation is strict, for documents and for Python construction alike: a
+number field takes an ``int`` or a ``float`` (numpy's included) and nothing
+else, so ``true`` or ``"45"`` is refused rather than read as 1.0 or 45.0; an
+integer field (a period, a count) refuses floats, even ``2.0``; a bool field
+takes only ``True``/``False`` and a text field only ``str``. Arrays (JSON/TOML
+arrays, Python lists) are accepted wherever a tuple is declared. Documents are
+refused before or while parsing when they exceed :data:`MAX_DOCUMENT_BYTES`,
+:data:`MAX_DOCUMENT_DEPTH` or :data:`MAX_DOCUMENT_ELEMENTS`, and sensors whose
+arrays would exceed a stated bound (e.g. :data:`MAX_SONAR_RAY_COUNT`) are
+refused at validation with the size they would need.
+"""
+
+from leviathan.specs._base import (
+    MAX_CAMERA_PIXEL_COUNT,
+    MAX_DOCUMENT_BYTES,
+    MAX_DOCUMENT_DEPTH,
+    MAX_DOCUMENT_ELEMENTS,
+    MAX_DVL_BEAM_COUNT,
+    MAX_SONAR_CELL_COUNT,
+    MAX_SONAR_RAY_COUNT,
+    MAX_SONAR_TOPK_SLOT_COUNT,
+    SpecModel,
+)
+from leviathan.specs._documents import load_spec, save_spec, spec_from_dict
+from leviathan.specs._errors import SpecError, format_validation_error
+from leviathan.specs._mount import MountSpec
+from leviathan.specs._schedule import ScheduleSpec
+from leviathan.specs._sensors import (
+    BeamPatternSpec,
+    CameraSpec,
+    DVLSpec,
+    ImagingSonarSpec,
+    IMUSpec,
+    SensorSpec,
+)
+from leviathan.specs._vehicle import MassPropertiesSpec, ThrusterSpec, VehicleSpec
+from leviathan.specs._water import CurrentLayer, WaterSpec
+
+__all__ = [
+    "MAX_CAMERA_PIXEL_COUNT",
+    "MAX_DOCUMENT_BYTES",
+    "MAX_DOCUMENT_DEPTH",
+    "MAX_DOCUMENT_ELEMENTS",
+    "MAX_DVL_BEAM_COUNT",
+    "MAX_SONAR_CELL_COUNT",
+    "MAX_SONAR_RAY_COUNT",
+    "MAX_SONAR_TOPK_SLOT_COUNT",
+    "BeamPatternSpec",
+    "CameraSpec",
+    "CurrentLayer",
+    "DVLSpec",
+    "IMUSpec",
+    "ImagingSonarSpec",
+    "MassPropertiesSpec",
+    "MountSpec",
+    "ScheduleSpec",
+    "SensorSpec",
+    "SpecError",
+    "SpecModel",
+    "ThrusterSpec",
+    "VehicleSpec",
+    "WaterSpec",
+    "format_validation_error",
+    "load_spec",
+    "save_spec",
+    "spec_from_dict",
+]

@@ -1,0 +1,195 @@
+"""Shared foundations of the spec models: strict scalar types, bounds and the base model.
+
+Every spec module builds on these: :data:`Real`, :data:`Integer`, :data:`Flag`
+and :data:`Text` take their own kind of value and nothing else; the ``MAX_*``
+bounds limit documents and the arrays a sensor would allocate; and
+:class:`SpecModel` is frozen, refuses unknown keys and refuses NaN and
+infinities.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from collections.abc import Mapping
+from typing import Annotated, Any
+
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, Strict, ValidationInfo
+from pydantic_core import PydanticCustomError
+
+# Names end up in identifiers such as "<vehicle>/<sensor>", so they may not
+# contain "/" or whitespace.
+_NAME_PATTERN = r"^[A-Za-z0-9_][A-Za-z0-9_.\-]*$"
+_NAME_HINT = "letters, digits, '_', '.', '-'; no '/' or spaces"
+
+# ------------------------------------------------------------- strict scalars
+#
+# pydantic's lax mode turns True into 1.0 and "45" into 45.0. Its strict mode
+# is no cure: a strict model refuses lists for tuple fields (every JSON/TOML
+# array), a strict float still takes numpy.bool_ and any object with
+# __float__, and a strict int refuses numpy integers. So number fields carry
+# their own before-validators (the tuple and model fields stay lax, so arrays
+# and nested mappings are accepted), and bool/str fields pydantic's Strict.
+
+
+def _kind(value: Any) -> str:
+    return type(value).__name__
+
+
+def _hint(value: Any) -> str:
+    # numpy's bool is no subclass of bool; its type is named "bool" (numpy 2) or "bool_".
+    if isinstance(value, bool) or _kind(value) in ("bool", "bool_"):
+        return "; a boolean is not a number"
+    if isinstance(value, str | bytes):
+        return "; write the number without quotes"
+    return ""
+
+
+def _real(value: Any) -> float:
+    """Accept an int or float (numpy's too) as a float; refuse bool, str and the rest."""
+    if type(value) is float:
+        return value
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise PydanticCustomError(
+            "real_number_expected",
+            "expected a number (int or float), not {kind}{hint}",
+            {"kind": _kind(value), "hint": _hint(value)},
+        )
+    try:
+        return float(value)
+    except OverflowError:
+        raise PydanticCustomError(
+            "real_number_overflow",
+            "expected a number within the float64 range (magnitude below 1.8e308)",
+        ) from None
+
+
+def _integer(value: Any) -> int:
+    """Accept an int (numpy's too); refuse bool, float (even 2.0), str and the rest."""
+    if type(value) is int:
+        return value
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        hint = _hint(value)
+        if isinstance(value, numbers.Real) and not hint:
+            hint = "; a whole number is written without a decimal point or exponent"
+        raise PydanticCustomError(
+            "integer_expected",
+            "expected a whole number (int), not {kind}{hint}",
+            {"kind": _kind(value), "hint": hint},
+        )
+    return int(value)
+
+
+Real = Annotated[float, BeforeValidator(_real)]
+"""A float field that also takes ints, never bools or strings."""
+Integer = Annotated[int, BeforeValidator(_integer)]
+"""An int field that takes ints only, never bools, floats or strings."""
+Flag = Annotated[bool, Strict()]
+"""A bool field that takes ``True``/``False`` only, never 1, 0 or "yes"."""
+Text = Annotated[str, Strict()]
+"""A str field that takes ``str`` only, never bytes."""
+
+Vec3 = tuple[Real, Real, Real]
+PositiveFloat = Annotated[Real, Field(gt=0)]
+NonNegativeFloat = Annotated[Real, Field(ge=0)]
+PositiveVec3 = tuple[PositiveFloat, PositiveFloat, PositiveFloat]
+NonNegativeVec6 = tuple[
+    NonNegativeFloat,
+    NonNegativeFloat,
+    NonNegativeFloat,
+    NonNegativeFloat,
+    NonNegativeFloat,
+    NonNegativeFloat,
+]
+
+# ------------------------------------------------------------------ bounds
+#
+# Generous limits: each is far above every catalogue vehicle and every frozen
+# fixture scene, and far below what would exhaust memory or hang a process.
+
+MAX_DOCUMENT_BYTES = 1 << 20
+"""Largest spec file :func:`load_spec` reads [bytes] (1 MiB; a catalogue vehicle is 3-4 kB)."""
+
+MAX_DOCUMENT_DEPTH = 32
+"""Deepest nesting of objects/tables and arrays in a document [-], the root counting as 1.
+
+A vehicle document nests 5 deep (vehicle, sensors, sensor, mount, vector). The
+limit is checked before parsing, so a document nested 100,000 deep is refused
+with :class:`SpecError` instead of exhausting the parser's recursion.
+"""
+
+MAX_DOCUMENT_ELEMENTS = 100_000
+"""Most values in one document [-]: every object/table, array and scalar counts once
+(keys are not counted separately). A catalogue vehicle has 132 to 178."""
+
+MAX_SONAR_RAY_COUNT = 1 << 22
+"""Most rays one imaging-sonar ping may trace, ``bearing_count * elevation_sample_count``
+[-] (4,194,304; the reference survey sonar traces 256 x 64 = 16,384)."""
+
+MAX_SONAR_CELL_COUNT = 1 << 22
+"""Most image cells of one sonar frame, ``range_bin_count * bearing_count`` [-]
+(4,194,304, e.g. 4,096 bins x 1,024 bearings; the reference sonar has 512 x 256).
+Every per-cell channel of a frame (returns, primary contributor, validity) has this size."""
+
+MAX_SONAR_TOPK_SLOT_COUNT = 1 << 24
+"""Most top-K contributor slots of one sonar frame, ``range_bin_count * bearing_count *
+top_k`` [-] (16,777,216; the reference sonar has 131,072 x 4 = 524,288). Every top-K
+channel of a frame has this size."""
+
+MAX_CAMERA_PIXEL_COUNT = 1 << 25
+"""Most pixels (and rays) of one camera image, ``width_px * height_px`` [-]
+(33,554,432, above 8K UHD 7680 x 4320; the catalogue cameras have 1280 x 720)."""
+
+MAX_DVL_BEAM_COUNT = 256
+"""Most acoustic beams of one DVL [-] (a Janus DVL has 4)."""
+
+
+class SpecModel(BaseModel):
+    """Common base of every specification model.
+
+    Frozen (specs are values, safe to share and hash), refuses unknown keys
+    (a typo is an error, not a silently ignored setting) and refuses NaN and
+    infinities in every float field. Fields are typed with :data:`Real`,
+    :data:`Integer`, :data:`Flag` and :data:`Text`, so no value is coerced from
+    another kind (a bool or a string is never a number, a float never an int).
+    """
+
+    __content_type__ = "leviathan.specs.SpecModel"
+
+    model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
+
+
+# ------------------------------------------------------------ shared fields
+
+
+def _name_field(what: str) -> Any:
+    return Field(
+        min_length=1,
+        pattern=_NAME_PATTERN,
+        description=f"{what} ({_NAME_HINT})",
+    )
+
+
+def _must_exceed(value: float, info: ValidationInfo, other: str) -> float:
+    """Refuse ``value <= info.data[other]``; skipped when ``other`` itself failed."""
+    lower = info.data.get(other)
+    if lower is not None and not value > lower:
+        raise ValueError(f"{info.field_name} ({value!r}) must be greater than {other} ({lower!r})")
+    return value
+
+
+def _oversized(factors: Mapping[str, int], what: str, bound_name: str, bound: int) -> str | None:
+    """Describe a product of sizes above its bound, e.g. ``a x b = 3 x 4 = 12 rays``; else None."""
+    size = math.prod(factors.values())
+    if size <= bound:
+        return None
+    return (
+        f"{' x '.join(factors)} = {' x '.join(f'{v:,}' for v in factors.values())} = "
+        f"{size:,} {what}, more than {bound_name} = {bound:,}"
+    )
+
+
+def _refuse_oversized(problems: list[str | None], fix: str) -> None:
+    found = [problem for problem in problems if problem is not None]
+    if found:
+        raise ValueError("; ".join(found) + f"; {fix}")

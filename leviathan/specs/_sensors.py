@@ -1,0 +1,261 @@
+"""Sensor specs: imaging sonar, DVL, IMU and camera, and the :data:`SensorSpec` union.
+
+Each sensor carries a ``kind`` tag (the union's discriminator), a name unique on
+its vehicle, a schedule, a mount and a note on where its hardware values come
+from. Sensors whose arrays would exceed a stated bound are refused here, with
+the size they would need.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import Field, ValidationInfo, field_validator, model_validator
+
+from leviathan.specs._base import (
+    MAX_CAMERA_PIXEL_COUNT,
+    MAX_DVL_BEAM_COUNT,
+    MAX_SONAR_CELL_COUNT,
+    MAX_SONAR_RAY_COUNT,
+    MAX_SONAR_TOPK_SLOT_COUNT,
+    Flag,
+    Integer,
+    Real,
+    SpecModel,
+    Text,
+    _must_exceed,
+    _name_field,
+    _oversized,
+    _refuse_oversized,
+)
+from leviathan.specs._mount import MountSpec
+from leviathan.specs._schedule import ScheduleSpec
+
+
+class BeamPatternSpec(SpecModel):
+    """One-way intensity beam pattern relative to the boresight (two-way is its square)."""
+
+    __content_type__ = "leviathan.specs.BeamPatternSpec"
+
+    kind: Literal["uniform", "gaussian"] = Field(
+        description="Pattern shape: 'uniform' (gain 1 everywhere) or 'gaussian'"
+    )
+    azimuth_3db_full_width_deg: Real | None = Field(
+        default=None,
+        gt=0,
+        description="Gaussian -3 dB (half-power) full width in azimuth [deg]; None for uniform",
+    )
+    elevation_3db_full_width_deg: Real | None = Field(
+        default=None,
+        gt=0,
+        description="Gaussian -3 dB (half-power) full width in elevation [deg]; None for uniform",
+    )
+
+    @model_validator(mode="after")
+    def _widths_match_kind(self) -> BeamPatternSpec:
+        widths = {
+            "azimuth_3db_full_width_deg": self.azimuth_3db_full_width_deg,
+            "elevation_3db_full_width_deg": self.elevation_3db_full_width_deg,
+        }
+        if self.kind == "gaussian":
+            missing = [key for key, value in widths.items() if value is None]
+            if missing:
+                raise ValueError(
+                    f"a gaussian beam needs {' and '.join(missing)} (-3 dB full width > 0 [deg])"
+                )
+        else:
+            present = [key for key, value in widths.items() if value is not None]
+            if present:
+                raise ValueError(
+                    f"a uniform beam has no widths: remove {' and '.join(present)} "
+                    "or use kind='gaussian'"
+                )
+        return self
+
+
+def _schedule_field() -> Any:
+    return Field(description="Sampling schedule in integer nanoseconds")
+
+
+def _mount_field() -> Any:
+    return Field(description="Mount T_link_sensor of the sensor FRD frame (x along the boresight)")
+
+
+def _hardware_note_field() -> Any:
+    return Field(
+        min_length=1,
+        description=(
+            "Provenance of the hardware values, e.g. 'declared test value, not a device "
+            "specification'"
+        ),
+    )
+
+
+class ImagingSonarSpec(SpecModel):
+    """Forward-looking imaging sonar producing a range x azimuth image.
+
+    Its arrays are bounded at validation: ``bearing_count * elevation_sample_count``
+    rays per ping at most :data:`MAX_SONAR_RAY_COUNT`, ``range_bin_count *
+    bearing_count`` cells at most :data:`MAX_SONAR_CELL_COUNT`, and cells times
+    ``top_k`` at most :data:`MAX_SONAR_TOPK_SLOT_COUNT`.
+    """
+
+    __content_type__ = "leviathan.specs.ImagingSonarSpec"
+
+    kind: Literal["imaging_sonar"] = Field(default="imaging_sonar", description="Sensor type tag")
+    name: Text = _name_field("Sensor name, unique on its vehicle, e.g. 'sonar'")
+    frequency_hz: Real = Field(gt=0, description="Acoustic operating frequency [Hz]")
+    azimuth_fov_deg: Real = Field(
+        gt=0, lt=180, description="Full azimuth field of view centred on the boresight [deg]"
+    )
+    elevation_aperture_deg: Real = Field(
+        gt=0, lt=180, description="Full vertical aperture centred on the boresight [deg]"
+    )
+    bearing_count: Integer = Field(ge=1, description="Number of bearings (image columns) [-]")
+    elevation_sample_count: Integer = Field(
+        ge=1, le=4096, description="Rays per bearing across the elevation aperture [-]"
+    )
+    range_min_m: Real = Field(ge=0, description="Near edge of the range window [m]")
+    range_max_m: Real = Field(description="Far edge of the range window [m], > range_min_m")
+    range_bin_count: Integer = Field(ge=1, description="Number of range bins (image rows) [-]")
+    beam_pattern: BeamPatternSpec = Field(description="One-way intensity beam pattern")
+    top_k: Integer = Field(ge=1, le=64, description="Contributors kept per cell [-], 1..64")
+    speckle: Flag = Field(
+        default=False, description="Apply fully developed (exponential) speckle [-]"
+    )
+    dynamic_range_db: Real = Field(
+        default=60.0, gt=0, description="Display dynamic range [dB]; display products only"
+    )
+    schedule: ScheduleSpec = _schedule_field()
+    mount: MountSpec = _mount_field()
+    hardware_note: Text = _hardware_note_field()
+
+    @field_validator("range_max_m")
+    @classmethod
+    def _range_window(cls, value: float, info: ValidationInfo) -> float:
+        return _must_exceed(value, info, "range_min_m")
+
+    @model_validator(mode="after")
+    def _bounded_arrays(self) -> ImagingSonarSpec:
+        rays = {
+            "bearing_count": self.bearing_count,
+            "elevation_sample_count": self.elevation_sample_count,
+        }
+        cells = {"range_bin_count": self.range_bin_count, "bearing_count": self.bearing_count}
+        _refuse_oversized(
+            [
+                _oversized(rays, "rays per ping", "MAX_SONAR_RAY_COUNT", MAX_SONAR_RAY_COUNT),
+                _oversized(cells, "cells", "MAX_SONAR_CELL_COUNT", MAX_SONAR_CELL_COUNT),
+                _oversized(
+                    {**cells, "top_k": self.top_k},
+                    "top-K slots",
+                    "MAX_SONAR_TOPK_SLOT_COUNT",
+                    MAX_SONAR_TOPK_SLOT_COUNT,
+                ),
+            ],
+            "reduce bearing_count, elevation_sample_count, range_bin_count or top_k",
+        )
+        return self
+
+    @property
+    def range_bin_width_m(self) -> float:
+        """Width of one range bin [m]."""
+        return (self.range_max_m - self.range_min_m) / self.range_bin_count
+
+
+class DVLSpec(SpecModel):
+    """Doppler velocity log in a Janus configuration."""
+
+    __content_type__ = "leviathan.specs.DVLSpec"
+
+    kind: Literal["dvl"] = Field(default="dvl", description="Sensor type tag")
+    name: Text = _name_field("Sensor name, unique on its vehicle, e.g. 'dvl'")
+    beam_count: Integer = Field(
+        default=4,
+        ge=1,
+        le=MAX_DVL_BEAM_COUNT,
+        description="Number of acoustic beams [-], 1..MAX_DVL_BEAM_COUNT (256)",
+    )
+    beam_angle_deg: Real = Field(
+        default=30.0,
+        gt=0,
+        lt=90,
+        description="Angle of each beam from the sensor x (boresight) axis [deg]",
+    )
+    min_range_m: Real = Field(ge=0, description="Minimum altitude / range for a lock [m]")
+    max_range_m: Real = Field(description="Maximum altitude / range for a lock [m], > min")
+    velocity_noise_std_m_per_s: Real = Field(
+        default=0.0, ge=0, description="Standard deviation of velocity noise [m/s]"
+    )
+    schedule: ScheduleSpec = _schedule_field()
+    mount: MountSpec = _mount_field()
+    hardware_note: Text = _hardware_note_field()
+
+    @field_validator("max_range_m")
+    @classmethod
+    def _range_window(cls, value: float, info: ValidationInfo) -> float:
+        return _must_exceed(value, info, "min_range_m")
+
+
+class IMUSpec(SpecModel):
+    """Inertial measurement unit (specific force and angular rate in the sensor frame)."""
+
+    __content_type__ = "leviathan.specs.IMUSpec"
+
+    kind: Literal["imu"] = Field(default="imu", description="Sensor type tag")
+    name: Text = _name_field("Sensor name, unique on its vehicle, e.g. 'imu'")
+    accel_noise_std_m_per_s2: Real = Field(
+        default=0.0, ge=0, description="Standard deviation of accelerometer noise [m/s²]"
+    )
+    gyro_noise_std_rad_per_s: Real = Field(
+        default=0.0, ge=0, description="Standard deviation of gyroscope noise [rad/s]"
+    )
+    schedule: ScheduleSpec = _schedule_field()
+    mount: MountSpec = _mount_field()
+    hardware_note: Text = _hardware_note_field()
+
+
+class CameraSpec(SpecModel):
+    """Pinhole camera.
+
+    The mount places the sensor FRD frame (x along the optical axis); the
+    OpenCV optical frame follows from it by the fixed rotation defined in
+    :mod:`leviathan.frames`. ``width_px * height_px`` is at most
+    :data:`MAX_CAMERA_PIXEL_COUNT`.
+    """
+
+    __content_type__ = "leviathan.specs.CameraSpec"
+
+    kind: Literal["camera"] = Field(default="camera", description="Sensor type tag")
+    name: Text = _name_field("Sensor name, unique on its vehicle, e.g. 'front_camera'")
+    width_px: Integer = Field(ge=1, description="Image width [px]")
+    height_px: Integer = Field(ge=1, description="Image height [px]")
+    fx_px: Real = Field(gt=0, description="Focal length along image x [px]")
+    fy_px: Real = Field(gt=0, description="Focal length along image y [px]")
+    cx_px: Real = Field(description="Principal point x, from the left edge [px]")
+    cy_px: Real = Field(description="Principal point y, from the top edge [px]")
+    near_m: Real = Field(gt=0, description="Near clipping distance along the optical axis [m]")
+    far_m: Real = Field(description="Far clipping distance along the optical axis [m], > near_m")
+    schedule: ScheduleSpec = _schedule_field()
+    mount: MountSpec = _mount_field()
+    hardware_note: Text = _hardware_note_field()
+
+    @field_validator("far_m")
+    @classmethod
+    def _depth_window(cls, value: float, info: ValidationInfo) -> float:
+        return _must_exceed(value, info, "near_m")
+
+    @model_validator(mode="after")
+    def _bounded_image(self) -> CameraSpec:
+        pixels = {"width_px": self.width_px, "height_px": self.height_px}
+        _refuse_oversized(
+            [_oversized(pixels, "pixels", "MAX_CAMERA_PIXEL_COUNT", MAX_CAMERA_PIXEL_COUNT)],
+            "reduce width_px or height_px",
+        )
+        return self
+
+
+SensorSpec = Annotated[
+    ImagingSonarSpec | DVLSpec | IMUSpec | CameraSpec, Field(discriminator="kind")
+]
+"""Any sensor, selected by its ``kind`` tag."""

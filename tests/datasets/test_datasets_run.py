@@ -1,0 +1,160 @@
+"""Recording Worlds into datasets, re-exporting a run folder, the CLI and the demo's files."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from mcap.reader import make_reader
+from world_cases import TICK_NS, small_survey_spec
+
+from leviathan.cli import main
+from leviathan.controllers import Autopilot
+from leviathan.datasets import (
+    RUN_DATASET_NAME,
+    DatasetRecorder,
+    export_dataset,
+    export_world,
+    read_hdf5,
+)
+from leviathan.world import VehicleSetup, World
+
+
+def _world() -> World:
+    from leviathan.demo import survey_environment
+
+    return World.create(
+        vehicles=[
+            VehicleSetup(
+                "survey",
+                small_survey_spec(bearing_count=12, elevation_sample_count=4, range_bin_count=24),
+                Autopilot(speed_m_per_s=1.0, depth_m=20.0, heading_rad=0.0),
+                position_ned_m=(0.0, 0.0, 20.0),
+            )
+        ],
+        environment=survey_environment(seabed_triangles=2000),
+        root_seed=3,
+        step_ns=TICK_NS,
+        tracing_backend="reference",
+    )
+
+
+def _topics(path) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    with open(path, "rb") as f:
+        for _, channel, _ in make_reader(f).iter_messages():
+            counts[channel.topic] = counts.get(channel.topic, 0) + 1
+    return counts
+
+
+def test_recording_while_stepping_equals_exporting_at_once(tmp_path) -> None:
+    streamed, whole = _world(), _world()
+    groups = []
+    with DatasetRecorder(streamed, hdf5=tmp_path / "a.h5", mcap=tmp_path / "a.mcap") as recorder:
+        for n in (1, 7, 12):
+            step = streamed.step(n)
+            recorder.record(step)
+            groups.extend(step)
+        written = recorder.close()
+    assert set(written) == {"hdf5", "mcap"}
+    export_world(whole, whole.step(20), hdf5=tmp_path / "b.h5", mcap=tmp_path / "b.mcap")
+    a, b = read_hdf5(tmp_path / "a.h5"), read_hdf5(tmp_path / "b.h5")
+    assert [g.content_hash for g in a.groups()] == [g.content_hash for g in groups]
+    assert [g.content_hash for g in a.groups()] == [g.content_hash for g in b.groups()]
+    for name, track in a.tracks.items():
+        expected = whole.track_states(name)
+        np.testing.assert_array_equal(track.ticks, expected.ticks)
+        np.testing.assert_array_equal(track.velocity_body, expected.velocity_body)
+        np.testing.assert_array_equal(b.tracks[name].position_ned_m, expected.position_ned_m)
+    assert a.manifest["run_hash"] == b.manifest["run_hash"]
+    assert _topics(tmp_path / "a.mcap") == _topics(tmp_path / "b.mcap")
+
+
+def test_export_dataset_from_a_run_folder_round_trips(tmp_path) -> None:
+    world = _world()
+    run = tmp_path / "run"
+    run.mkdir()
+    export_world(world, world.step(15), hdf5=run / RUN_DATASET_NAME)
+    seen = []
+    written = export_dataset(
+        run,
+        hdf5=tmp_path / "again.h5",
+        mcap=tmp_path / "again.mcap",
+        progress=lambda done, total: seen.append((done, total)),
+    )
+    assert set(written) == {"hdf5", "mcap"}
+    original, again = read_hdf5(run / RUN_DATASET_NAME), read_hdf5(tmp_path / "again.h5")
+    assert [g.content_hash for g in again.groups()] == [g.content_hash for g in original.groups()]
+    assert seen and seen[-1] == (len(original), len(original))
+    topics = _topics(tmp_path / "again.mcap")
+    assert {"/survey/sonar", "/survey/dvl", "/survey/imu", "/tf", "/tf_static"} <= set(topics)
+    assert topics["/survey/odometry"] == len(original.tracks["survey"])
+
+
+def test_recorder_refuses_a_reset_and_leaves_no_file(tmp_path) -> None:
+    world = _world()
+    with pytest.raises(ValueError, match="reset"):
+        with DatasetRecorder(world, hdf5=tmp_path / "a.h5", mcap=tmp_path / "a.mcap") as rec:
+            rec.record(world.step(5))
+            world.reset()
+            rec.record(world.step(1))
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_recorder_refuses_an_edit_of_a_vehicle(tmp_path) -> None:
+    world = _world()
+    with pytest.raises(ValueError, match="edited while recording"):
+        with DatasetRecorder(world, hdf5=tmp_path / "a.h5") as rec:
+            rec.record(world.step(2))
+            world.edit(vehicle="survey", sensors=())
+            rec.record(world.step(2))
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_export_needs_an_output_with_the_right_suffix(tmp_path) -> None:
+    world = _world()
+    with pytest.raises(ValueError, match="at least one output"):
+        export_world(world, world.step(1))
+    with pytest.raises(ValueError, match=r"mcap: expected a file ending in \.mcap"):
+        export_world(world, [], mcap=tmp_path / "run.bag")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_cli_export_dataset(tmp_path, capsys: pytest.CaptureFixture[str]) -> None:
+    world = _world()
+    export_world(world, world.step(6), hdf5=tmp_path / RUN_DATASET_NAME)
+    out = tmp_path / "bag.mcap"
+    assert main(["export-dataset", str(tmp_path), "--mcap", str(out), "--quiet"]) == 0
+    assert f"wrote {out} (mcap" in capsys.readouterr().out
+    assert _topics(out)["/survey/imu"] == 7
+
+
+def test_cli_export_dataset_errors(tmp_path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["export-dataset", str(tmp_path), "--mcap", str(tmp_path / "x.mcap")]) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("error: ") and RUN_DATASET_NAME in err[0]
+    assert main(["export-dataset", str(tmp_path)]) == 2
+    assert "--mcap FILE and/or --hdf5 FILE" in capsys.readouterr().err
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_demo_writes_both_datasets_matching_its_manifest(tmp_path, tiny_demo) -> None:
+    import json
+
+    out = tmp_path / "out"
+    assert main(["demo", "--out", str(out), "--seconds", "0.3", "--quiet"]) == 0
+    manifest = json.loads((out / "manifest.json").read_text())
+    dataset = read_hdf5(out / RUN_DATASET_NAME)
+    assert [g.content_hash for g in dataset.groups()] == [
+        g["content_hash"] for g in manifest["capture_groups"]
+    ]
+    assert dataset.manifest["run_hash"] == manifest["run_hash"]
+    assert dataset.manifest["snapshot_hash"] == manifest["snapshot_hash"]
+    topics = _topics(out / "dataset.mcap")
+    for sensor in ("survey/sonar", "survey/dvl", "survey/imu"):
+        members = [g for g in manifest["capture_groups"] if sensor in g["members"]]
+        assert topics[f"/{sensor}"] == len(members)
+    camera = [g for g in manifest["capture_groups"] if "inspector/front_camera" in g["members"]]
+    assert topics["/inspector/front_camera/image"] == len(camera)
+    assert topics["/inspector/front_camera/depth"] == len(camera)
+    assert topics["/inspector/front_camera/camera_info"] == len(camera)
+    assert topics["/survey/odometry"] == topics["/inspector/odometry_ned"] == 31
