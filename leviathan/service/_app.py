@@ -1,0 +1,102 @@
+"""``create_app``: the FastAPI application of ``leviathan serve``.
+
+Layout (FastAPI's "bigger applications"): one router per resource
+(:mod:`leviathan.service.routers`), pydantic request and response models
+(:mod:`leviathan.service._models`), a dependency for the World host
+(:mod:`leviathan.service._deps`), one set of exception handlers that gives every
+failure the one JSON shape (:mod:`leviathan.service._errors`), and the gate for
+the token, body size and shutdown (:mod:`leviathan.service._auth`).
+
+The OpenAPI schema is served at ``/openapi.json``; the interactive docs pages are
+disabled, since FastAPI's would load their scripts from a CDN (nothing is fetched
+from the internet). CORS headers are sent only for the origins configured.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+from collections.abc import AsyncIterator, Callable
+
+from fastapi import FastAPI
+
+from leviathan.service._auth import GuardMiddleware
+from leviathan.service._errors import install_error_handlers
+from leviathan.service._hosting import ServiceSettings, WorldHost
+from leviathan.service.routers import live_router, samples_router, service_router, worlds_router
+
+__all__ = ["create_app"]
+
+
+def create_app(
+    settings: ServiceSettings | None = None,
+    *,
+    token: str | None = None,
+    lifecycle_clock: Callable[[], float] = time.monotonic,
+) -> FastAPI:
+    """Builds the service application with a fresh, empty :class:`WorldHost`.
+
+    Args:
+        settings: Limits and options (default :class:`ServiceSettings()`).
+        token: Token every request must carry (``None``: no token, loopback only
+            is enforced by :func:`leviathan.service.serve`).
+        lifecycle_clock: Monotonic seconds source for idle release (tests inject one).
+
+    Returns:
+        The ASGI application; ``app.state.host`` is its :class:`WorldHost`.
+    """
+    from leviathan import __version__
+
+    settings = settings or ServiceSettings()
+    host = WorldHost(settings, lifecycle_clock=lifecycle_clock)
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        host.loop = asyncio.get_running_loop()
+
+        async def sweeper() -> None:
+            while True:
+                await asyncio.sleep(settings.sweep_s)
+                host.sweep()
+
+        task = asyncio.create_task(sweeper())
+        try:
+            yield
+        finally:
+            host.begin_shutdown()
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+            host.shutdown()
+
+    app = FastAPI(
+        title="LEVIATHAN service",
+        version=__version__,
+        description="Live canonical Worlds over HTTP and WebSocket (see `leviathan serve`).",
+        docs_url=None,
+        redoc_url=None,
+        openapi_url="/openapi.json",
+        lifespan=lifespan,
+    )
+    app.state.host = host
+    install_error_handlers(app)
+    for router in (service_router, worlds_router, samples_router, live_router):
+        app.include_router(router)
+    app.add_middleware(
+        GuardMiddleware,
+        token=token,
+        max_body_bytes=settings.max_body_bytes,
+        is_shutting_down=lambda: host.shutting_down,
+    )
+    if settings.cors_origins:
+        from fastapi.middleware.cors import CORSMiddleware
+
+        # Outermost, so a browser's preflight (which carries no token) is answered.
+        app.add_middleware(
+            CORSMiddleware,
+            allow_origins=list(settings.cors_origins),
+            allow_methods=["*"],
+            allow_headers=["*"],
+        )
+    return app

@@ -1,0 +1,179 @@
+"""``leviathan bench service``: step-request latency and ticks/s over HTTP beside in-process.
+
+The service runs as its own process (``python -m leviathan serve --port 0`` on
+loopback), so its event loop and workers do not share a GIL with the clients.
+For each World count, ``clients`` threads (each with its own
+:class:`~leviathan.client.ServiceClient`) step the Worlds round-robin with
+:meth:`RemoteWorld.step` (records rebuilt and their hashes checked, as a Python
+user gets them); the peer does the same steps on in-process Worlds with the same
+thread layout, in the same run. The ratio of the two is the service's overhead.
+Figures are printed, never asserted.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+
+__all__ = ["bench_service", "format_service_bench"]
+
+
+def _setup(index: int) -> Any:
+    from leviathan.catalogue import get_vehicle
+    from leviathan.controllers import Autopilot
+    from leviathan.specs import VehicleSpec, spec_from_dict
+    from leviathan.world import VehicleSetup
+
+    doc = get_vehicle("reference_survey_vehicle").model_dump(mode="json")
+    doc["sensors"] = [s for s in doc["sensors"] if s["name"] == "imu"]
+    return VehicleSetup(
+        "auv",
+        spec_from_dict(doc, VehicleSpec),
+        Autopilot(speed_m_per_s=1.0, depth_m=5.0, heading_rad=0.1 * index),
+    )
+
+
+def _percentile(values: Sequence[float], q: float) -> float:
+    ordered = sorted(values)
+    if not ordered:
+        return float("nan")
+    rank = min(len(ordered) - 1, max(0, round(q / 100.0 * (len(ordered) - 1))))
+    return ordered[rank]
+
+
+def _drive(worlds: list[Any], steps: int, ticks: int, clients: int) -> dict[str, float]:
+    """Steps every World ``steps`` times from ``clients`` threads; latencies and rate."""
+    latencies: list[float] = []
+    lock = threading.Lock()
+    threads = min(clients, len(worlds))
+
+    def work(mine: list[Any]) -> None:
+        local = []
+        for _ in range(steps):
+            for w in mine:
+                t0 = time.perf_counter()
+                w.step(ticks)
+                local.append(time.perf_counter() - t0)
+        with lock:
+            latencies.extend(local)
+
+    shares = [worlds[i::threads] for i in range(threads)]
+    pool = [threading.Thread(target=work, args=(s,)) for s in shares]
+    start = time.perf_counter()
+    for t in pool:
+        t.start()
+    for t in pool:
+        t.join()
+    wall = time.perf_counter() - start
+    return {
+        "p50_ms": 1e3 * _percentile(latencies, 50),
+        "p99_ms": 1e3 * _percentile(latencies, 99),
+        "ticks_per_s": len(worlds) * steps * ticks / wall,
+        "requests": len(latencies),
+    }
+
+
+def _start_server(workers: int) -> tuple[subprocess.Popen, str]:
+    env = dict(os.environ)
+    env.pop("LEVIATHAN_TOKEN", None)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "leviathan", "serve", "--port", "0", "--workers", str(workers)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+        env=env,
+    )
+    assert proc.stdout is not None
+    line = proc.stdout.readline()
+    match = re.search(r"(http://\S+)", line)
+    if match is None:
+        proc.kill()
+        raise RuntimeError(f"bench service: the server did not start (said {line!r})")
+    return proc, match.group(1)
+
+
+def bench_service(
+    *,
+    world_counts: Sequence[int] = (1, 32),
+    steps: int = 20,
+    ticks: int = 10,
+    clients: int = 8,
+    workers: int = 8,
+    progress: Callable[[str], Any] | None = None,
+) -> dict[str, Any]:
+    """Times step requests over HTTP and the same steps in-process.
+
+    Args:
+        world_counts: Numbers of Worlds stepped concurrently.
+        steps: Step requests per World.
+        ticks: Ticks per step request.
+        clients: Client threads (each its own connection).
+        workers: The service's worker threads.
+        progress: Called with a line of text as each case finishes.
+
+    Returns:
+        ``{"cases": [{"worlds", "service": {...}, "in_process": {...}, "overhead"}], ...}``
+        with p50/p99 latency [ms] and ticks/s; ``overhead`` is in-process ticks/s over
+        service ticks/s.
+    """
+    from leviathan.client import ServiceClient
+    from leviathan.world import World
+
+    proc, url = _start_server(workers)
+    cases = []
+    try:
+        for count in world_counts:
+            connections = [ServiceClient(url) for _ in range(min(clients, count))]
+            remote = [
+                connections[i % len(connections)].create_world(vehicles=[_setup(i)], step_s="0.01")
+                for i in range(count)
+            ]
+            # Threads take Worlds i::threads, so each thread's Worlds share its connection.
+            service = _drive(remote, steps, ticks, clients)
+            for w in remote:
+                w.delete()
+            for c in connections:
+                c.close()
+            local = [World.create(vehicles=[_setup(i)], step_s="0.01") for i in range(count)]
+            in_process = _drive(local, steps, ticks, clients)
+            case = {
+                "worlds": count,
+                "service": service,
+                "in_process": in_process,
+                "overhead": in_process["ticks_per_s"] / service["ticks_per_s"],
+            }
+            cases.append(case)
+            if progress is not None:
+                progress(format_service_bench({"cases": [case], "steps": steps, "ticks": ticks}))
+    finally:
+        proc.send_signal(signal.SIGINT)
+        try:
+            proc.wait(15)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+    return {"cases": cases, "steps": steps, "ticks": ticks, "clients": clients, "workers": workers}
+
+
+def format_service_bench(result: dict[str, Any]) -> str:
+    """A table of :func:`bench_service`'s result."""
+    lines = [
+        f"step requests of {result['ticks']} ticks, {result['steps']} per World "
+        "(service over loopback HTTP vs in-process, same run)",
+        f"{'worlds':>6}  {'where':<10} {'p50 ms':>8} {'p99 ms':>8} {'ticks/s':>10}",
+    ]
+    for case in result["cases"]:
+        for where in ("service", "in_process"):
+            r = case[where]
+            lines.append(
+                f"{case['worlds']:>6}  {where:<10} {r['p50_ms']:>8.2f} {r['p99_ms']:>8.2f} "
+                f"{r['ticks_per_s']:>10.0f}"
+            )
+        lines.append(f"{'':>6}  overhead (in-process / service ticks/s): {case['overhead']:.2f}x")
+    return "\n".join(lines)

@@ -1,0 +1,207 @@
+"""One JSON shape for every failure: ``{code, message, field, value, expected}``.
+
+Typed service errors carry their HTTP status; library errors are mapped by type
+(:func:`error_for`), so a handler never builds an error response itself:
+
+======  ===================  ==========================================================
+status  code                 when
+======  ===================  ==========================================================
+401     unauthorized         the token is missing or wrong
+404     world_not_found      no open World has this id (never opened, or closed)
+404     not_found            no such route, vehicle sample or resource
+410     world_released       the World was released after being idle
+409     limit_reached        capacity (open Worlds) or a World's step limit
+409     refused              an operation a live World refuses (thruster faults)
+413     body_too_large       the request body is over the service's limit
+422     invalid              bad input: a malformed body or a value the library refuses
+503     shutting_down        the service is stopping
+500     internal             a bug; the message says so and carries no traceback
+======  ===================  ==========================================================
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from leviathan.service._models import ErrorBody
+
+__all__ = [
+    "ERROR_RESPONSES",
+    "ServiceError",
+    "error_body",
+    "error_for",
+    "install_error_handlers",
+]
+
+_LOG = logging.getLogger("leviathan.service")
+_VALUE_CHARS = 200
+
+
+class ServiceError(Exception):
+    """A failure with its HTTP status and the fields of the error shape."""
+
+    def __init__(
+        self,
+        status: int,
+        code: str,
+        message: str,
+        *,
+        field: str | None = None,
+        value: Any = None,
+        expected: str | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.status = status
+        self.code = code
+        self.message = message
+        self.field = field
+        self.value = value
+        self.expected = expected
+
+    def body(self) -> dict[str, Any]:
+        """The JSON error shape."""
+        return error_body(self.code, self.message, self.field, self.value, self.expected)
+
+
+def _short(value: Any) -> Any:
+    """A JSON-safe value, shortened so an error never echoes a whole body back."""
+    try:
+        text = json.dumps(value, allow_nan=False)
+    except (TypeError, ValueError):
+        text = json.dumps(repr(value))
+        value = repr(value)
+    if len(text) <= _VALUE_CHARS:
+        return value
+    return text[:_VALUE_CHARS] + "..."
+
+
+def error_body(
+    code: str, message: str, field: str | None, value: Any = None, expected: str | None = None
+) -> dict[str, Any]:
+    """The JSON error shape, ``value`` shortened."""
+    return {
+        "code": code,
+        "message": message,
+        "field": field,
+        "value": _short(value),
+        "expected": expected,
+    }
+
+
+# A library message starts "<field>: ..." (e.g. "n: expected a positive integer ...").
+_FIELD = re.compile(r"^([A-Za-z_][\w.\[\]'\"/ -]{0,80}?): ")
+_EXPECTED = re.compile(r"expected (.+?)(?:, got (.+))?$", re.DOTALL)
+
+
+def _from_message(status: int, code: str, message: str) -> ServiceError:
+    field_match = _FIELD.match(message)
+    expected_match = _EXPECTED.search(message)
+    return ServiceError(
+        status,
+        code,
+        message,
+        field=field_match.group(1) if field_match else None,
+        value=expected_match.group(2) if expected_match and expected_match.group(2) else None,
+        expected=expected_match.group(1) if expected_match else None,
+    )
+
+
+def error_for(error: BaseException) -> ServiceError:
+    """The service error for any exception a handler let through."""
+    from leviathan.service._wire import WireError
+    from leviathan.world import ThrusterFaultRefusedError, WorldLimitError
+
+    if isinstance(error, ServiceError):
+        return error
+    if isinstance(error, WorldLimitError):
+        return _from_message(409, "limit_reached", str(error))
+    if isinstance(error, ThrusterFaultRefusedError):
+        return _from_message(409, "refused", str(error))
+    if isinstance(error, KeyError) and len(error.args) == 1 and isinstance(error.args[0], str):
+        return _from_message(422, "invalid", error.args[0])
+    if isinstance(error, ValueError | TypeError | KeyError | WireError):
+        message = "; ".join(line.strip() for line in str(error).splitlines() if line.strip())
+        return _from_message(422, "invalid", message or type(error).__name__)
+    return ServiceError(
+        500,
+        "internal",
+        f"internal error: {type(error).__name__} (a bug in the service; the server log has "
+        "the traceback)",
+    )
+
+
+def _json(error: ServiceError) -> JSONResponse:
+    return JSONResponse(error.body(), status_code=error.status)
+
+
+def _validation(exc: RequestValidationError) -> ServiceError:
+    errors = exc.errors()
+    first = errors[0] if errors else {}
+    loc = [str(p) for p in first.get("loc", ()) if p not in ("body", "query", "path")]
+    kind = first.get("type", "")
+    if kind == "json_invalid":
+        return ServiceError(
+            422, "invalid", "body: malformed JSON", field="body", expected="a JSON object"
+        )
+    message = "; ".join(
+        f"{'.'.join(str(p) for p in e.get('loc', ()))}: {e.get('msg', '')}" for e in errors[:5]
+    )
+    return ServiceError(
+        422,
+        "invalid",
+        message or "invalid request",
+        field=".".join(loc) or "body",
+        value=first.get("input"),
+        expected=first.get("msg"),
+    )
+
+
+def install_error_handlers(app: FastAPI) -> None:
+    """Routes every error to the one shape."""
+
+    @app.exception_handler(ServiceError)
+    async def _service(request: Request, exc: ServiceError) -> JSONResponse:
+        return _json(exc)
+
+    @app.exception_handler(RequestValidationError)
+    async def _invalid(request: Request, exc: RequestValidationError) -> JSONResponse:
+        return _json(_validation(exc))
+
+    @app.exception_handler(StarletteHTTPException)
+    async def _http(request: Request, exc: StarletteHTTPException) -> JSONResponse:
+        codes = {404: "not_found", 405: "method_not_allowed"}
+        code = codes.get(exc.status_code, "http_error")
+        return _json(ServiceError(exc.status_code, code, f"{request.url.path}: {exc.detail}"))
+
+    async def _other(request: Request, exc: Exception) -> JSONResponse:
+        error = error_for(exc)
+        if error.status >= 500:
+            _LOG.error("internal error on %s", request.url.path, exc_info=exc)
+        return _json(error)
+
+    # Library errors by type (handled without re-raising), then everything else (500).
+    for kind in (ValueError, TypeError, KeyError, RuntimeError, Exception):
+        app.add_exception_handler(kind, _other)
+
+
+ERROR_RESPONSES: dict[int | str, dict[str, Any]] = {
+    status: {"model": ErrorBody, "description": description}
+    for status, description in (
+        (401, "Token missing or wrong"),
+        (404, "Unknown World or resource"),
+        (409, "Capacity or step limit reached, or the operation is refused"),
+        (410, "World released after being idle"),
+        (413, "Request body too large"),
+        (422, "Invalid input"),
+        (503, "Shutting down"),
+    )
+}
+"""OpenAPI ``responses`` every router declares: each error has the one shape."""

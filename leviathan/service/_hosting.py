@@ -1,0 +1,315 @@
+"""``WorldHost``: the service's live Worlds, their locks, workers and subscribers.
+
+The :class:`~leviathan.world.WorldRegistry` is the only owner of live Worlds; the
+host wraps it for concurrent use:
+
+* **One lock per World**: every operation on a World runs while holding that
+  World's lock, so requests on one World are serialised in arrival order at the
+  lock, and a refused request (the library's operations are transactional)
+  changes nothing even while other requests wait.
+* **A worker pool for different Worlds**: operations run in a
+  ``ThreadPoolExecutor`` (``workers`` threads), so Worlds step side by side and
+  the event loop stays free for other requests and WebSocket pushes. Given the
+  GIL, what truly runs in parallel is the code that releases it: NumPy's array
+  kernels (the sonar, camera and DVL tracing over large arrays), Warp kernel
+  launches and waits, and the sockets' I/O; the per-tick Python of the dynamics
+  and controllers interleaves rather than overlaps. A World's results never
+  depend on that interleaving: each World is touched only under its own lock,
+  and nothing is shared between Worlds.
+* **The registry's own bookkeeping** (open, get, close, idle release) runs under
+  one short registry lock, never while a World steps.
+
+After every committed change the World's state is pushed, in commit order (it
+is taken under the World's lock), to the WebSocket subscribers of that World.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections import OrderedDict
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any
+
+from leviathan.service._errors import ServiceError, error_for
+from leviathan.world import World, WorldRegistry
+
+__all__ = ["HostedWorld", "ServiceSettings", "WorldHost"]
+
+
+@dataclass(frozen=True)
+class ServiceSettings:
+    """Limits and options of one service.
+
+    Args:
+        max_worlds: Open Worlds at most (the registry's capacity, default 32).
+        max_steps: Steps per World at most (default 2,000,000).
+        idle_release_s: Idle time before a World is released [s] (default one hour).
+        max_ticks_per_request: Ticks one step request may ask for.
+        max_body_bytes: Largest request body [bytes]; larger ones get 413.
+        samples_kept: Recent samples each World keeps downloadable by id.
+        workers: Threads of the worker pool that runs World operations.
+        sweep_s: How often idle Worlds are looked for [s of the lifecycle clock's
+            wall time; the release decision itself uses the lifecycle clock].
+        cors_origins: Origins allowed by CORS (none: no CORS headers at all).
+        subscriber_queue: Pushed states a slow WebSocket client may lag behind
+            before it is disconnected (nothing is dropped silently).
+    """
+
+    max_worlds: int = 32
+    max_steps: int = 2_000_000
+    idle_release_s: float = 3600.0
+    max_ticks_per_request: int = 10_000
+    max_body_bytes: int = 16 * 1024 * 1024
+    samples_kept: int = 512
+    workers: int = 8
+    sweep_s: float = 10.0
+    cors_origins: tuple[str, ...] = ()
+    subscriber_queue: int = 1024
+
+
+@dataclass(eq=False)
+class HostedWorld:
+    """One World with its lock, recent samples, subscribers and player."""
+
+    world_id: str
+    world: World
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    samples: OrderedDict[str, Any] = field(default_factory=OrderedDict)
+    subscribers: set[asyncio.Queue] = field(default_factory=set)
+    seq: int = 0
+    player: Any = None
+    closed: bool = False
+
+
+class WorldHost:
+    """The live Worlds of one service process (see the module docstring).
+
+    Args:
+        settings: The service's limits.
+        lifecycle_clock: Monotonic seconds source for idle release (injectable).
+    """
+
+    def __init__(self, settings: ServiceSettings, *, lifecycle_clock: Callable[[], float]) -> None:
+        self.settings = settings
+        self.registry = WorldRegistry(
+            max_worlds=settings.max_worlds,
+            max_steps=settings.max_steps,
+            idle_release_s=settings.idle_release_s,
+            lifecycle_clock=lifecycle_clock,
+        )
+        self._lock = threading.Lock()
+        self._hosted: dict[str, HostedWorld] = {}
+        self.executor = ThreadPoolExecutor(settings.workers, thread_name_prefix="leviathan-world")
+        self.loop: asyncio.AbstractEventLoop | None = None
+        self.shutting_down = False
+
+    # ------------------------------------------------------------------ registry
+
+    def sweep(self) -> list[str]:
+        """Releases idle Worlds (registry rule) and drops what the host kept for them."""
+        with self._lock:
+            gone = self.registry.release_idle()
+            hosted = [self._hosted.pop(wid) for wid in gone if wid in self._hosted]
+        for h in hosted:
+            self._retire(h, "released")
+        return gone
+
+    def open(self, world: World) -> HostedWorld:
+        """Opens a World in the registry (409 when full)."""
+        self.sweep()
+        with self._lock:
+            try:
+                wid = self.registry.open(world)
+            except Exception as error:
+                raise error_for(error) from None
+            hosted = HostedWorld(wid, world)
+            self._hosted[wid] = hosted
+        return hosted
+
+    def get(self, world_id: str) -> HostedWorld:
+        """An open World, marked used (404 unknown, 410 released after idling)."""
+        self.sweep()
+        with self._lock:
+            try:
+                self.registry.get(world_id)
+            except KeyError:
+                raise self._missing(world_id) from None
+            return self._hosted[world_id]
+
+    def _missing(self, world_id: str) -> ServiceError:
+        if world_id in self.registry.released:
+            return ServiceError(
+                410,
+                "world_released",
+                f"world_id: {world_id!r} was released after being idle for "
+                f"{self.registry.idle_release_s:g} s; create a new World",
+                field="world_id",
+                value=world_id,
+                expected="an open World id",
+            )
+        return ServiceError(
+            404,
+            "world_not_found",
+            f"world_id: {world_id!r} is not open (never opened, or closed); Worlds do not "
+            "survive a service restart",
+            field="world_id",
+            value=world_id,
+            expected="an open World id (see GET /worlds)",
+        )
+
+    def ids(self) -> tuple[str, ...]:
+        """Ids of the open Worlds."""
+        self.sweep()
+        with self._lock:
+            return self.registry.ids()
+
+    def hosted(self, world_id: str) -> HostedWorld | None:
+        """The hosted entry without marking it used (``None`` if not open)."""
+        with self._lock:
+            return self._hosted.get(world_id)
+
+    def close(self, hosted: HostedWorld) -> None:
+        """Closes a World (call while holding its lock)."""
+        with self._lock:
+            try:
+                self.registry.close(hosted.world_id)
+            except KeyError:
+                raise self._missing(hosted.world_id) from None
+            self._hosted.pop(hosted.world_id, None)
+        self._retire(hosted, "deleted")
+
+    def _retire(self, hosted: HostedWorld, reason: str) -> None:
+        hosted.closed = True
+        if hosted.player is not None:
+            hosted.player.stop(reason)
+        self._publish(hosted, {"type": "closed", "world_id": hosted.world_id, "reason": reason})
+
+    # ------------------------------------------------------------------ running
+
+    async def run(
+        self, world_id: str, operation: Callable[[World], Any], *, changes: bool = True
+    ) -> Any:
+        """Runs ``operation(world)`` in the worker pool under the World's lock.
+
+        A client that disconnects meanwhile does not interrupt it: the operation
+        commits (or refuses) as a whole, and the lock is released either way.
+
+        Args:
+            world_id: The World.
+            operation: What to do with it (a library call).
+            changes: Whether it may change the World (its state is then pushed).
+        """
+        if self.loop is None:
+            self.loop = asyncio.get_running_loop()
+        hosted = self.get(world_id)
+        future = self.loop.run_in_executor(self.executor, self._locked, hosted, operation, changes)
+        # Shielded: cancelling the request must not leave the caller without the
+        # result while the worker still holds the lock.
+        return await asyncio.shield(future)
+
+    async def call(self, operation: Callable[[], Any]) -> Any:
+        """Runs ``operation()`` (no World lock: e.g. building a new World) in the pool."""
+        if self.loop is None:
+            self.loop = asyncio.get_running_loop()
+
+        def guarded() -> Any:
+            try:
+                return operation()
+            except ServiceError:
+                raise
+            except Exception as error:
+                raise error_for(error) from error
+
+        return await asyncio.shield(self.loop.run_in_executor(self.executor, guarded))
+
+    def _locked(self, hosted: HostedWorld, operation: Callable[[World], Any], changes: bool) -> Any:
+        with hosted.lock:
+            if hosted.closed:
+                raise self._missing(hosted.world_id)
+            try:
+                result = operation(hosted.world)
+            except ServiceError:
+                raise
+            except Exception as error:
+                raise error_for(error) from error
+            if changes and not hosted.closed:
+                hosted.seq += 1
+                self._publish(hosted, self.state_message(hosted))
+            return result
+
+    def state_message(self, hosted: HostedWorld) -> dict[str, Any]:
+        """The pushed message: sequence number and :meth:`World.state`."""
+        state = hosted.world.state()
+        return {
+            "type": "state",
+            "world_id": hosted.world_id,
+            "seq": hosted.seq,
+            "tick": state["tick"],
+            "time_ns": state["time_ns"],
+            "state": state,
+        }
+
+    def keep_samples(self, hosted: HostedWorld, groups: list[Any]) -> None:
+        """Keeps the newest samples downloadable by id (call under the World's lock)."""
+        for group in groups:
+            for sample in group.samples.values():
+                hosted.samples[sample.content_hash] = sample
+                hosted.samples.move_to_end(sample.content_hash)
+        while len(hosted.samples) > self.settings.samples_kept:
+            hosted.samples.popitem(last=False)
+
+    # ------------------------------------------------------------------ subscribers
+
+    def subscribe(self, hosted: HostedWorld) -> asyncio.Queue:
+        """A queue that receives every later pushed message of the World."""
+        queue: asyncio.Queue = asyncio.Queue(maxsize=self.settings.subscriber_queue)
+        with self._lock:
+            hosted.subscribers.add(queue)
+        return queue
+
+    def unsubscribe(self, hosted: HostedWorld, queue: asyncio.Queue) -> None:
+        """Stops pushing to ``queue``."""
+        with self._lock:
+            hosted.subscribers.discard(queue)
+
+    def _publish(self, hosted: HostedWorld, message: dict[str, Any]) -> None:
+        loop = self.loop
+        if loop is None or loop.is_closed():
+            return
+        with self._lock:
+            queues = list(hosted.subscribers)
+        for queue in queues:
+            loop.call_soon_threadsafe(_offer, queue, message)
+
+    # ------------------------------------------------------------------ lifecycle
+
+    def begin_shutdown(self) -> None:
+        """From now on every request gets 503; players stop."""
+        self.shutting_down = True
+        with self._lock:
+            hosted = list(self._hosted.values())
+        for h in hosted:
+            if h.player is not None:
+                h.player.stop("shutdown")
+
+    def shutdown(self) -> None:
+        """Stops the worker pool (running operations finish first)."""
+        self.begin_shutdown()
+        self.executor.shutdown(wait=True, cancel_futures=True)
+
+
+_OVERFLOW = {"type": "overflow"}
+
+
+def _offer(queue: asyncio.Queue, message: dict[str, Any]) -> None:
+    """Queues a message; a subscriber too far behind gets one overflow marker instead."""
+    try:
+        queue.put_nowait(message)
+    except asyncio.QueueFull:
+        # The stream closes after the marker: a gap is never silent.
+        while not queue.empty():
+            queue.get_nowait()
+        queue.put_nowait(_OVERFLOW)

@@ -1,0 +1,53 @@
+"""``/health`` and ``/catalogue``: the service itself and the vehicles it can build."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Depends
+
+from leviathan.catalogue import get_vehicle, vehicle_names
+from leviathan.service import _models as m
+from leviathan.service._deps import get_host
+from leviathan.service._errors import ERROR_RESPONSES, ServiceError
+from leviathan.service._hosting import WorldHost
+
+__all__ = ["router"]
+
+router = APIRouter(tags=["service"], responses=ERROR_RESPONSES)
+
+Host = Annotated[WorldHost, Depends(get_host)]
+
+
+@router.get("/health", response_model=m.HealthResponse, summary="Version and limits")
+async def health(host: Host) -> m.HealthResponse:
+    """The service's version, its limits and how many Worlds are open."""
+    from leviathan import __version__
+
+    s = host.settings
+    return m.HealthResponse(
+        status="ok",
+        version=__version__,
+        worlds_open=len(host.ids()),
+        max_worlds=s.max_worlds,
+        max_steps=s.max_steps,
+        idle_release_s=s.idle_release_s,
+        max_ticks_per_request=s.max_ticks_per_request,
+        max_body_bytes=s.max_body_bytes,
+        catalogue=list(vehicle_names()),
+    )
+
+
+@router.get("/catalogue/{name}", summary="A catalogue vehicle's document")
+async def catalogue_vehicle(name: str) -> dict[str, Any]:
+    """The built-in vehicle document ``name`` (usable inline in a create request)."""
+    if name not in vehicle_names():
+        raise ServiceError(
+            404,
+            "not_found",
+            f"name: no catalogue vehicle {name!r}",
+            field="name",
+            value=name,
+            expected=f"one of {', '.join(vehicle_names())}",
+        )
+    return get_vehicle(name).model_dump(mode="json")

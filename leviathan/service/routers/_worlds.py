@@ -1,0 +1,345 @@
+"""``/worlds``: create, list, read, step, edit, snapshot, reset, export and delete Worlds.
+
+Every handler is thin: it turns the request document into the arguments a Python
+user would pass, and calls the same :class:`~leviathan.world.World` method through
+:meth:`WorldHost.run` (the World's lock, the worker pool).
+"""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+import numpy as np
+from fastapi import APIRouter, Body, Depends, Query, Response
+
+from leviathan.service import _models as m
+from leviathan.service._deps import get_host
+from leviathan.service._documents import (
+    build_controller,
+    build_environment,
+    build_sensors,
+    build_setup,
+    build_vehicle_spec,
+)
+from leviathan.service._errors import ERROR_RESPONSES, ServiceError
+from leviathan.service._hosting import HostedWorld, WorldHost
+from leviathan.service._wire import encode_record, encode_value
+from leviathan.world import World
+
+__all__ = ["router", "summarise_groups", "world_info"]
+
+router = APIRouter(prefix="/worlds", tags=["worlds"], responses=ERROR_RESPONSES)
+
+Host = Annotated[WorldHost, Depends(get_host)]
+_SCALAR_VALUES = 16
+
+
+def world_info(hosted: HostedWorld) -> m.WorldInfo:
+    """The summary of an open World."""
+    w = hosted.world
+    return m.WorldInfo(
+        id=hosted.world_id,
+        tick=w.tick,
+        time_ns=w.time_ns,
+        step_ns=w.clock.step_ns,
+        step_limit=w.step_limit,
+        vehicles=list(w.vehicle_names),
+        sensor_ids=list(w.sensor_ids()),
+        playing=bool(hosted.player is not None and hosted.player.playing),
+    )
+
+
+def _scalar(array: np.ndarray) -> Any:
+    # JSON has no NaN: a missing value is null.
+    values = np.asarray(array).tolist()
+    if isinstance(values, float) and values != values:
+        return None
+    if isinstance(values, list):
+        return [None if isinstance(v, float) and v != v else v for v in np.ravel(array).tolist()]
+    return values
+
+
+def summarise_groups(groups: list[Any]) -> list[m.GroupSummary]:
+    """Capture groups as summaries: hashes, channel shapes, small channels' values."""
+    out = []
+    for g in groups:
+        members = []
+        for sensor_id, s in g.samples.items():
+            meta = s.metadata
+            channels = {
+                name: {"dtype": a.dtype.str, "shape": list(a.shape)}
+                for name, a in s.channels.items()
+            }
+            scalars = {
+                name: _scalar(a) for name, a in s.channels.items() if a.size <= _SCALAR_VALUES
+            }
+            index = getattr(s, "sample_index", meta.get("sample_index"))
+            members.append(
+                m.MemberSummary(
+                    sensor_id=sensor_id,
+                    kind=str(getattr(s, "kind", None) or meta.get("kind") or type(s).__name__),
+                    sample_id=s.content_hash,
+                    sample_index=None if index is None else int(index),
+                    time_ns=int(getattr(s, "time_ns", meta.get("time_ns", g.time_ns))),
+                    content_hash=s.content_hash,
+                    channels=channels,
+                    scalars=scalars,
+                )
+            )
+        out.append(
+            m.GroupSummary(
+                tick=g.tick, time_ns=g.time_ns, content_hash=g.content_hash, members=members
+            )
+        )
+    return out
+
+
+@router.post("", status_code=201, response_model=m.WorldInfo, summary="Create a World")
+async def create_world(body: m.CreateWorldRequest, host: Host) -> m.WorldInfo:
+    """:meth:`World.create` from catalogue names or inline documents; opens it."""
+
+    def build() -> World:
+        return World.create(
+            vehicles=[build_setup(f"vehicles[{i}]", v) for i, v in enumerate(body.vehicles)],
+            environment=build_environment(body.environment),
+            root_seed=body.root_seed,
+            step_ns=body.step_ns,
+            step_s=body.step_s,
+            tracing_backend=body.tracing_backend,
+        )
+
+    world = await host.call(build)
+    return world_info(host.open(world))
+
+
+@router.get("", response_model=m.WorldList, summary="List the open Worlds")
+async def list_worlds(host: Host) -> m.WorldList:
+    """Every open World (reading the list marks none of them used)."""
+    infos = []
+    for wid in host.ids():
+        hosted = host.hosted(wid)
+        if hosted is not None:
+            infos.append(world_info(hosted))
+    return m.WorldList(worlds=infos)
+
+
+@router.get("/{world_id}", response_model=m.WorldInfo, summary="One World")
+async def get_world(world_id: str, host: Host) -> m.WorldInfo:
+    """Tick, time, step, limit, vehicles and sensors of one World."""
+    hosted = host.get(world_id)
+    return await host.run(world_id, lambda w: world_info(hosted), changes=False)
+
+
+@router.delete("/{world_id}", status_code=204, summary="Delete a World")
+async def delete_world(world_id: str, host: Host) -> Response:
+    """Closes the World (after any operation in progress on it)."""
+    hosted = host.get(world_id)
+    await host.run(world_id, lambda w: host.close(hosted), changes=False)
+    return Response(status_code=204)
+
+
+@router.get("/{world_id}/state", response_model=m.StateResponse, summary="Committed state")
+async def get_state(world_id: str, host: Host) -> m.StateResponse:
+    """:meth:`World.state`."""
+    state = await host.run(world_id, World.state, changes=False)
+    return m.StateResponse(world_id=world_id, state=state)
+
+
+@router.post("/{world_id}/step", response_model=m.StepResponse, summary="Step n ticks")
+async def step_world(world_id: str, body: m.StepRequest, host: Host) -> m.StepResponse:
+    """:meth:`World.step`: advances ``n`` ticks and returns only the new capture groups."""
+    limit = host.settings.max_ticks_per_request
+    if isinstance(body.n, int) and body.n > limit:
+        raise ServiceError(
+            422,
+            "invalid",
+            f"n: {body.n} ticks is more than one request may step ({limit}); split it",
+            field="n",
+            value=body.n,
+            expected=f"an integer in 1..{limit}",
+        )
+    hosted = host.get(world_id)
+
+    def step(w: World) -> tuple[list[Any], int, int]:
+        groups = w.step(body.n)
+        host.keep_samples(hosted, groups)
+        return groups, w.tick, w.time_ns
+
+    groups, tick, time_ns = await host.run(world_id, step)
+    return m.StepResponse(
+        world_id=world_id,
+        tick=tick,
+        time_ns=time_ns,
+        groups=summarise_groups(groups),
+        records=[encode_record(g) for g in groups] if body.detail == "records" else None,
+    )
+
+
+@router.get("/{world_id}/track", response_model=m.TrackResponse, summary="Vehicle track")
+async def get_track(
+    world_id: str,
+    host: Host,
+    vehicle: Annotated[str, Query(description="Vehicle name")],
+    from_tick: Annotated[int, Query(ge=0)] = 0,
+    matrices: bool = False,
+) -> m.TrackResponse:
+    """:meth:`World.track_states` from ``from_tick`` (and :meth:`World.track`'s matrices)."""
+
+    def read(w: World) -> tuple[Any, Any]:
+        record = w.track_states(vehicle, from_tick=from_tick)
+        poses = w.track(vehicle)[2][from_tick:].tolist() if matrices else None
+        return record, poses
+
+    record, poses = await host.run(world_id, read, changes=False)
+    return m.TrackResponse(
+        world_id=world_id,
+        vehicle=record.name,
+        ticks=record.ticks.tolist(),
+        times_ns=record.times_ns.tolist(),
+        position_ned_m=record.position_ned_m.tolist(),
+        attitude_q=record.attitude_q.tolist(),
+        velocity_body=record.velocity_body.tolist(),
+        T_world_body=poses,
+    )
+
+
+@router.post("/{world_id}/edit", response_model=m.WorldInfo, summary="Edit a World")
+async def edit_world(world_id: str, body: m.EditRequest, host: Host) -> m.WorldInfo:
+    """:meth:`World.edit`: replace a vehicle's document, sensors or controller, or the
+    environment; the vehicle keeps its pose and velocity."""
+    hosted = host.get(world_id)
+
+    def edit(w: World) -> m.WorldInfo:
+        w.edit(
+            vehicle=body.vehicle,
+            spec=None if body.spec is None else build_vehicle_spec("spec", body.spec),
+            sensors=None if body.sensors is None else build_sensors(body.sensors),
+            controller=None if body.controller is None else build_controller(body.controller),
+            environment=build_environment(body.environment),
+        )
+        return world_info(hosted)
+
+    return await host.run(world_id, edit)
+
+
+@router.put("/{world_id}/current", response_model=m.StateResponse, summary="Set the current")
+async def set_current(world_id: str, body: m.CurrentRequest, host: Host) -> m.StateResponse:
+    """:meth:`World.set_current`: a uniform NED current [m/s] or a depth profile."""
+
+    def apply(w: World) -> dict[str, Any]:
+        w.set_current(body.current_ned_m_per_s, profile=body.profile)
+        return w.state()
+
+    return m.StateResponse(world_id=world_id, state=await host.run(world_id, apply))
+
+
+@router.put(
+    "/{world_id}/vehicles/{vehicle}/controller",
+    response_model=m.WorldInfo,
+    summary="Set a controller",
+)
+async def set_controller(
+    world_id: str,
+    vehicle: str,
+    body: Annotated[m.ControllerDocument, Body()],
+    host: Host,
+) -> m.WorldInfo:
+    """:meth:`World.set_controller` (the controller's state starts fresh)."""
+    hosted = host.get(world_id)
+
+    def apply(w: World) -> m.WorldInfo:
+        w.set_controller(vehicle, build_controller(body))
+        return world_info(hosted)
+
+    return await host.run(world_id, apply)
+
+
+@router.get("/{world_id}/vehicles/{vehicle}/spec", summary="A vehicle's document")
+async def get_vehicle_spec(world_id: str, vehicle: str, host: Host) -> dict[str, Any]:
+    """:meth:`World.vehicle_spec` as a JSON document."""
+    spec = await host.run(world_id, lambda w: w.vehicle_spec(vehicle), changes=False)
+    return spec.model_dump(mode="json")
+
+
+@router.put("/{world_id}/step-length", response_model=m.WorldInfo, summary="Set the tick length")
+async def set_step(world_id: str, body: m.StepLengthRequest, host: Host) -> m.WorldInfo:
+    """:meth:`World.set_step`: a new epoch starts at the current tick."""
+    if (body.step_ns is None) == (body.step_s is None):
+        raise ServiceError(
+            422,
+            "invalid",
+            "step_ns/step_s: give exactly one tick length",
+            field="step_ns",
+            expected="exactly one of step_ns (int ns) and step_s (str s)",
+        )
+    hosted = host.get(world_id)
+
+    def apply(w: World) -> m.WorldInfo:
+        w.set_step(body.step_ns if body.step_ns is not None else body.step_s)
+        return world_info(hosted)
+
+    return await host.run(world_id, apply)
+
+
+@router.get("/{world_id}/snapshot", response_model=m.SnapshotResponse, summary="Snapshot")
+async def snapshot(world_id: str, host: Host) -> m.SnapshotResponse:
+    """:meth:`World.snapshot`: the committed state as an immutable, hashed record."""
+    snap = await host.run(world_id, World.snapshot, changes=False)
+    return m.SnapshotResponse(
+        world_id=world_id,
+        tick=snap.tick,
+        time_ns=snap.time_ns,
+        content_hash=snap.content_hash,
+        record=encode_record(snap),
+    )
+
+
+@router.get("/{world_id}/off-tick", summary="Refused off-tick samples")
+async def off_tick(world_id: str, host: Host) -> list[Any]:
+    """:attr:`World.off_tick_samples` (runs of refused samples)."""
+    runs = await host.run(world_id, lambda w: w.off_tick_samples, changes=False)
+    return [encode_value(r) for r in runs]
+
+
+@router.post("/{world_id}/reset", response_model=m.StateResponse, summary="Reset")
+async def reset(world_id: str, host: Host) -> m.StateResponse:
+    """:meth:`World.reset`: back to tick 0 (there is no rewind to an intermediate tick)."""
+    hosted = host.get(world_id)
+
+    def apply(w: World) -> dict[str, Any]:
+        w.reset()
+        hosted.samples.clear()
+        return w.state()
+
+    return m.StateResponse(world_id=world_id, state=await host.run(world_id, apply))
+
+
+_MEDIA = {"usda": "text/plain; charset=utf-8", "usdc": "application/octet-stream"}
+
+
+@router.get(
+    "/{world_id}/usd",
+    summary="Export OpenUSD",
+    response_class=Response,
+    responses={200: {"content": {"application/octet-stream": {}, "text/plain": {}}}},
+)
+async def export_usd(
+    world_id: str, host: Host, format: Literal["usda", "usdc"] = "usda"
+) -> Response:
+    """:meth:`World.export_usd` as a download; the file name is the service's own
+    (``<world id>-tick<n>.<format>``), never a path from the client."""
+
+    def export(w: World) -> tuple[bytes, str]:
+        name = f"{world_id}-tick{w.tick}.{format}"
+        with tempfile.TemporaryDirectory(prefix="leviathan-usd-") as folder:
+            path = w.export_usd(Path(folder) / name)
+            return path.read_bytes(), name
+
+    data, name = await host.run(world_id, export, changes=False)
+    return Response(
+        data,
+        media_type=_MEDIA[format],
+        headers={"content-disposition": f'attachment; filename="{name}"'},
+    )
