@@ -7,6 +7,8 @@ every module refusing, say, a non-integer time says so in the same words:
 * :func:`exact_rational` — a user's number (seconds, hertz) read exactly.
 * :func:`check_root_seed` — a root seed of keyed randomness, in ``[0, 2**64)``.
 * :func:`check_seed` — an optional seed of a sensor's noise.
+* :func:`check_count` — a count or index: an int (not a bool) at least some minimum.
+* :func:`check_mapping` — a record's mapping field (channels, metadata), optionally str-keyed.
 * :func:`check_sample_identifiers` — the (sensor id, sample index, time) of a sample.
 * :func:`is_integer` — the one test of "an integer, not a bool" behind them.
 """
@@ -14,6 +16,7 @@ every module refusing, say, a non-integer time says so in the same words:
 from __future__ import annotations
 
 import numbers
+from collections.abc import Mapping
 from decimal import Decimal, InvalidOperation
 from fractions import Fraction
 from typing import Any
@@ -22,6 +25,8 @@ import numpy as np
 
 __all__ = [
     "SEED_LIMIT",
+    "check_count",
+    "check_mapping",
     "check_root_seed",
     "check_sample_identifiers",
     "check_seed",
@@ -132,16 +137,44 @@ def check_root_seed(name: str, value: Any, *, python_int_only: bool = False) -> 
     return int(value)
 
 
+def check_count(name: str, value: Any, *, minimum: int) -> int:
+    """Refuses a count that is not an int (Python or NumPy, not bool) ``>= minimum``.
+
+    Args:
+        name: Argument name used in the error message.
+        value: The value to check.
+        minimum: The smallest count accepted.
+
+    Returns:
+        ``int(value)``.
+
+    Raises:
+        TypeError: ``value`` is a bool or not an integer.
+        ValueError: ``value`` is below ``minimum``.
+    """
+    if isinstance(value, bool) or not isinstance(value, int | np.integer):
+        raise TypeError(f"{name}: expected an int >= {minimum}, got {value!r}")
+    if value < minimum:
+        raise ValueError(f"{name}: expected an int >= {minimum}, got {value!r}")
+    return int(value)
+
+
+def check_mapping(name: str, value: Any, *, string_keys: bool = False) -> None:
+    """Raises TypeError naming ``name`` unless ``value`` is a mapping (str-keyed if asked)."""
+    if not isinstance(value, Mapping):
+        raise TypeError(f"{name}: expected a mapping, got {type(value).__name__}")
+    bad = [key for key in value if not isinstance(key, str)] if string_keys else []
+    if bad:
+        raise TypeError(f"{name}: keys must be strings, got {bad!r}")
+
+
 def check_sample_identifiers(sensor_id: Any, sample_index: Any, time_ns: Any) -> None:
     """Refuse malformed sample identifiers with a message that says what is expected."""
     if not isinstance(sensor_id, str) or not sensor_id:
         raise ValueError(
             f"sensor_id: expected a non-empty string like 'vehicle/sensor', got {sensor_id!r}"
         )
-    if isinstance(sample_index, bool) or not isinstance(sample_index, int | np.integer):
-        raise TypeError(f"sample_index: expected an int >= 0, got {sample_index!r}")
-    if sample_index < 0:
-        raise ValueError(f"sample_index: expected an int >= 0, got {sample_index!r}")
+    check_count("sample_index", sample_index, minimum=0)
     if isinstance(time_ns, bool) or not isinstance(time_ns, int | np.integer):
         raise TypeError(f"time_ns: expected an integer number of nanoseconds, got {time_ns!r}")
 

@@ -115,6 +115,10 @@ The two prefixes make the SHA-256 inputs of the two hashes disjoint, so a displa
 never equals a content hash. Rule: a display product never enters scientific identity;
 do not pass display bytes or display hashes into an object hashed with
 :func:`content_hash`.
+
+Longer than 500 lines because this docstring is the normative specification of the
+encoding (about 120 lines) and it stays beside the one encoder that implements it, byte for
+byte, so that a reader can check the two against each other in one file.
 """
 
 from __future__ import annotations

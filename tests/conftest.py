@@ -4,7 +4,9 @@ A test that takes a ``device`` argument runs once per Warp device present: ``"cp
 always, then each CUDA device (the list is asked of Warp once per process, and only
 when such a test is collected, so sessions without one never initialise Warp). A test
 that parametrizes ``device`` itself keeps its own list. The ``devices`` fixture gives
-the whole list to tests that need more than one device at a time; ``tiny_demo``
+the whole list to tests that need more than one device at a time; every test run on
+a CUDA device is marked ``cuda`` (``pytest -m cuda`` runs only those, ``-m "not cuda"``
+only the CPU ones); ``tiny_demo``
 shrinks the survey demo's seabed for tests of the demo's files and errors.
 
 Shared builders (small vehicles, scenes, Worlds) are plain functions in
@@ -42,6 +44,15 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     """Run every test taking ``device`` once per Warp device, unless it lists its own."""
     if "device" in metafunc.fixturenames and "device" not in _parametrized_names(metafunc):
         metafunc.parametrize("device", _warp_devices())
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Mark every test run on a CUDA device ``cuda``: ``-m cuda`` runs only those."""
+    for item in items:
+        params = getattr(getattr(item, "callspec", None), "params", {})
+        device = params.get("device")
+        if isinstance(device, str) and device.startswith("cuda"):
+            item.add_marker(pytest.mark.cuda)
 
 
 @pytest.fixture(scope="session")

@@ -106,6 +106,12 @@ def products() -> dict[str, Any]:
 PRODUCT_NAMES = ("snapshot", "capture_group", "dvl", "imu", "camera", "sonar")
 
 
+@pytest.fixture(params=PRODUCT_NAMES)
+def product_case(request: pytest.FixtureRequest, products: dict[str, Any]) -> tuple[Any, str]:
+    """Each product of :func:`products` in turn, with its hash taken before any attack."""
+    return products[request.param]
+
+
 def _walk(value: Any, path: str) -> Iterator[tuple[str, Any]]:
     """Every mapping, tuple, array and product reachable from ``value``, with its path."""
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
@@ -220,11 +226,10 @@ MAPPING_ATTACKS: dict[str, tuple[Callable[[Mapping, Any], Any], type[Exception]]
 
 
 @pytest.mark.parametrize("attack", sorted(ARRAY_ATTACKS))
-@pytest.mark.parametrize("name", PRODUCT_NAMES)
 def test_every_array_of_a_product_refuses_the_attack(
-    products: dict[str, Any], name: str, attack: str
+    product_case: tuple[Any, str], attack: str
 ) -> None:
-    product, expected_hash = products[name]
+    product, expected_hash = product_case
     do, error = ARRAY_ATTACKS[attack]
     for path, array in _of_type(product, np.ndarray):
         with pytest.raises(error):
@@ -234,11 +239,10 @@ def test_every_array_of_a_product_refuses_the_attack(
 
 
 @pytest.mark.parametrize("attack", sorted(MAPPING_ATTACKS))
-@pytest.mark.parametrize("name", PRODUCT_NAMES)
 def test_every_mapping_of_a_product_refuses_the_attack(
-    products: dict[str, Any], name: str, attack: str
+    product_case: tuple[Any, str], attack: str
 ) -> None:
-    product, expected_hash = products[name]
+    product, expected_hash = product_case
     do, error = MAPPING_ATTACKS[attack]
     for path, mapping in _of_type(product, Mapping):
         key = next(iter(mapping), "__new__")
@@ -249,14 +253,11 @@ def test_every_mapping_of_a_product_refuses_the_attack(
     _assert_unchanged(product, expected_hash)
 
 
-@pytest.mark.parametrize("name", PRODUCT_NAMES)
-def test_every_tuple_of_a_product_refuses_item_assignment(
-    products: dict[str, Any], name: str
-) -> None:
-    product, expected_hash = products[name]
+def test_every_tuple_of_a_product_refuses_item_assignment(product_case: tuple[Any, str]) -> None:
+    product, expected_hash = product_case
     tuples = [(p, t) for p, t in _walk(product, "$") if isinstance(t, tuple) and t]
     if not tuples:
-        pytest.skip(f"{name} holds no non-empty tuple")
+        pytest.skip(f"this {type(product).__name__} holds no non-empty tuple")
     for _, sequence in tuples:
         with pytest.raises(TypeError):
             sequence[0] = 0  # type: ignore[index]
@@ -265,11 +266,8 @@ def test_every_tuple_of_a_product_refuses_item_assignment(
     _assert_unchanged(product, expected_hash)
 
 
-@pytest.mark.parametrize("name", PRODUCT_NAMES)
-def test_product_attributes_refuse_assignment_and_deletion(
-    products: dict[str, Any], name: str
-) -> None:
-    product, expected_hash = products[name]
+def test_product_attributes_refuse_assignment_and_deletion(product_case: tuple[Any, str]) -> None:
+    product, expected_hash = product_case
     for path, record in _of_type(product, (SensorSample, SonarFrame, CaptureGroup, WorldSnapshot)):
         for attribute in [f.name for f in dataclasses.fields(record)] + ["content_hash"]:
             with pytest.raises(dataclasses.FrozenInstanceError):
@@ -280,9 +278,8 @@ def test_product_attributes_refuse_assignment_and_deletion(
     _assert_unchanged(product, expected_hash)
 
 
-@pytest.mark.parametrize("name", PRODUCT_NAMES)
-def test_arrays_of_a_product_sit_on_immutable_bytes(products: dict[str, Any], name: str) -> None:
-    product, _ = products[name]
+def test_arrays_of_a_product_sit_on_immutable_bytes(product_case: tuple[Any, str]) -> None:
+    product, _ = product_case
     for path, array in _of_type(product, np.ndarray):
         base = array.base
         while isinstance(base, np.ndarray):
@@ -291,11 +288,10 @@ def test_arrays_of_a_product_sit_on_immutable_bytes(products: dict[str, Any], na
         assert type(base) is bytes, path
 
 
-@pytest.mark.parametrize("name", PRODUCT_NAMES)
 def test_reshaping_a_returned_array_leaves_the_product_unchanged(
-    products: dict[str, Any], name: str
+    product_case: tuple[Any, str],
 ) -> None:
-    product, expected_hash = products[name]
+    product, expected_hash = product_case
     for path, mapping in _of_type(product, Mapping):
         for key in mapping:
             array = mapping[key]
@@ -375,6 +371,20 @@ def test_capture_group_refuses_a_member_that_is_not_a_product() -> None:
         CaptureGroup(tick=0, time_ns=0, samples={"auv/imu": {"force": [1.0]}})
 
 
+def _snapshot(**fields: Any) -> WorldSnapshot:
+    """A snapshot of an empty World at tick 0 (root seed 1), with ``fields`` replaced."""
+    empty = {
+        "tick": 0,
+        "time_ns": 0,
+        "epochs": (),
+        "root_seed": 1,
+        "vehicles": {},
+        "environment_hash": "0" * 64,
+        "off_tick": (),
+    }
+    return WorldSnapshot(**{**empty, **fields})
+
+
 def test_snapshot_does_not_follow_its_inputs() -> None:
     controller_state = {"integral": 0.5, "inner": {"index": 1}}
     position = np.array([1.0, 2.0, 3.0])
@@ -383,15 +393,7 @@ def test_snapshot_does_not_follow_its_inputs() -> None:
     }
     epochs = [{"start_tick": 0, "start_time_ns": 0, "step_ns": 10}]
     off_tick = [{"sensor_id": "auv/imu", "refused_count": 1}]
-    snap = WorldSnapshot(
-        tick=0,
-        time_ns=0,
-        epochs=epochs,  # type: ignore[arg-type]
-        root_seed=1,
-        vehicles=MappingProxyType(vehicles),
-        environment_hash="0" * 64,
-        off_tick=tuple(off_tick),
-    )
+    snap = _snapshot(epochs=epochs, vehicles=MappingProxyType(vehicles), off_tick=tuple(off_tick))
     expected_hash = snap.content_hash
     controller_state["integral"] = 9.0
     controller_state["inner"]["index"] = 2
@@ -408,15 +410,7 @@ def test_snapshot_does_not_follow_its_inputs() -> None:
 
 def test_snapshot_refuses_a_mutable_object_it_cannot_freeze() -> None:
     with pytest.raises(TypeError, match=r"\$\['auv'\]\['controller_state'\]\['log'\]"):
-        WorldSnapshot(
-            tick=0,
-            time_ns=0,
-            epochs=(),
-            root_seed=1,
-            vehicles={"auv": {"controller_state": {"log": object()}}},
-            environment_hash="0" * 64,
-            off_tick=(),
-        )
+        _snapshot(vehicles={"auv": {"controller_state": {"log": object()}}})
 
 
 def _all_snapshot_attacks(snap: WorldSnapshot) -> None:
@@ -690,20 +684,10 @@ def test_frozen_mapping_refuses_a_non_mapping() -> None:
 
 @pytest.mark.parametrize("field", ["tick", "time_ns", "root_seed"])
 def test_snapshot_refuses_a_non_integer_counter(field: str) -> None:
-    values: dict[str, Any] = {"tick": 0, "time_ns": 0, "root_seed": 1}
-    values[field] = True
     with pytest.raises(TypeError, match=rf"^{field}: expected an integer, got True"):
-        WorldSnapshot(epochs=(), vehicles={}, environment_hash="0" * 64, off_tick=(), **values)
+        _snapshot(**{field: True})
 
 
 def test_snapshot_refuses_off_tick_records_that_are_not_mappings() -> None:
     with pytest.raises(TypeError, match=r"off_tick\[0\]: expected a mapping, got list"):
-        WorldSnapshot(
-            tick=0,
-            time_ns=0,
-            epochs=(),
-            root_seed=1,
-            vehicles={},
-            environment_hash="0" * 64,
-            off_tick=([1, 2],),
-        )
+        _snapshot(off_tick=([1, 2],))

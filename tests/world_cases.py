@@ -25,6 +25,7 @@ __all__ = [
     "seabed_scene",
     "small_inspector_spec",
     "small_survey_spec",
+    "survey_setup",
     "survey_world",
     "with_sensor",
 ]
@@ -129,8 +130,22 @@ def seabed_scene(
     return Environment(water=water if water is not None else WaterSpec(), objects=tuple(objects))
 
 
+def survey_setup(spec: VehicleSpec | None = None) -> VehicleSetup:
+    """Vehicle ``"survey"`` from the origin at 20 m depth, heading north at 1 m/s on an Autopilot.
+
+    Args:
+        spec: the vehicle (default :func:`small_survey_spec`).
+    """
+    return VehicleSetup(
+        "survey",
+        spec if spec is not None else small_survey_spec(),
+        Autopilot(speed_m_per_s=1.0, depth_m=20.0, heading_rad=0.0),
+        position_ned_m=(0.0, 0.0, 20.0),
+    )
+
+
 def survey_world(seed: int = 11, *, water: WaterSpec | None = None, **world: Any) -> World:
-    """One small survey vehicle heading north at 1 m/s and 20 m depth over :func:`seabed_scene`.
+    """The :func:`survey_setup` vehicle alone over :func:`seabed_scene`.
 
     Args:
         seed: the World's root seed (keys every noise draw).
@@ -138,14 +153,7 @@ def survey_world(seed: int = 11, *, water: WaterSpec | None = None, **world: Any
         **world: further :meth:`World.create` options (e.g. ``tracing_backend``).
     """
     return World.create(
-        vehicles=[
-            VehicleSetup(
-                "survey",
-                small_survey_spec(),
-                Autopilot(speed_m_per_s=1.0, depth_m=20.0, heading_rad=0.0),
-                position_ned_m=(0.0, 0.0, 20.0),
-            )
-        ],
+        vehicles=[survey_setup()],
         environment=seabed_scene(water=water),
         root_seed=seed,
         step_ns=TICK_NS,

@@ -9,7 +9,8 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from leviathan.controllers._allocation import _allocate
-from leviathan.controllers._checks import _dt_seconds, _non_negative, _real, _require_keys
+from leviathan.controllers._checks import _non_negative, _real, _require_keys
+from leviathan.controllers._protocol import _ControllerBase
 from leviathan.dynamics import RigidBodyModel, VehicleState, rotation_rows_from_quaternion
 
 _TWO_PI = 2.0 * math.pi
@@ -36,7 +37,7 @@ class _Gains(NamedTuple):
     kd_psi: float
 
 
-class Autopilot:
+class Autopilot(_ControllerBase):
     """Speed, depth and heading autopilot with a level-attitude hold.
 
     Control laws (errors are setpoint minus measurement; the heading error is
@@ -152,22 +153,14 @@ class Autopilot:
         """Return zeroed integrals: ``{"depth_integral_m_s": 0.0, "speed_integral_m": 0.0}``."""
         return {"depth_integral_m_s": 0.0, "speed_integral_m": 0.0}
 
-    def command(
-        self,
-        model: RigidBodyModel,
-        state: VehicleState,
-        controller_state: dict,
-        *,
-        time_ns: int,
-        dt_ns: int,
+    def _command(
+        self, model: RigidBodyModel, state: VehicleState, controller_state: dict, dt_s: float
     ) -> tuple[np.ndarray, dict]:
-        """Return saturated thruster commands [N], shape (n,), and the new integrals.
+        """Saturated thruster commands [N], shape (n,), and the new integrals.
 
         Raises:
-            ValueError: If ``controller_state`` does not have the keys of
-                :meth:`initial_state`, or ``dt_ns`` is not positive.
+            ValueError: If ``controller_state`` does not have the keys of :meth:`initial_state`.
         """
-        dt_s = _dt_seconds(time_ns, dt_ns)
         _require_keys("controller_state", controller_state, self._STATE_KEYS)
         config = self._config
         return self._track(

@@ -7,6 +7,8 @@ import numbers
 from collections.abc import Mapping
 from typing import Any
 
+import numpy as np
+
 from leviathan.time import NS_PER_SECOND
 
 
@@ -26,6 +28,14 @@ def _non_negative(name: str, value: Any, unit: str) -> float:
     if result < 0.0:
         raise ValueError(f"{name} must be >= 0 [{unit}], got {value!r}")
     return result
+
+
+def _float_array(name: str, value: Any, expected: str) -> np.ndarray:
+    """``value`` as a new float64 array; ``expected`` is what ``name`` must be, for the error."""
+    try:
+        return np.array(value, dtype=np.float64)
+    except (TypeError, ValueError) as error:
+        raise ValueError(f"{name} must be {expected}, got {value!r}") from error
 
 
 def _dt_seconds(time_ns: Any, dt_ns: Any) -> float:

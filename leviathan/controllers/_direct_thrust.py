@@ -6,11 +6,12 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from leviathan.controllers._checks import _dt_seconds
+from leviathan.controllers._checks import _float_array
+from leviathan.controllers._protocol import _ControllerBase
 from leviathan.dynamics import RigidBodyModel, VehicleState
 
 
-class DirectThrust:
+class DirectThrust(_ControllerBase):
     """Constant thruster commands.
 
     Args:
@@ -23,12 +24,7 @@ class DirectThrust:
     kind = "direct_thrust"
 
     def __init__(self, commands_n: Sequence[float]) -> None:
-        try:
-            array = np.array(commands_n, dtype=np.float64)
-        except (TypeError, ValueError) as error:
-            raise ValueError(
-                f"commands_n must be a sequence of real numbers [N], got {commands_n!r}"
-            ) from error
+        array = _float_array("commands_n", commands_n, "a sequence of real numbers [N]")
         if array.ndim != 1 or not np.all(np.isfinite(array)):
             raise ValueError(
                 f"commands_n must be a flat sequence of finite forces [N], got {commands_n!r}"
@@ -45,21 +41,14 @@ class DirectThrust:
         """Return ``{}``: direct thrust has no state."""
         return {}
 
-    def command(
-        self,
-        model: RigidBodyModel,
-        state: VehicleState,
-        controller_state: dict,
-        *,
-        time_ns: int,
-        dt_ns: int,
+    def _command(
+        self, model: RigidBodyModel, state: VehicleState, controller_state: dict, dt_s: float
     ) -> tuple[np.ndarray, dict]:
-        """Return the configured commands [N], shape (n,), and ``{}``.
+        """The configured commands [N], shape (n,), and ``{}``.
 
         Raises:
             ValueError: If the number of commands differs from the vehicle's thrusters.
         """
-        _dt_seconds(time_ns, dt_ns)
         if self._commands.shape != (model.thruster_count,):
             raise ValueError(
                 f"DirectThrust has {self._commands.shape[0]} commands but vehicle "

@@ -10,17 +10,13 @@ from typing import Any
 import numpy as np
 
 from leviathan.controllers._autopilot import Autopilot
-from leviathan.controllers._checks import _dt_seconds, _real, _require_keys
+from leviathan.controllers._checks import _float_array, _real, _require_keys
+from leviathan.controllers._protocol import _ControllerBase
 from leviathan.dynamics import RigidBodyModel, VehicleState
 
 
 def _waypoint_array(waypoints_ned: Any) -> tuple[tuple[float, float, float], ...]:
-    try:
-        array = np.array(waypoints_ned, dtype=np.float64)
-    except (TypeError, ValueError) as error:
-        raise ValueError(
-            f"waypoints_ned must be a sequence of (north, east, depth) [m], got {waypoints_ned!r}"
-        ) from error
+    array = _float_array("waypoints_ned", waypoints_ned, "a sequence of (north, east, depth) [m]")
     if array.ndim != 2 or array.shape[1] != 3 or array.shape[0] == 0:
         raise ValueError(
             "waypoints_ned must be a non-empty sequence of (north, east, depth) [m], "
@@ -31,7 +27,7 @@ def _waypoint_array(waypoints_ned: Any) -> tuple[tuple[float, float, float], ...
     return tuple(tuple(row) for row in array.tolist())
 
 
-class WaypointFollower:
+class WaypointFollower(_ControllerBase):
     """Line-of-sight waypoint guidance over an :class:`Autopilot`.
 
     Waypoint k is active while ``controller_state["waypoint_index"] == k``; it
@@ -128,17 +124,10 @@ class WaypointFollower:
         )
         return azimuth + math.atan2(-cross_track, self._lookahead)
 
-    def command(
-        self,
-        model: RigidBodyModel,
-        state: VehicleState,
-        controller_state: dict,
-        *,
-        time_ns: int,
-        dt_ns: int,
+    def _command(
+        self, model: RigidBodyModel, state: VehicleState, controller_state: dict, dt_s: float
     ) -> tuple[np.ndarray, dict]:
-        """Return thruster commands [N], shape (n,), and the new follower state."""
-        dt_s = _dt_seconds(time_ns, dt_ns)
+        """Thruster commands [N], shape (n,), and the new follower state."""
         _require_keys(
             "controller_state",
             controller_state,

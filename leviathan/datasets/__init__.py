@@ -15,8 +15,7 @@ Exports are not canonical products: they carry the records' content hashes but
 add no identity of their own, and every file is written atomically.
 """
 
-import importlib
-from typing import Any
+from leviathan._lazy import lazy_exports
 
 # Imported on first use, so that ``leviathan.datasets.mcap`` does not load h5py and
 # ``leviathan.datasets.hdf5`` does not load the MCAP libraries.
@@ -34,18 +33,7 @@ _HOMES = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    home = _HOMES.get(name)
-    if home is None:
-        raise AttributeError(f"module 'leviathan.datasets' has no attribute {name!r}")
-    value = getattr(importlib.import_module(home), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(__all__)
-
+__getattr__, __dir__ = lazy_exports(__name__, _HOMES, globals())
 
 __all__ = [
     "RUN_DATASET_NAME",

@@ -91,6 +91,7 @@ from leviathan.datasets._hdf5_layout import (
     _write_array,
 )
 from leviathan.datasets._hdf5_reader import Hdf5Dataset, _read_track, read_hdf5
+from leviathan.datasets._writer import _Aborted, _ClosesOnExit
 from leviathan.datasets.channels import CHANNEL_DOCS
 from leviathan.identity import ENCODING_VERSION, content_hash, display_hash
 from leviathan.world import CaptureGroup, VehicleTrackRecord
@@ -106,11 +107,7 @@ __all__ = [
 ]
 
 
-class _Aborted(Exception):
-    """Thrown into the atomic-file context to discard the temporary file."""
-
-
-class Hdf5Writer:
+class Hdf5Writer(_ClosesOnExit):
     """Streams capture groups and ground-truth tracks into a lossless HDF5 dataset.
 
     The file is written to a temporary sibling and renamed over ``path`` by
@@ -497,12 +494,3 @@ class Hdf5Writer:
                 file.close()
         # Leaving the atomic context with an exception removes the temporary file.
         self._stack.__exit__(_Aborted, _Aborted(), None)
-
-    def __enter__(self) -> Hdf5Writer:
-        return self
-
-    def __exit__(self, exc_type: object, exc: object, tb: object) -> None:
-        if exc_type is not None:
-            self.abort()
-        elif not self._closed:
-            self.close()

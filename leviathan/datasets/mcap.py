@@ -123,6 +123,7 @@ from leviathan.datasets._mcap_messages import (
     _vector3,
 )
 from leviathan.datasets._mcap_topics import _plan_topics
+from leviathan.datasets._writer import _Aborted, _ClosesOnExit
 from leviathan.datasets.ros_messages import message_definition
 from leviathan.sonar import SonarFrame
 from leviathan.specs import VehicleSpec
@@ -156,7 +157,7 @@ QOS_TRANSIENT_LOCAL = _qos(1)
 # --------------------------------------------------------------------------- writer
 
 
-class McapWriter:
+class McapWriter(_ClosesOnExit):
     """Streams capture groups and vehicle tracks into a ROS 2 bag in MCAP (see the module doc).
 
     The file is written to a temporary sibling and renamed into place by
@@ -497,16 +498,3 @@ class McapWriter:
         # returns False (the exception is ours and goes nowhere).
         aborted = _Aborted()
         atomic.__exit__(_Aborted, aborted, None)
-
-    def __enter__(self) -> McapWriter:
-        return self
-
-    def __exit__(self, exc_type: Any, exc: Any, tb: Any) -> None:
-        if exc_type is not None:
-            self.abort()
-        elif not self._closed:
-            self.close()
-
-
-class _Aborted(Exception):
-    """Thrown into the atomic writer to make it discard the temporary file."""

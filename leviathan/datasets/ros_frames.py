@@ -109,25 +109,41 @@ _HALF_SQRT2 = math.sqrt(0.5)
 _MAX_STAMP_NS = 2**31 * 1_000_000_000 - 1
 
 
+def _real_array(name: str, value: Any, shape: tuple[int, ...]) -> np.ndarray:
+    """``value`` as a float64 array whose trailing axes are ``shape`` (NaN allowed)."""
+    try:
+        array = np.asarray(value, dtype=np.float64)
+    except (TypeError, ValueError) as error:
+        raise ValueError(f"{name}: expected real numbers, got {value!r}") from error
+    # A shorter array's shape has fewer trailing entries, so it never equals ``shape``.
+    if array.shape[-len(shape) :] != shape:
+        expected = ", ".join(["...", *map(str, shape)])
+        raise ValueError(f"{name}: expected shape ({expected}), got shape {array.shape}")
+    return array
+
+
 def _vectors(name: str, value: Any, width: int) -> np.ndarray:
     """``value`` as a float64 array whose last axis has ``width`` entries (NaN allowed)."""
-    try:
-        array = np.asarray(value, dtype=np.float64)
-    except (TypeError, ValueError) as error:
-        raise ValueError(f"{name}: expected real numbers, got {value!r}") from error
-    if array.ndim == 0 or array.shape[-1] != width:
-        raise ValueError(f"{name}: expected shape (..., {width}), got shape {array.shape}")
-    return array
+    return _real_array(name, value, (width,))
 
 
-def _rotations(name: str, value: Any) -> np.ndarray:
-    try:
-        array = np.asarray(value, dtype=np.float64)
-    except (TypeError, ValueError) as error:
-        raise ValueError(f"{name}: expected real numbers, got {value!r}") from error
-    if array.ndim < 2 or array.shape[-2:] != (3, 3):
-        raise ValueError(f"{name}: expected shape (..., 3, 3), got shape {array.shape}")
-    return array
+def _signed_permutation(
+    name: str, value: Any, axes: tuple[int, ...], signs: tuple[int, ...]
+) -> np.ndarray:
+    """``out[..., k] = signs[k] * value[..., axes[k]]``, exact: entries are only moved and negated.
+
+    Args:
+        name: Argument name used in error messages.
+        value: Coordinates, shape (..., len(axes)).
+        axes: Source component of each output component.
+        signs: +1 or -1 per output component (negation, never a multiplication, so a
+            NaN keeps its payload and ``-0.0`` stays exact).
+    """
+    v = _vectors(name, value, len(axes))
+    out = np.empty(v.shape, dtype=np.float64)
+    for k, (axis, sign) in enumerate(zip(axes, signs, strict=True)):
+        out[..., k] = v[..., axis] if sign > 0 else -v[..., axis]
+    return out
 
 
 # --------------------------------------------------------------------------- vectors
@@ -144,12 +160,7 @@ def ned_to_enu(vectors: Any) -> np.ndarray:
     Returns:
         ENU coordinates, float64, same shape.
     """
-    v = _vectors("vectors", vectors, 3)
-    out = np.empty(v.shape, dtype=np.float64)
-    out[..., 0] = v[..., 1]
-    out[..., 1] = v[..., 0]
-    out[..., 2] = -v[..., 2]
-    return out
+    return _signed_permutation("vectors", vectors, (1, 0, 2), (1, 1, -1))
 
 
 def enu_to_ned(vectors: Any) -> np.ndarray:
@@ -176,12 +187,7 @@ def frd_to_flu(vectors: Any) -> np.ndarray:
     Returns:
         FLU coordinates, float64, same shape.
     """
-    v = _vectors("vectors", vectors, 3)
-    out = np.empty(v.shape, dtype=np.float64)
-    out[..., 0] = v[..., 0]
-    out[..., 1] = -v[..., 1]
-    out[..., 2] = -v[..., 2]
-    return out
+    return _signed_permutation("vectors", vectors, (0, 1, 2), (1, -1, -1))
 
 
 def flu_to_frd(vectors: Any) -> np.ndarray:
@@ -205,12 +211,7 @@ def frd_to_acoustic(vectors: Any) -> np.ndarray:
     Returns:
         Acoustic-frame coordinates (z along the boresight), float64, same shape.
     """
-    v = _vectors("vectors", vectors, 3)
-    out = np.empty(v.shape, dtype=np.float64)
-    out[..., 0] = -v[..., 2]
-    out[..., 1] = v[..., 1]
-    out[..., 2] = v[..., 0]
-    return out
+    return _signed_permutation("vectors", vectors, (2, 1, 0), (-1, 1, 1))
 
 
 def acoustic_to_frd(vectors: Any) -> np.ndarray:
@@ -222,12 +223,7 @@ def acoustic_to_frd(vectors: Any) -> np.ndarray:
     Returns:
         Sensor FRD coordinates, float64, same shape.
     """
-    v = _vectors("vectors", vectors, 3)
-    out = np.empty(v.shape, dtype=np.float64)
-    out[..., 0] = v[..., 2]
-    out[..., 1] = v[..., 1]
-    out[..., 2] = -v[..., 0]
-    return out
+    return _signed_permutation("vectors", vectors, (2, 1, 0), (1, 1, -1))
 
 
 def twist_frd_to_flu(twist: Any) -> np.ndarray:
@@ -239,15 +235,7 @@ def twist_frd_to_flu(twist: Any) -> np.ndarray:
     Returns:
         The same twist in body FLU, float64, same shape. Also converts FLU back to FRD.
     """
-    t = _vectors("twist", twist, 6)
-    out = np.empty(t.shape, dtype=np.float64)
-    out[..., 0] = t[..., 0]
-    out[..., 1] = -t[..., 1]
-    out[..., 2] = -t[..., 2]
-    out[..., 3] = t[..., 3]
-    out[..., 4] = -t[..., 4]
-    out[..., 5] = -t[..., 5]
-    return out
+    return _signed_permutation("twist", twist, (0, 1, 2, 3, 4, 5), (1, -1, -1, 1, -1, -1))
 
 
 # --------------------------------------------------------------------------- rotations
@@ -265,7 +253,7 @@ def rotation_ned_frd_to_enu_flu(rotation: Any) -> np.ndarray:
     Returns:
         The converted rotations, float64, same shape.
     """
-    r = _rotations("rotation", rotation)
+    r = _real_array("rotation", rotation, (3, 3))
     out = np.empty(r.shape, dtype=np.float64)
     for i, (row, row_sign) in enumerate(((1, 1.0), (0, 1.0), (2, -1.0))):
         for j, column_sign in enumerate((1.0, -1.0, -1.0)):

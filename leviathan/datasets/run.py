@@ -24,6 +24,7 @@ from typing import Any
 
 import numpy as np
 
+from leviathan.datasets._writer import _ClosesOnExit
 from leviathan.identity import content_hash
 from leviathan.world import CaptureGroup, VehicleTrackRecord, World
 
@@ -78,7 +79,7 @@ def _writers(
     return opened
 
 
-class DatasetRecorder:
+class DatasetRecorder(_ClosesOnExit):
     """Streams a live World into MCAP and/or HDF5 files while it steps.
 
     Call :meth:`record` with the capture groups of every ``world.step(...)``
@@ -122,15 +123,6 @@ class DatasetRecorder:
             mcap=mcap, hdf5=hdf5, vehicles=self._vehicles, manifest=self._manifest
         )
         self._closed = False
-
-    def __enter__(self) -> DatasetRecorder:
-        return self
-
-    def __exit__(self, exc_type: object, exc: object, tb: object) -> None:
-        if exc_type is not None:
-            self.abort()
-        elif not self._closed:
-            self.close()
 
     @property
     def group_hashes(self) -> tuple[str, ...]:
@@ -342,14 +334,7 @@ class _TrackCursor:
         if stop <= start:
             return None
         self._next[i] = stop
-        return VehicleTrackRecord(
-            name=track.name,
-            ticks=track.ticks[start:stop],
-            times_ns=track.times_ns[start:stop],
-            position_ned_m=track.position_ned_m[start:stop],
-            attitude_q=track.attitude_q[start:stop],
-            velocity_body=track.velocity_body[start:stop],
-        )
+        return track.rows(start, stop)
 
     def through(self, time_ns: int) -> list[VehicleTrackRecord]:
         """The rows not handed out yet with a time up to ``time_ns``, per vehicle."""

@@ -1,10 +1,10 @@
 """Warp device functions shared by the learning-tier kernels, float32.
 
-NOT CANONICAL. One definition of the keyed hash and of the rotation matrix for
-:mod:`leviathan.learning.vehicles`, :mod:`leviathan.learning.sensing` and
-:mod:`leviathan.learning._task_kernels`; the modules that call them keep the same compile
-options as this one (``fuse_fp=False``, ``fast_math=False``, ``enable_backward=False``; see
-:mod:`leviathan.learning.vehicles` for why), so the shared code rounds as written.
+NOT CANONICAL. One definition of the keyed hash, of the rotation matrix and of the
+vertical seabed ray for the vehicle, sensing, terrain and task kernels; the modules that
+call them keep the same compile options as this one (``fuse_fp=False``,
+``fast_math=False``, ``enable_backward=False``; see :mod:`leviathan.learning.vehicles`
+for why), so the shared code rounds as written.
 """
 
 from __future__ import annotations
@@ -74,3 +74,20 @@ def rotation_normalised(q: wp.vec4f) -> wp.mat33f:
     """
     norm = wp.sqrt(((q[0] * q[0] + q[1] * q[1]) + q[2] * q[2]) + q[3] * q[3])
     return rotation_unit(wp.vec4f(q[0] / norm, q[1] / norm, q[2] / norm, q[3] / norm))
+
+
+@wp.func
+def seabed_depth(
+    mesh: wp.uint64, north: float, east: float, top: float, length: float, miss: float
+) -> float:
+    """Depth [m] of the first surface straight below (north, east); ``miss`` when there is none.
+
+    The ray starts at depth ``top`` (above the shallowest vertex) and runs ``length``
+    down: starting close above the terrain keeps the float32 hit distance, and so the
+    depth, to a few ulps of the terrain's depth.
+    """
+    hit = wp.mesh_query_ray(mesh, wp.vec3f(north, east, top), wp.vec3f(0.0, 0.0, 1.0), length)
+    depth = miss
+    if hit.result:
+        depth = top + hit.t
+    return depth

@@ -16,7 +16,7 @@ import math
 
 import warp as wp
 
-from leviathan.learning._device_funcs import keyed_hash, keyed_uniform, rotation_unit
+from leviathan.learning._device_funcs import keyed_hash, keyed_uniform, rotation_unit, seabed_depth
 
 wp.set_module_options({"fuse_fp": False, "fast_math": False, "enable_backward": False})
 
@@ -39,9 +39,9 @@ def _episode_key(base: wp.uint32, env: wp.uint32, episode: wp.uint32) -> wp.uint
 
 
 @wp.func
-def _draw(key: wp.uint32, env: wp.uint32, index: int, low: float, high: float) -> float:
-    """Uniform in [low, high) from the task's draw ``index`` of this episode."""
-    u = keyed_uniform(key, env, wp.uint32(_DRAW_BASE + index))
+def _draw(key: wp.uint32, env: int, index: int, low: float, high: float) -> float:
+    """Uniform in [low, high) from env ``env``'s task draw ``index`` of this episode."""
+    u = keyed_uniform(key, wp.uint32(env), wp.uint32(_DRAW_BASE + index))
     return low + (high - low) * u
 
 
@@ -99,6 +99,50 @@ class StepInputs:
     sensing: wp.array2d(dtype=wp.float32)
 
 
+@wp.struct
+class ResetInputs:
+    """What every reset kernel reads besides the task state: the mask and the reseed."""
+
+    mask: wp.array(dtype=wp.int32)
+    reseed: int
+    new_base: wp.uint32
+
+
+@wp.struct
+class Limits:
+    """The parameters every task's evaluate kernel shares."""
+
+    effort_weight: float
+    min_depth_m: float
+    min_cos_tilt: float
+
+
+@wp.struct
+class SeabedRay:
+    """The terrain mesh and the tasks' vertical seabed ray: start depth and length [m]."""
+
+    mesh: wp.uint64
+    top: float
+    length: float
+
+
+@wp.struct
+class Box:
+    """A north-east rectangle [m]."""
+
+    north_low: float
+    north_high: float
+    east_low: float
+    east_high: float
+
+
+@wp.func
+def _bell(error: float, scale: float) -> float:
+    """``exp(−(error / scale)²)``: 1 on target, falling off over ``scale``."""
+    a = error / scale
+    return wp.exp(-a * a)
+
+
 @wp.func
 def _effort(v: StepInputs, i: int):
     """Mean over thrusters of ``(f / f_max)²`` for env ``i``, in [0, 1]."""
@@ -111,21 +155,6 @@ def _effort(v: StepInputs, i: int):
 
 
 @wp.func
-def _seabed_depth(mesh: wp.uint64, north: float, east: float, top: float, length: float):
-    """Depth [m] of the seabed straight below (north, east); −1 when there is none.
-
-    The ray starts at depth ``top`` (above the shallowest vertex) and runs ``length``
-    down: starting close above the terrain keeps the float32 hit distance, and so the
-    depth, to a few ulps of the terrain's depth.
-    """
-    hit = wp.mesh_query_ray(mesh, wp.vec3f(north, east, top), wp.vec3f(0.0, 0.0, 1.0), length)
-    depth = wp.float32(-1.0)
-    if hit.result:
-        depth = top + hit.t
-    return depth
-
-
-@wp.func
 def _observe_tail(s: TaskState, v: StepInputs, i: int, column: int):
     """Write the elapsed fraction at ``column`` and the sensing row after it."""
     s.observation[i, column] = wp.float32(s.steps[i]) / wp.float32(v.episode_steps)
@@ -134,10 +163,10 @@ def _observe_tail(s: TaskState, v: StepInputs, i: int, column: int):
 
 
 @wp.func
-def _begin_reset(i: int, reseed: int, new_base: wp.uint32, s: TaskState) -> wp.uint32:
+def _begin_reset(i: int, r: ResetInputs, s: TaskState) -> wp.uint32:
     """Bookkeeping every task's reset shares; returns the episode key."""
-    if reseed != 0:
-        s.base_seed[i] = new_base
+    if r.reseed != 0:
+        s.base_seed[i] = r.new_base
         s.episode[i] = wp.uint32(0)
     k = _episode_key(s.base_seed[i], wp.uint32(i), s.episode[i])
     s.episode[i] = s.episode[i] + wp.uint32(1)
@@ -149,9 +178,18 @@ def _begin_reset(i: int, reseed: int, new_base: wp.uint32, s: TaskState) -> wp.u
 
 
 @wp.func
-def _skip_reset(mask: wp.array(dtype=wp.int32), i: int, s: TaskState) -> bool:
+def _open_water_start(i: int, k: wp.uint32, s: TaskState, depth_low: float, depth_high: float):
+    """Start env ``i`` at NED ``(0, 0, d0)``, ``d0`` draw 0, heading draw 1; returns ``d0``."""
+    depth = _draw(k, i, 0, depth_low, depth_high)
+    s.start_position[i] = wp.vec3f(0.0, 0.0, depth)
+    s.start_yaw[i] = _draw(k, i, 1, -_PI, _PI)
+    return depth
+
+
+@wp.func
+def _skip_reset(r: ResetInputs, i: int, s: TaskState) -> bool:
     """True (and env ``i``'s reset flag cleared) when the mask leaves env ``i`` alone."""
-    if mask[i] == 0:
+    if r.mask[i] == 0:
         s.reset_flags[i] = 0
         return True
     return False
@@ -201,8 +239,14 @@ def _unscored(i: int, action: int, mode: int, s: TaskState, v: StepInputs) -> bo
 
 
 @wp.func
-def _end_step(i: int, ended: bool, s: TaskState, v: StepInputs):
-    """Write a scored step's terminated, truncated and done flags."""
+def _end_step(i: int, task_ended: bool, s: TaskState, v: StepInputs, c: Limits):
+    """Write a scored step's terminated, truncated and done flags.
+
+    Terminated: the task's own ``task_ended``, or broached (depth < ``min_depth_m``), or
+    tilted past the limit (``cos tilt < min_cos_tilt``), as every task defines it.
+    """
+    ended = task_ended or v.position_ned[i][2] < c.min_depth_m
+    ended = ended or _cos_tilt(v.attitude_q[i]) < c.min_cos_tilt
     out_of_time = s.steps[i] >= v.episode_steps
     s.terminated[i] = ended
     s.truncated[i] = out_of_time
@@ -214,9 +258,7 @@ def _end_step(i: int, ended: bool, s: TaskState, v: StepInputs):
 
 @wp.kernel
 def _reset_depth_heading(
-    mask: wp.array(dtype=wp.int32),
-    reseed: int,
-    new_base: wp.uint32,
+    r: ResetInputs,
     s: TaskState,
     depth_low: float,
     depth_high: float,
@@ -224,15 +266,12 @@ def _reset_depth_heading(
     offset_high: float,
 ):
     i = wp.tid()
-    if _skip_reset(mask, i, s):
+    if _skip_reset(r, i, s):
         return
-    k = _begin_reset(i, reseed, new_base, s)
-    env = wp.uint32(i)
-    depth = _draw(k, env, 0, depth_low, depth_high)
-    s.start_position[i] = wp.vec3f(0.0, 0.0, depth)
-    s.start_yaw[i] = _draw(k, env, 1, -_PI, _PI)
-    target_depth = depth + _draw(k, env, 2, offset_low, offset_high)
-    target_heading = _draw(k, env, 3, -_PI, _PI)
+    k = _begin_reset(i, r, s)
+    depth = _open_water_start(i, k, s, depth_low, depth_high)
+    target_depth = depth + _draw(k, i, 2, offset_low, offset_high)
+    target_heading = _draw(k, i, 3, -_PI, _PI)
     s.target[i] = wp.vec4f(target_depth, target_heading, 0.0, 0.0)
     s.previous[i] = wp.float32(0.0)
 
@@ -242,9 +281,7 @@ def _evaluate_depth_heading(
     mode: int,
     s: TaskState,
     v: StepInputs,
-    effort_weight: float,
-    min_depth_m: float,
-    min_cos_tilt: float,
+    c: Limits,
     depth_scale_m: float,
     heading_scale_rad: float,
     max_depth_error_m: float,
@@ -263,25 +300,17 @@ def _evaluate_depth_heading(
     _observe_tail(s, v, i, 3)
     if _unscored(i, action, mode, s, v):
         return
-    a = depth_error / depth_scale_m
-    b = heading_error / heading_scale_rad
-    effort = _effort(v, i)
     s.reward[i] = (
-        wp.float32(0.5) * wp.exp(-a * a) + wp.float32(0.5) * wp.exp(-b * b) - effort_weight * effort
+        wp.float32(0.5) * _bell(depth_error, depth_scale_m)
+        + wp.float32(0.5) * _bell(heading_error, heading_scale_rad)
+        - c.effort_weight * _effort(v, i)
     )
-    ended = (
-        wp.abs(depth_error) > max_depth_error_m
-        or v.position_ned[i][2] < min_depth_m
-        or _cos_tilt(q) < min_cos_tilt
-    )
-    _end_step(i, ended, s, v)
+    _end_step(i, wp.abs(depth_error) > max_depth_error_m, s, v, c)
 
 
 @wp.kernel
 def _reset_waypoint(
-    mask: wp.array(dtype=wp.int32),
-    reseed: int,
-    new_base: wp.uint32,
+    r: ResetInputs,
     s: TaskState,
     depth_low: float,
     depth_high: float,
@@ -292,22 +321,18 @@ def _reset_waypoint(
     min_target_depth_m: float,
 ):
     i = wp.tid()
-    if _skip_reset(mask, i, s):
+    if _skip_reset(r, i, s):
         return
-    k = _begin_reset(i, reseed, new_base, s)
-    env = wp.uint32(i)
-    depth = _draw(k, env, 0, depth_low, depth_high)
-    start = wp.vec3f(0.0, 0.0, depth)
-    s.start_position[i] = start
-    s.start_yaw[i] = _draw(k, env, 1, -_PI, _PI)
-    bearing = _draw(k, env, 2, -_PI, _PI)
-    distance = _draw(k, env, 3, distance_low, distance_high)
+    k = _begin_reset(i, r, s)
+    depth = _open_water_start(i, k, s, depth_low, depth_high)
+    bearing = _draw(k, i, 2, -_PI, _PI)
+    distance = _draw(k, i, 3, distance_low, distance_high)
     goal_depth = wp.max(
-        depth + _draw(k, env, 4, depth_offset_low, depth_offset_high), min_target_depth_m
+        depth + _draw(k, i, 4, depth_offset_low, depth_offset_high), min_target_depth_m
     )
     goal = wp.vec3f(distance * wp.cos(bearing), distance * wp.sin(bearing), goal_depth)
     s.target[i] = wp.vec4f(goal[0], goal[1], goal[2], 0.0)
-    s.previous[i] = wp.length(goal - start)
+    s.previous[i] = wp.length(goal - s.start_position[i])
 
 
 @wp.kernel
@@ -315,9 +340,7 @@ def _evaluate_waypoint(
     mode: int,
     s: TaskState,
     v: StepInputs,
-    effort_weight: float,
-    min_depth_m: float,
-    min_cos_tilt: float,
+    c: Limits,
     reach_radius_m: float,
     reach_bonus: float,
     time_penalty: float,
@@ -327,11 +350,9 @@ def _evaluate_waypoint(
     action = _score_prologue(i, mode, s)
     if action == 0:
         return
-    q = v.attitude_q[i]
-    p = v.position_ned[i]
     goal = s.target[i]
-    offset_ned = wp.vec3f(goal[0], goal[1], goal[2]) - p
-    offset_body = wp.transpose(rotation_unit(q)) @ offset_ned
+    offset_ned = wp.vec3f(goal[0], goal[1], goal[2]) - v.position_ned[i]
+    offset_body = wp.transpose(rotation_unit(v.attitude_q[i])) @ offset_ned
     distance = wp.length(offset_ned)
     s.observation[i, 0] = offset_body[0]
     s.observation[i, 1] = offset_body[1]
@@ -341,29 +362,20 @@ def _evaluate_waypoint(
     if _unscored(i, action, mode, s, v):
         return
     reached = distance < reach_radius_m
-    r = (s.previous[i] - distance) - time_penalty - effort_weight * _effort(v, i)
+    reward = (s.previous[i] - distance) - time_penalty - c.effort_weight * _effort(v, i)
     if reached:
-        r += reach_bonus
-    s.reward[i] = r
+        reward += reach_bonus
+    s.reward[i] = reward
     s.previous[i] = distance
-    ended = reached or distance > max_distance_m or p[2] < min_depth_m
-    ended = ended or _cos_tilt(q) < min_cos_tilt
-    _end_step(i, ended, s, v)
+    _end_step(i, reached or distance > max_distance_m, s, v, c)
 
 
 @wp.kernel
 def _reset_altitude_survey(
-    mask: wp.array(dtype=wp.int32),
-    reseed: int,
-    new_base: wp.uint32,
+    r: ResetInputs,
     s: TaskState,
-    mesh: wp.uint64,
-    ray_top: float,
-    ray_length: float,
-    north_low: float,
-    north_high: float,
-    east_low: float,
-    east_high: float,
+    ray: SeabedRay,
+    region: Box,
     altitude_low: float,
     altitude_high: float,
     start_altitude_offset_m: float,
@@ -371,21 +383,20 @@ def _reset_altitude_survey(
     speed_m_s: float,
 ):
     i = wp.tid()
-    if _skip_reset(mask, i, s):
+    if _skip_reset(r, i, s):
         return
-    k = _begin_reset(i, reseed, new_base, s)
-    env = wp.uint32(i)
-    north = _draw(k, env, 0, north_low, north_high)
-    east = _draw(k, env, 1, east_low, east_high)
-    altitude = _draw(k, env, 2, altitude_low, altitude_high)
-    heading = _draw(k, env, 3, -_PI, _PI)
-    start_altitude = altitude + _draw(k, env, 4, -start_altitude_offset_m, start_altitude_offset_m)
-    seabed = _seabed_depth(mesh, north, east, ray_top, ray_length)
+    k = _begin_reset(i, r, s)
+    north = _draw(k, i, 0, region.north_low, region.north_high)
+    east = _draw(k, i, 1, region.east_low, region.east_high)
+    altitude = _draw(k, i, 2, altitude_low, altitude_high)
+    heading = _draw(k, i, 3, -_PI, _PI)
+    start_altitude = altitude + _draw(k, i, 4, -start_altitude_offset_m, start_altitude_offset_m)
+    seabed = seabed_depth(ray.mesh, north, east, ray.top, ray.length, wp.float32(-1.0))
     # The start region lies inside the terrain, so the ray hits; the guard keeps a user
     # mesh with holes from starting a vehicle above the surface.
     depth = wp.max(seabed - start_altitude, wp.float32(1.0))
     s.start_position[i] = wp.vec3f(north, east, depth)
-    s.start_yaw[i] = _wrap(heading + _draw(k, env, 5, -start_yaw_offset_rad, start_yaw_offset_rad))
+    s.start_yaw[i] = _wrap(heading + _draw(k, i, 5, -start_yaw_offset_rad, start_yaw_offset_rad))
     s.target[i] = wp.vec4f(altitude, heading, speed_m_s, 0.0)
     s.previous[i] = wp.float32(0.0)
 
@@ -395,17 +406,10 @@ def _evaluate_altitude_survey(
     mode: int,
     s: TaskState,
     v: StepInputs,
-    effort_weight: float,
-    min_depth_m: float,
-    min_cos_tilt: float,
-    mesh: wp.uint64,
-    ray_top: float,
-    ray_length: float,
+    c: Limits,
+    ray: SeabedRay,
     altitude_column: int,
-    north_low: float,
-    north_high: float,
-    east_low: float,
-    east_high: float,
+    box: Box,
     altitude_scale_m: float,
     heading_scale_rad: float,
     speed_scale_m_s: float,
@@ -430,18 +434,14 @@ def _evaluate_altitude_survey(
         return
     # Reward and termination use the true vertical clearance under the CG, not the DVL's
     # beam altitude the policy sees: the score is ground truth, the observation a sensor.
-    seabed = _seabed_depth(mesh, p[0], p[1], ray_top, ray_length)
+    seabed = seabed_depth(ray.mesh, p[0], p[1], ray.top, ray.length, wp.float32(-1.0))
     clearance = seabed - p[2]
-    a = (clearance - goal[0]) / altitude_scale_m
-    b = heading_error / heading_scale_rad
-    c = speed_error / speed_scale_m_s
     s.reward[i] = (
-        wp.float32(0.4) * wp.exp(-a * a)
-        + wp.float32(0.3) * wp.exp(-b * b)
-        + wp.float32(0.3) * wp.exp(-c * c)
-        - effort_weight * _effort(v, i)
+        wp.float32(0.4) * _bell(clearance - goal[0], altitude_scale_m)
+        + wp.float32(0.3) * _bell(heading_error, heading_scale_rad)
+        + wp.float32(0.3) * _bell(speed_error, speed_scale_m_s)
+        - c.effort_weight * _effort(v, i)
     )
-    outside = p[0] < north_low or p[0] > north_high or p[1] < east_low or p[1] > east_high
-    ended = outside or seabed < wp.float32(0.0) or clearance < min_clearance_m
-    ended = ended or p[2] < min_depth_m or _cos_tilt(q) < min_cos_tilt
-    _end_step(i, ended, s, v)
+    outside = p[0] < box.north_low or p[0] > box.north_high
+    outside = outside or p[1] < box.east_low or p[1] > box.east_high
+    _end_step(i, outside or seabed < wp.float32(0.0) or clearance < min_clearance_m, s, v, c)

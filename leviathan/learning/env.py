@@ -38,7 +38,6 @@ terminated with reward 0.
 
 from __future__ import annotations
 
-import functools
 import math
 import numbers
 from collections.abc import Mapping
@@ -50,8 +49,9 @@ import warp as wp
 from gymnasium.vector import AutoresetMode
 from gymnasium.vector.utils import batch_space
 
-from leviathan.catalogue import get_vehicle
-from leviathan.dynamics import RigidBodyModel
+from leviathan.learning._baseline import BASELINE_GAINS, baseline_depth_heading_policy
+from leviathan.learning._checks import _base_seed, _positive_int, _reset_mask_option, _vehicle
+from leviathan.learning._env_kernels import commands_from_actions, ended_flags
 from leviathan.learning.tasks import (
     MODE_OBSERVE,
     MODE_SCORE,
@@ -64,8 +64,6 @@ from leviathan.learning.tasks import (
 )
 from leviathan.learning.vehicles import BatchedVehicles, Randomization
 from leviathan.specs import VehicleSpec
-
-wp.set_module_options({"fuse_fp": False, "fast_math": False, "enable_backward": False})
 
 __all__ = [
     "BASELINE_GAINS",
@@ -89,38 +87,7 @@ REPRODUCIBILITY = (
 )
 
 
-# --------------------------------------------------------------------------- kernels
-
-
-@wp.kernel
-def _commands_from_actions(
-    actions: wp.array2d(dtype=wp.float32),
-    low_n: wp.array(dtype=wp.float32),
-    high_n: wp.array(dtype=wp.float32),
-    commands_n: wp.array2d(dtype=wp.float32),
-):
-    i, j = wp.tid()
-    a = wp.clamp(actions[i, j], wp.float32(-1.0), wp.float32(1.0))
-    commands_n[i, j] = low_n[j] + (a + wp.float32(1.0)) * wp.float32(0.5) * (high_n[j] - low_n[j])
-
-
-@wp.kernel
-def _ended(
-    terminated: wp.array(dtype=wp.bool),
-    truncated: wp.array(dtype=wp.bool),
-    ended: wp.array(dtype=wp.bool),
-):
-    i = wp.tid()
-    ended[i] = terminated[i] or truncated[i]
-
-
 # --------------------------------------------------------------------------- host
-
-
-def _positive_int(name: str, value: Any) -> int:
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
-        raise ValueError(f"{name}: expected an int >= 1, got {value!r}")
-    return int(value)
 
 
 def _autoreset_mode(value: Any) -> AutoresetMode:
@@ -141,25 +108,6 @@ def _task(value: Any) -> Task:
     raise ValueError(
         f"task: expected one of {', '.join(map(repr, TASKS))} or a Task instance, got {value!r}"
     )
-
-
-def _vehicle(value: Any) -> VehicleSpec:
-    if isinstance(value, VehicleSpec):
-        return value
-    if isinstance(value, str):
-        try:
-            return get_vehicle(value)
-        except KeyError as error:
-            raise ValueError(f"vehicle: {error.args[0]}") from None
-    raise TypeError(f"vehicle: expected a catalogue name or a VehicleSpec, got {value!r}")
-
-
-def _base_seed(seed: Any) -> int:
-    """A Gymnasium seed (int >= 0) as the uint32 base seed of the keyed draws."""
-    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or seed < 0:
-        raise ValueError(f"seed: expected None or an int >= 0, got {seed!r}")
-    # SeedSequence spreads any size of integer over 32 bits, the same way everywhere.
-    return int(np.random.SeedSequence(int(seed)).generate_state(1, dtype=np.uint32)[0])
 
 
 class UnderwaterVectorEnv(gymnasium.vector.VectorEnv):
@@ -204,7 +152,7 @@ class UnderwaterVectorEnv(gymnasium.vector.VectorEnv):
         terrain: Any = None,
         autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP,
     ) -> None:
-        from leviathan.learning.sensing import OBS_ALTITUDE, Sensing, Terrain
+        from leviathan.learning.sensing import OBS_ALTITUDE, Sensing, Terrain, _sensing_layout
 
         self.task = _task(task)
         spec = _vehicle(vehicle)
@@ -322,47 +270,13 @@ class UnderwaterVectorEnv(gymnasium.vector.VectorEnv):
             base = int(self.np_random.integers(0, 2**32, dtype=np.uint64))
         self._seeded = True
         self._reset_launch(mask, base)
-        self.sensing.observe(self._sensing_observation)
-        self.task.launch_evaluate(self._buffers, self._context, MODE_OBSERVE)
+        self._sense_and_evaluate(MODE_OBSERVE)
         self._has_reset = True
         return self._out(self._buffers.observation), {}
 
     def _reset_mask(self, options: dict[str, Any] | None) -> wp.array:
-        if options is None:
-            return self._all
-        if not isinstance(options, Mapping):
-            raise TypeError(f"options: expected a dict or None, got {type(options).__name__}")
-        unknown = sorted(set(options) - {"reset_mask"})
-        if unknown:
-            raise ValueError(f"options: unknown keys {unknown}; the only option is 'reset_mask'")
-        if "reset_mask" not in options:
-            return self._all
-        mask = options["reset_mask"]
-        n = self.num_envs
-        if isinstance(mask, np.ndarray):
-            if mask.dtype != np.bool_ or mask.shape != (n,):
-                raise ValueError(
-                    f"options['reset_mask']: expected a ({n},) bool array, got dtype "
-                    f"{mask.dtype} shape {mask.shape}"
-                )
-            if not mask.any():
-                raise ValueError("options['reset_mask']: expected at least one True, got none")
-            return wp.array(mask.astype(np.int32), dtype=wp.int32, device=self.device)
-        if isinstance(mask, wp.array):
-            if mask.dtype not in (wp.bool, wp.int32) or tuple(mask.shape) != (n,):
-                raise ValueError(
-                    f"options['reset_mask']: expected a ({n},) bool or int32 Warp array, got "
-                    f"dtype {getattr(mask.dtype, '__name__', mask.dtype)} shape {mask.shape}"
-                )
-            if str(mask.device) != self.device:
-                raise ValueError(
-                    f"options['reset_mask']: expected an array on {self.device!r}, got one "
-                    f"on {str(mask.device)!r}"
-                )
-            return _int_mask(mask)
-        raise TypeError(
-            f"options['reset_mask']: expected a ({n},) bool NumPy array, got {type(mask).__name__}"
-        )
+        mask = _reset_mask_option(options, self.num_envs, self.device)
+        return self._all if mask is None else mask
 
     def _reset_launch(self, mask: wp.array, base: int | None) -> None:
         """Draw the masked envs' episodes and reset their vehicles (two launches)."""
@@ -371,6 +285,11 @@ class UnderwaterVectorEnv(gymnasium.vector.VectorEnv):
         self.vehicles.reset(
             b.reset_flags, position_ned=b.start_position, yaw_rad=b.start_yaw, seeds=b.key
         )
+
+    def _sense_and_evaluate(self, mode: int) -> None:
+        """Sense every env, then write the task features and (``MODE_SCORE``) score."""
+        self.sensing.observe(self._sensing_observation)
+        self.task.launch_evaluate(self._buffers, self._context, mode)
 
     # ------------------------------------------------------------------ step
 
@@ -402,7 +321,7 @@ class UnderwaterVectorEnv(gymnasium.vector.VectorEnv):
                     "reset them with reset(options={'reset_mask': mask}) first"
                 )
         wp.launch(
-            _commands_from_actions,
+            commands_from_actions,
             dim=(self.num_envs, self.vehicles.thruster_count),
             inputs=[self._actions, self._low_n, self._high_n],
             outputs=[self._commands],
@@ -417,24 +336,21 @@ class UnderwaterVectorEnv(gymnasium.vector.VectorEnv):
             # Envs that ended last step: their stepped state is overwritten by the reset,
             # which is what "the action is ignored" means here.
             self._reset_launch(b.done, None)
-            self.sensing.observe(self._sensing_observation)
-            self.task.launch_evaluate(b, self._context, MODE_SCORE)
+            self._sense_and_evaluate(MODE_SCORE)
         else:
             b.reset_flags.zero_()
-            self.sensing.observe(self._sensing_observation)
-            self.task.launch_evaluate(b, self._context, MODE_SCORE)
+            self._sense_and_evaluate(MODE_SCORE)
             if mode == AutoresetMode.SAME_STEP:
                 wp.copy(self._final_observation, b.observation)
                 wp.launch(
-                    _ended,
+                    ended_flags,
                     dim=self.num_envs,
                     inputs=[b.terminated, b.truncated],
                     outputs=[self._final_mask],
                     device=self.device,
                 )
                 self._reset_launch(b.done, None)
-                self.sensing.observe(self._sensing_observation)
-                self.task.launch_evaluate(b, self._context, MODE_OBSERVE)
+                self._sense_and_evaluate(MODE_OBSERVE)
                 mask = self._out(self._final_mask)
                 infos = {
                     "final_obs": self._out(self._final_observation),
@@ -494,63 +410,6 @@ class UnderwaterVectorEnv(gymnasium.vector.VectorEnv):
         self._has_reset = False
 
 
-def _sensing_layout(sensing: Any) -> tuple[tuple[str, ...], np.ndarray, np.ndarray]:
-    """Names and bounds of the sensing columns (layout of :class:`Sensing`)."""
-    from leviathan.learning.sensing import OBS_BASE_SIZE
-
-    inf = np.inf
-    base = (
-        ("u_m_s", -inf, inf),
-        ("v_m_s", -inf, inf),
-        ("w_m_s", -inf, inf),
-        ("p_rad_s", -inf, inf),
-        ("q_rad_s", -inf, inf),
-        ("r_rad_s", -inf, inf),
-        # A renormalised float32 quaternion may exceed 1 by an ulp: no bound claimed.
-        ("qw", -inf, inf),
-        ("qx", -inf, inf),
-        ("qy", -inf, inf),
-        ("qz", -inf, inf),
-        ("sin_roll", -1.0, 1.0),
-        ("cos_roll", -1.0, 1.0),
-        ("sin_pitch", -1.0, 1.0),
-        ("cos_pitch", -1.0, 1.0),
-        ("sin_yaw", -1.0, 1.0),
-        ("cos_yaw", -1.0, 1.0),
-        ("depth_m", -inf, inf),
-        ("altitude_m", -inf, inf),
-        ("bottom_u_m_s", -inf, inf),
-        ("bottom_v_m_s", -inf, inf),
-        ("bottom_w_m_s", -inf, inf),
-        ("dvl_valid", 0.0, 1.0),
-    )
-    assert len(base) == OBS_BASE_SIZE, "sensing layout changed: update _sensing_layout"
-    names = [b[0] for b in base]
-    low = [b[1] for b in base]
-    high = [b[2] for b in base]
-    if sensing.sonar is not None:
-        bearings, elevations = sensing.sonar
-        for channel in ("sonar_range", "sonar_intensity"):
-            names += [f"{channel}[{e},{b}]" for e in range(elevations) for b in range(bearings)]
-        low += [0.0] * (2 * bearings * elevations)
-        high += [1.0] * (2 * bearings * elevations)
-    return tuple(names), np.array(low), np.array(high)
-
-
-def _int_mask(mask: wp.array) -> wp.array:
-    if mask.dtype == wp.int32:
-        return mask
-    out = wp.empty(mask.shape, dtype=wp.int32, device=mask.device)
-    wp.launch(_bool_to_int, dim=mask.shape, inputs=[mask], outputs=[out], device=mask.device)
-    return out
-
-
-@wp.kernel
-def _bool_to_int(flags: wp.array(dtype=wp.bool), out: wp.array(dtype=wp.int32)):
-    i = wp.tid()
-    out[i] = wp.where(flags[i], 1, 0)
-
-
 class UnderwaterEnv(gymnasium.Env):
     """One underwater vehicle as a ``gymnasium.Env`` (an :class:`UnderwaterVectorEnv` of 1).
 
@@ -607,71 +466,3 @@ class UnderwaterEnv(gymnasium.Env):
 
 def _host(array: Any) -> np.ndarray:
     return array if isinstance(array, np.ndarray) else array.numpy()
-
-
-# --------------------------------------------------------------------------- baseline
-
-#: Gains of :func:`baseline_depth_heading_policy`: depth [N/m, N s/m], pitch [N m/rad,
-#: N m s/rad], heading [N m/rad, N m s/rad]; hand-tuned on ``reference_survey_vehicle``.
-BASELINE_GAINS = (30.0, 80.0, 30.0, 15.0, 15.0, 25.0)
-
-
-@functools.cache
-def _allocation(vehicle: str) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
-    model = RigidBodyModel.from_spec(get_vehicle(vehicle))
-    return (
-        np.asarray(model.thrust_allocation),
-        np.asarray(model.thrust_min_n),
-        np.asarray(model.thrust_max_n),
-        float(model.buoyancy_n - model.weight_n),
-    )
-
-
-def baseline_depth_heading_policy(
-    observations: Any,
-    *,
-    vehicle: str = "reference_survey_vehicle",
-    gains: Any = BASELINE_GAINS,
-) -> np.ndarray:
-    """A hand-written PD controller for ``depth_heading_hold`` (the smoke test's baseline).
-
-    The desired body wrench (FRD) is heave ``Z = (B − W) − k_d e_d − k_ḋ w`` (the net
-    buoyancy fed forward, so a positively buoyant vehicle is held down), pitch
-    ``M = −k_θ θ − k_q q`` (level), yaw ``N = −k_ψ e_ψ − k_r r`` and zero surge, sway and
-    roll; it is mapped to thrusts by the vehicle's minimum-norm allocation, saturated, and
-    normalised to the env's [-1, 1] actions.
-
-    Args:
-        observations: (N, D) observations of ``UnderwaterVectorEnv("depth_heading_hold")``
-            (NumPy, or a Warp array, copied to the host).
-        vehicle: The env's catalogue vehicle.
-        gains: ``(k_d, k_ḋ, k_θ, k_q, k_ψ, k_r)``, shape (6,) or (N, 6) (one row per env,
-            e.g. for a policy search).
-
-    Returns:
-        (N, T) float32 actions in [-1, 1].
-    """
-    from leviathan.learning.sensing import OBS_ANGULAR_VELOCITY, OBS_LINEAR_VELOCITY, OBS_PITCH_SIN
-
-    obs = observations if isinstance(observations, np.ndarray) else observations.numpy()
-    obs = np.asarray(obs, dtype=np.float64)
-    if obs.ndim != 2:
-        raise ValueError(f"observations: expected shape (N, D), got {obs.shape}")
-    k = np.asarray(gains, dtype=np.float64)
-    if k.shape not in ((6,), (obs.shape[0], 6)):
-        raise ValueError(f"gains: expected shape (6,) or ({obs.shape[0]}, 6), got {k.shape}")
-    k = np.broadcast_to(k, (obs.shape[0], 6))
-    allocation, low_n, high_n, net_buoyancy_n = _allocation(vehicle)
-    offset = len(DepthHeadingHold.feature_names)
-    depth_error = obs[:, 0]
-    heading_error = np.arctan2(obs[:, 1], obs[:, 2])
-    heave = obs[:, offset + OBS_LINEAR_VELOCITY + 2]
-    pitch_rate = obs[:, offset + OBS_ANGULAR_VELOCITY + 1]
-    yaw_rate = obs[:, offset + OBS_ANGULAR_VELOCITY + 2]
-    pitch = np.arcsin(np.clip(obs[:, offset + OBS_PITCH_SIN], -1.0, 1.0))
-    wrench = np.zeros((obs.shape[0], 6))
-    wrench[:, 2] = net_buoyancy_n - k[:, 0] * depth_error - k[:, 1] * heave
-    wrench[:, 4] = -k[:, 2] * pitch - k[:, 3] * pitch_rate
-    wrench[:, 5] = -k[:, 4] * heading_error - k[:, 5] * yaw_rate
-    thrust = np.clip(wrench @ allocation.T, low_n, high_n)
-    return (2.0 * (thrust - low_n) / (high_n - low_n) - 1.0).astype(np.float32)

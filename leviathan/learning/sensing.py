@@ -23,15 +23,15 @@ compile time.
 from __future__ import annotations
 
 import math
-import numbers
 from typing import Any
 
 import numpy as np
 import warp as wp
 
-from leviathan.geometry import seabed_mesh
-from leviathan.kernels.backend import check_device
+from leviathan.learning._checks import _in_range, _integer, _pair
 from leviathan.learning._device_funcs import rotation_normalised
+from leviathan.learning._terrain import Terrain
+from leviathan.learning._vehicle_kernels import VehicleArrays
 from leviathan.learning.vehicles import BatchedVehicles
 
 wp.set_module_options({"fuse_fp": False, "fast_math": False, "enable_backward": False})
@@ -88,9 +88,7 @@ DVL_BEAM_AZIMUTHS_RAD = tuple(math.radians(45.0 + 90.0 * k) for k in range(DVL_B
 DVL_LOCK_BEAMS = 3
 """Beams that must hit the terrain within ``dvl_range_m`` for bottom lock (a 3-beam solution)."""
 
-_MAX_RESOLUTION = 2048  # 8.4 M triangles: beyond this the host mesh build is the bottleneck
 _MAX_SONAR_RAYS = 65536  # per env; bounds the observation width and the launch size
-_SEED_LIMIT = 2**64
 
 
 # --------------------------------------------------------------------------- kernels
@@ -98,10 +96,7 @@ _SEED_LIMIT = 2**64
 
 @wp.kernel
 def _observe_state_kernel(
-    position_ned: wp.array(dtype=wp.vec3f),
-    attitude_q: wp.array(dtype=wp.vec4f),
-    linear_velocity: wp.array(dtype=wp.vec3f),
-    angular_velocity: wp.array(dtype=wp.vec3f),
+    vehicles: VehicleArrays,
     mesh: wp.uint64,
     has_terrain: wp.int32,
     beam_body: wp.array(dtype=wp.vec3f),
@@ -109,10 +104,10 @@ def _observe_state_kernel(
     out: wp.array2d(dtype=wp.float32),
 ):
     env = wp.tid()
-    p = position_ned[env]
-    q = attitude_q[env]
-    v = linear_velocity[env]
-    w = angular_velocity[env]
+    p = vehicles.position_ned[env]
+    q = vehicles.attitude_q[env]
+    v = vehicles.linear_velocity[env]
+    w = vehicles.angular_velocity[env]
     rot = rotation_normalised(q)
 
     for k in range(3):
@@ -158,8 +153,7 @@ def _observe_state_kernel(
 
 @wp.kernel
 def _observe_sonar_kernel(
-    position_ned: wp.array(dtype=wp.vec3f),
-    attitude_q: wp.array(dtype=wp.vec4f),
+    vehicles: VehicleArrays,
     mesh: wp.uint64,
     has_terrain: wp.int32,
     ray_body: wp.array(dtype=wp.vec3f),
@@ -173,274 +167,14 @@ def _observe_sonar_kernel(
     out[env, range_column] = 1.0
     out[env, intensity_column] = 0.0
     if has_terrain != 0:
-        d = rotation_normalised(attitude_q[env]) * ray_body[ray]
-        hit = wp.mesh_query_ray(mesh, position_ned[env], d, range_m)
+        d = rotation_normalised(vehicles.attitude_q[env]) * ray_body[ray]
+        hit = wp.mesh_query_ray(mesh, vehicles.position_ned[env], d, range_m)
         if hit.result:
             out[env, range_column] = hit.t / range_m
             out[env, intensity_column] = wp.abs(wp.dot(hit.normal, d))
 
 
-@wp.kernel
-def _vertical_depth_kernel(
-    mesh: wp.uint64,
-    north_m: wp.array(dtype=wp.float32),
-    east_m: wp.array(dtype=wp.float32),
-    top_m: wp.float32,
-    span_m: wp.float32,
-    depth_m: wp.array(dtype=wp.float32),
-):
-    i = wp.tid()
-    hit = wp.mesh_query_ray(
-        mesh, wp.vec3f(north_m[i], east_m[i], top_m), wp.vec3f(0.0, 0.0, 1.0), span_m
-    )
-    if hit.result:
-        depth_m[i] = top_m + hit.t
-    else:
-        depth_m[i] = wp.nan
-
-
-# --------------------------------------------------------------------------- validation
-
-
-def _real(value: Any, name: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise TypeError(f"{name}: expected a real number, got {value!r}")
-    number = float(value)
-    if not math.isfinite(number):
-        raise ValueError(f"{name}: expected a finite number, got {value!r}")
-    return number
-
-
-def _in_range(value: Any, name: str, low: float, high: float, *, open_low: bool) -> float:
-    number = _real(value, name)
-    if (number <= low if open_low else number < low) or number > high:
-        bracket = "(" if open_low else "["
-        raise ValueError(f"{name}: expected a value in {bracket}{low:g}, {high:g}], got {value!r}")
-    return number
-
-
-def _integer(value: Any, name: str, low: int, high: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise TypeError(f"{name}: expected an integer, got {value!r}")
-    number = int(value)
-    if not low <= number <= high:
-        raise ValueError(f"{name}: expected an integer in [{low}, {high}], got {value!r}")
-    return number
-
-
-def _pair(value: Any, name: str) -> tuple[Any, Any]:
-    if isinstance(value, (str, bytes)) or not hasattr(value, "__len__") or len(value) != 2:
-        raise TypeError(f"{name}: expected a pair of two values, got {value!r}")
-    return value[0], value[1]
-
-
 # --------------------------------------------------------------------------- host classes
-
-
-class Terrain:
-    """A float32 ``wp.Mesh`` seabed in world NED for the learning tier.
-
-    Surfaces are two-sided (Warp reports back-face hits too), so the winding
-    does not matter. The vertex and triangle arrays the mesh was built from are
-    kept (read-only) because ``wp.Mesh`` refers to its points array.
-
-    Attributes:
-        mesh: The Warp mesh (float32 points, int32 indices) on ``device``.
-        device: Warp device name, e.g. ``"cpu"`` or ``"cuda:0"``.
-        vertices_ned: Vertex positions in world NED [m], float32, shape
-            [vertex_count, 3], read-only.
-        triangles: Vertex indices of each triangle, int32, shape
-            [triangle_count, 3], read-only.
-    """
-
-    def __init__(self, vertices_ned: Any, triangles: Any, *, device: str = "cpu") -> None:
-        """Builds the mesh; prefer :meth:`from_mesh` or :meth:`generated`.
-
-        Args: as :meth:`from_mesh`.
-        """
-        device = check_device(device)
-        vertices = np.asarray(vertices_ned)
-        faces = np.asarray(triangles)
-        if vertices.ndim != 2 or vertices.shape[1] != 3 or vertices.shape[0] < 3:
-            raise ValueError(
-                f"vertices_ned: expected shape [vertex_count >= 3, 3], got {vertices.shape}"
-            )
-        if vertices.dtype == np.bool_ or not (
-            np.issubdtype(vertices.dtype, np.floating) or np.issubdtype(vertices.dtype, np.integer)
-        ):
-            raise TypeError(
-                f"vertices_ned: expected a real numeric array, got dtype {vertices.dtype}"
-            )
-        with np.errstate(over="ignore"):
-            vertices32 = vertices.astype(np.float32)
-        if not np.all(np.isfinite(vertices32)):
-            bad = tuple(int(i) for i in np.argwhere(~np.isfinite(vertices32))[0])
-            raise ValueError(
-                f"vertices_ned: value {vertices[bad]!r} at index {bad} is not finite in float32"
-            )
-        if faces.ndim != 2 or faces.shape[1] != 3 or faces.shape[0] < 1:
-            raise ValueError(
-                f"triangles: expected shape [triangle_count >= 1, 3], got {faces.shape}"
-            )
-        if faces.dtype == np.bool_ or not np.issubdtype(faces.dtype, np.integer):
-            raise TypeError(f"triangles: expected an integer array, got dtype {faces.dtype}")
-        out_of_range = (faces < 0) | (faces >= vertices.shape[0])
-        if np.any(out_of_range):
-            bad = tuple(int(i) for i in np.argwhere(out_of_range)[0])
-            raise ValueError(
-                f"triangles: index {int(faces[bad])} at {bad} is outside "
-                f"[0, {vertices.shape[0] - 1}] (vertex_count = {vertices.shape[0]})"
-            )
-        faces32 = faces.astype(np.int32)
-        vertices32.setflags(write=False)
-        faces32.setflags(write=False)
-        self.device = device
-        self.vertices_ned = vertices32
-        self.triangles = faces32
-        self._points = wp.array(vertices32, dtype=wp.vec3f, device=device)
-        self._indices = wp.array(faces32.reshape(-1), dtype=wp.int32, device=device)
-        self.mesh = wp.Mesh(points=self._points, indices=self._indices)
-        self._top_m = float(vertices32[:, 2].min())
-        self._bottom_m = float(vertices32[:, 2].max())
-
-    def __repr__(self) -> str:
-        return (
-            f"Terrain(vertex_count={len(self.vertices_ned)}, "
-            f"triangle_count={len(self.triangles)}, device={self.device!r})"
-        )
-
-    @classmethod
-    def from_mesh(cls, vertices_ned: Any, triangles: Any, *, device: str = "cpu") -> Terrain:
-        """A terrain from a triangle mesh given in world NED.
-
-        Args:
-            vertices_ned: Vertex positions in world NED [m], shape [vertex_count >= 3, 3],
-                real values finite in float32 (they are rounded to float32).
-            triangles: Vertex indices, integers in ``[0, vertex_count)``, shape
-                [triangle_count >= 1, 3].
-            device: Warp device name.
-
-        Returns:
-            The terrain on ``device``.
-
-        Raises:
-            TypeError: If an array has the wrong dtype or ``device`` is not a string.
-            ValueError: If a shape, value or index is out of range, or the device is absent.
-        """
-        return cls(vertices_ned, triangles, device=device)
-
-    @classmethod
-    def generated(
-        cls,
-        *,
-        size_m: tuple[float, float] = (400.0, 400.0),
-        depth_m: float = 30.0,
-        relief_m: float = 4.0,
-        seed: int = 0,
-        resolution: int = 128,
-        device: str = "cpu",
-    ) -> Terrain:
-        """A keyed random seabed centred on the world origin.
-
-        The surface is :func:`leviathan.geometry.seabed_mesh` with
-        ``triangle_count = 2 * resolution**2``, ``mean_depth_m = depth_m`` and
-        ``origin = (-size_m[0] / 2, -size_m[1] / 2)`` (so it spans north
-        ``[-sx/2, sx/2]`` and east ``[-sy/2, sy/2]``), rounded to float32: the
-        same seed gives the same seabed on every machine before the float32
-        ray casts. Depths stay within ``depth_m +/- 1.05 * relief_m``.
-
-        Args:
-            size_m: Extent (north, east) [m], both finite and > 0.
-            depth_m: Mean seabed depth (NED z, positive down) [m], finite.
-            relief_m: Relief amplitude [m], finite and >= 0 (0: flat).
-            seed: Root seed of the keyed draws, ``0 <= seed < 2**64``.
-            resolution: About ``resolution**2`` grid cells (the grid shape follows
-                ``size_m``; square ``size_m`` gives ``resolution`` cells a side),
-                1 to 2048.
-            device: Warp device name.
-
-        Returns:
-            The terrain on ``device``.
-
-        Raises:
-            TypeError: If an argument has the wrong type.
-            ValueError: If an argument is out of range or the device is absent.
-        """
-        sx, sy = (
-            _in_range(s, f"size_m[{i}]", 0.0, math.inf, open_low=True)
-            for i, s in enumerate(_pair(size_m, "size_m"))
-        )
-        depth = _real(depth_m, "depth_m")
-        relief = _in_range(relief_m, "relief_m", 0.0, math.inf, open_low=False)
-        seed = _integer(seed, "seed", 0, _SEED_LIMIT - 1)
-        resolution = _integer(resolution, "resolution", 1, _MAX_RESOLUTION)
-        device = check_device(device)
-        surface = seabed_mesh(
-            triangle_count=2 * resolution * resolution,
-            size_m=(sx, sy),
-            mean_depth_m=depth,
-            relief_m=relief,
-            seed=seed,
-            origin=(-0.5 * sx, -0.5 * sy),
-        )
-        return cls(surface.vertices, surface.faces, device=device)
-
-    def depth_at(self, north_m: Any, east_m: Any) -> np.ndarray:
-        """Seabed depth below (or above) points, by vertical float32 ray casts on the device.
-
-        Each point casts a ray straight down from above the shallowest vertex;
-        its depth is that of the first (shallowest) surface at that position.
-
-        Args:
-            north_m: North coordinates [m], any shape broadcastable with ``east_m``.
-            east_m: East coordinates [m].
-
-        Returns:
-            Depths (NED z) [m], float32, of the broadcast shape; NaN where the
-            position is outside the terrain's footprint.
-
-        Raises:
-            TypeError: If a coordinate array is not real numeric.
-            ValueError: If a coordinate is not finite or the shapes do not broadcast.
-        """
-        arrays = []
-        for name, value in (("north_m", north_m), ("east_m", east_m)):
-            array = np.asarray(value)
-            if array.dtype == np.bool_ or not (
-                np.issubdtype(array.dtype, np.floating) or np.issubdtype(array.dtype, np.integer)
-            ):
-                raise TypeError(f"{name}: expected real coordinates [m], got dtype {array.dtype}")
-            if not np.all(np.isfinite(array)):
-                raise ValueError(f"{name}: expected finite coordinates [m], got non-finite values")
-            arrays.append(array)
-        try:
-            north, east = np.broadcast_arrays(*arrays)
-        except ValueError:
-            raise ValueError(
-                f"north_m, east_m: shapes {arrays[0].shape} and {arrays[1].shape} do not broadcast"
-            ) from None
-        shape = north.shape
-        if north.size == 0:
-            return np.zeros(shape, dtype=np.float32)
-        top = self._top_m - 1.0
-        span = (self._bottom_m - self._top_m) + 2.0
-        depth = wp.empty(north.size, dtype=wp.float32, device=self.device)
-        wp.launch(
-            _vertical_depth_kernel,
-            dim=north.size,
-            inputs=[
-                self.mesh.id,
-                wp.array(
-                    north.astype(np.float32).reshape(-1), dtype=wp.float32, device=self.device
-                ),
-                wp.array(east.astype(np.float32).reshape(-1), dtype=wp.float32, device=self.device),
-                top,
-                span,
-            ],
-            outputs=[depth],
-            device=self.device,
-        )
-        return depth.numpy().reshape(shape)
 
 
 class Sensing:
@@ -617,21 +351,8 @@ class Sensing:
         self._check_out(out)
         self._launch_state(out)
         if self.sonar is not None:
-            vehicles = self.vehicles
-            wp.launch(
-                _observe_sonar_kernel,
-                dim=(self.num_envs, self._rays.shape[0]),
-                inputs=[
-                    vehicles.position_ned,
-                    vehicles.attitude_q,
-                    self._mesh_id,
-                    self._has_terrain,
-                    self._rays,
-                    self.sonar_range_m,
-                ],
-                outputs=[out],
-                device=self.device,
-            )
+            shape = (self.num_envs, self._rays.shape[0])
+            self._launch(_observe_sonar_kernel, shape, self._rays, self.sonar_range_m, out)
 
     def altitude_numpy(self) -> np.ndarray:
         """DVL altitudes now [m], float32, shape [num_envs] (host copy; the sonar is not cast)."""
@@ -643,20 +364,16 @@ class Sensing:
         return self._scratch.numpy()[:, OBS_ALTITUDE].copy()
 
     def _launch_state(self, out: wp.array) -> None:
-        vehicles = self.vehicles
+        self._launch(_observe_state_kernel, self.num_envs, self._beams, self.dvl_range_m, out)
+
+    def _launch(
+        self, kernel: Any, dim: Any, directions: wp.array, range_m: float, out: wp.array
+    ) -> None:
+        """Launch an observe kernel: vehicles and terrain, then body directions and range."""
         wp.launch(
-            _observe_state_kernel,
-            dim=self.num_envs,
-            inputs=[
-                vehicles.position_ned,
-                vehicles.attitude_q,
-                vehicles.linear_velocity,
-                vehicles.angular_velocity,
-                self._mesh_id,
-                self._has_terrain,
-                self._beams,
-                self.dvl_range_m,
-            ],
+            kernel,
+            dim=dim,
+            inputs=[self.vehicles._arrays, self._mesh_id, self._has_terrain, directions, range_m],
             outputs=[out],
             device=self.device,
         )
@@ -674,3 +391,44 @@ class Sensing:
             )
         if str(out.device) != self.device:
             raise ValueError(f"out: on device {str(out.device)!r}, expected {self.device!r}")
+
+
+def _sensing_layout(sensing: Any) -> tuple[tuple[str, ...], np.ndarray, np.ndarray]:
+    """Names and bounds of the sensing columns (layout of :class:`Sensing`)."""
+    inf = np.inf
+    base = (
+        ("u_m_s", -inf, inf),
+        ("v_m_s", -inf, inf),
+        ("w_m_s", -inf, inf),
+        ("p_rad_s", -inf, inf),
+        ("q_rad_s", -inf, inf),
+        ("r_rad_s", -inf, inf),
+        # A renormalised float32 quaternion may exceed 1 by an ulp: no bound claimed.
+        ("qw", -inf, inf),
+        ("qx", -inf, inf),
+        ("qy", -inf, inf),
+        ("qz", -inf, inf),
+        ("sin_roll", -1.0, 1.0),
+        ("cos_roll", -1.0, 1.0),
+        ("sin_pitch", -1.0, 1.0),
+        ("cos_pitch", -1.0, 1.0),
+        ("sin_yaw", -1.0, 1.0),
+        ("cos_yaw", -1.0, 1.0),
+        ("depth_m", -inf, inf),
+        ("altitude_m", -inf, inf),
+        ("bottom_u_m_s", -inf, inf),
+        ("bottom_v_m_s", -inf, inf),
+        ("bottom_w_m_s", -inf, inf),
+        ("dvl_valid", 0.0, 1.0),
+    )
+    assert len(base) == OBS_BASE_SIZE, "sensing layout changed: update _sensing_layout"
+    names = [b[0] for b in base]
+    low = [b[1] for b in base]
+    high = [b[2] for b in base]
+    if sensing.sonar is not None:
+        bearings, elevations = sensing.sonar
+        for channel in ("sonar_range", "sonar_intensity"):
+            names += [f"{channel}[{e},{b}]" for e in range(elevations) for b in range(bearings)]
+        low += [0.0] * (2 * bearings * elevations)
+        high += [1.0] * (2 * bearings * elevations)
+    return tuple(names), np.array(low), np.array(high)

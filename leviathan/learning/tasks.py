@@ -11,7 +11,7 @@ The environment (:mod:`leviathan.learning.env`) decides when each runs (its auto
 Keyed seeds. Env ``i`` holds a base seed ``b_i`` (uint32, set by ``reset(seed=...)``) and an
 episode counter ``e_i``. Each reset of the env takes the episode key
 ``k = H(b_i, i, e_i)`` and then increments ``e_i``; ``H`` is the keyed hash of
-:mod:`leviathan.learning.vehicles` (MurmurHash3's finaliser, integer arithmetic, identical
+:mod:`leviathan.learning._device_funcs` (MurmurHash3's finaliser, integer arithmetic, identical
 on every device). The vehicle draws its parameters from ``(k, i, 0..3)``; the task draws
 its start pose and targets from ``(k, i, 64 + j)``, so the two never share a draw. An
 episode is therefore a pure function of ``(b_i, i, e_i)`` and the task's parameters.
@@ -45,11 +45,13 @@ from typing import Any, ClassVar
 import numpy as np
 import warp as wp
 
+from leviathan.learning._task_buffers import TaskBuffers, TaskContext
 from leviathan.learning._task_kernels import (
     MODE_OBSERVE,
     MODE_SCORE,
-    StepInputs,
-    TaskState,
+    Box,
+    Limits,
+    ResetInputs,
     _evaluate_altitude_survey,
     _evaluate_depth_heading,
     _evaluate_waypoint,
@@ -68,98 +70,6 @@ __all__ = [
     "TaskContext",
     "WaypointReach",
 ]
-
-
-class TaskBuffers:
-    """Per-env task state on the device, shared by a task's kernels and the environment.
-
-    Attributes (all (N,) on ``device`` unless stated):
-        base_seed: uint32 base seed ``b_i``; episode: uint32 episode counter ``e_i``;
-        key: uint32 episode key handed to the vehicles' reset;
-        start_position: ``vec3f`` start CG position in NED [m]; start_yaw: float32 [rad];
-        target: ``vec4f`` task targets (layout per task); previous: float32 (the previous
-        distance of ``waypoint_reach``);
-        steps: int32 steps since reset; reward: float32; terminated, truncated: bool;
-        done: int32, ``terminated or truncated`` of the last scored step (autoreset mask);
-        reset_flags: int32, 1 for the envs reset by the latest reset launch (cleared by
-        the environment before a step that scores before it resets);
-        observation: (N, feature_count + sensing size) float32.
-    """
-
-    def __init__(self, num_envs: int, observation_size: int, device: str) -> None:
-        n = num_envs
-        self.base_seed = wp.zeros(n, dtype=wp.uint32, device=device)
-        self.episode = wp.zeros(n, dtype=wp.uint32, device=device)
-        self.key = wp.zeros(n, dtype=wp.uint32, device=device)
-        self.start_position = wp.zeros(n, dtype=wp.vec3f, device=device)
-        self.start_yaw = wp.zeros(n, dtype=wp.float32, device=device)
-        self.target = wp.zeros(n, dtype=wp.vec4f, device=device)
-        self.previous = wp.zeros(n, dtype=wp.float32, device=device)
-        self.steps = wp.zeros(n, dtype=wp.int32, device=device)
-        self.reward = wp.zeros(n, dtype=wp.float32, device=device)
-        self.terminated = wp.zeros(n, dtype=wp.bool, device=device)
-        self.truncated = wp.zeros(n, dtype=wp.bool, device=device)
-        self.done = wp.zeros(n, dtype=wp.int32, device=device)
-        self.reset_flags = wp.zeros(n, dtype=wp.int32, device=device)
-        self.observation = wp.zeros((n, observation_size), dtype=wp.float32, device=device)
-        # Built once: the arrays above are never rebound, so the kernels' view stays valid.
-        self.state = TaskState()
-        for name in TaskState.vars:
-            setattr(self.state, name, getattr(self, name))
-
-
-class TaskContext:
-    """What a task's kernels read besides its own buffers (built once by the environment).
-
-    Attributes:
-        vehicles: The :class:`~leviathan.learning.vehicles.BatchedVehicles`.
-        sensing_observation: (N, S) float32 sensing rows, filled before evaluation.
-        inv_max_thrust_n: (T,) float32 ``1 / max(|min|, |max|)`` per thruster [1/N].
-        episode_steps: Truncation length [steps].
-        altitude_column: Column of the DVL altitude in the sensing row.
-        terrain: The terrain or ``None``; mesh_id: its mesh's id (0 without one).
-        ray_top_m, ray_length_m: Start depth [m] (1 m above the shallowest vertex) and
-            length [m] (to 1 m below the deepest) of the tasks' vertical seabed rays.
-        survey_box, start_region: ``((north_low, north_high), (east_low, east_high))``
-            [m] of a task that needs them (:class:`AltitudeSurvey`), else ``None``.
-    """
-
-    def __init__(
-        self,
-        *,
-        vehicles: Any,
-        sensing_observation: wp.array,
-        inv_max_thrust_n: wp.array,
-        episode_steps: int,
-        altitude_column: int,
-        terrain: Any = None,
-        survey_box: tuple[tuple[float, float], tuple[float, float]] | None = None,
-        start_region: tuple[tuple[float, float], tuple[float, float]] | None = None,
-    ) -> None:
-        self.vehicles = vehicles
-        self.sensing_observation = sensing_observation
-        self.inv_max_thrust_n = inv_max_thrust_n
-        self.episode_steps = int(episode_steps)
-        self.altitude_column = int(altitude_column)
-        self.terrain = terrain
-        self.mesh_id = 0 if terrain is None else int(terrain.mesh.id)
-        self.ray_top_m = 0.0
-        self.ray_length_m = 0.0
-        if terrain is not None:
-            depths = terrain.vertices_ned[:, 2]
-            self.ray_top_m = float(depths.min()) - 1.0
-            self.ray_length_m = float(depths.max() - depths.min()) + 2.0
-        self.survey_box = survey_box
-        self.start_region = start_region
-        # Built once, as TaskBuffers.state: none of these arrays is ever rebound.
-        self.inputs = StepInputs()
-        self.inputs.episode_steps = self.episode_steps
-        self.inputs.position_ned = vehicles.position_ned
-        self.inputs.attitude_q = vehicles.attitude_q
-        self.inputs.linear_velocity = vehicles.linear_velocity
-        self.inputs.thrust_n = vehicles.thrust_n
-        self.inputs.inv_max_n = inv_max_thrust_n
-        self.inputs.sensing = sensing_observation
 
 
 def _real(owner: str, name: str, value: Any, *, low: float | None = None, strict: bool = False):
@@ -205,6 +115,8 @@ class Task:
     feature_low: ClassVar[tuple[float, ...]]
     feature_high: ClassVar[tuple[float, ...]]
     needs_terrain: ClassVar[bool] = False
+    _reset_kernel: ClassVar[Any]
+    _evaluate_kernel: ClassVar[Any]
 
     @property
     def feature_count(self) -> int:
@@ -231,7 +143,16 @@ class Task:
             seed: New uint32 base seed for the masked envs (their episode counters restart
                 at 0), or ``None`` to draw their next episode under the seeds they have.
         """
-        raise NotImplementedError
+        head = ResetInputs()
+        head.mask = mask
+        head.reseed = 0 if seed is None else 1
+        head.new_base = wp.uint32(0 if seed is None else seed)
+        wp.launch(
+            self._reset_kernel,
+            dim=context.vehicles.num_envs,
+            inputs=[head, buffers.state, *self._reset_parameters(context)],
+            device=context.vehicles.device,
+        )
 
     def launch_evaluate(self, buffers: TaskBuffers, context: TaskContext, mode: int) -> None:
         """Write features into ``buffers.observation`` and score the step (one launch).
@@ -243,43 +164,31 @@ class Task:
                 and is scored; envs with the flag get their reset observation and reward
                 0. ``MODE_OBSERVE``: only the flagged envs get their observation row.
         """
+        # Every task has effort_weight, min_depth_m and max_tilt_rad fields.
+        limits = Limits()
+        limits.effort_weight = self.effort_weight  # type: ignore[attr-defined]
+        limits.min_depth_m = self.min_depth_m  # type: ignore[attr-defined]
+        limits.min_cos_tilt = math.cos(self.max_tilt_rad)  # type: ignore[attr-defined]
+        wp.launch(
+            self._evaluate_kernel,
+            dim=context.vehicles.num_envs,
+            inputs=[
+                mode,
+                buffers.state,
+                context.inputs,
+                limits,
+                *self._evaluate_parameters(context),
+            ],
+            device=context.vehicles.device,
+        )
+
+    def _reset_parameters(self, context: TaskContext) -> tuple[Any, ...]:
+        """The reset kernel's own arguments, after the shared ones."""
         raise NotImplementedError
 
-    def _launch_reset(
-        self,
-        kernel: Any,
-        buffers: TaskBuffers,
-        context: TaskContext,
-        mask: wp.array,
-        seed: int | None,
-        *parameters: Any,
-    ) -> None:
-        """Launch a reset kernel: its shared head, then the task's ``parameters``."""
-        head = [mask, 0 if seed is None else 1, wp.uint32(0 if seed is None else seed)]
-        wp.launch(
-            kernel,
-            dim=context.vehicles.num_envs,
-            inputs=[*head, buffers.state, *parameters],
-            device=context.vehicles.device,
-        )
-
-    def _launch_evaluate(
-        self,
-        kernel: Any,
-        buffers: TaskBuffers,
-        context: TaskContext,
-        mode: int,
-        *parameters: Any,
-    ) -> None:
-        """Launch an evaluate kernel: the parameters every task has, then ``parameters``."""
-        # Every task has effort_weight, min_depth_m and max_tilt_rad fields.
-        shared = [self.effort_weight, self.min_depth_m, math.cos(self.max_tilt_rad)]  # type: ignore[attr-defined]
-        wp.launch(
-            kernel,
-            dim=context.vehicles.num_envs,
-            inputs=[mode, buffers.state, context.inputs, *shared, *parameters],
-            device=context.vehicles.device,
-        )
+    def _evaluate_parameters(self, context: TaskContext) -> tuple[Any, ...]:
+        """The evaluate kernel's own arguments, after the shared ones."""
+        raise NotImplementedError
 
     def __post_init__(self) -> None:
         # The subclasses' dataclass __init__ calls this inherited hook.
@@ -332,6 +241,8 @@ class DepthHeadingHold(Task):
     """
 
     name: ClassVar[str] = "depth_heading_hold"
+    _reset_kernel: ClassVar[Any] = _reset_depth_heading
+    _evaluate_kernel: ClassVar[Any] = _evaluate_depth_heading
     feature_names: ClassVar[tuple[str, ...]] = (
         "depth_error_m",
         "sin_heading_error",
@@ -350,29 +261,11 @@ class DepthHeadingHold(Task):
     min_depth_m: float = _field(0.5)
     max_tilt_rad: float = _field(math.pi / 3.0, low=0.0, strict=True)
 
-    def launch_reset(self, buffers, context, mask, seed) -> None:
-        """See :meth:`Task.launch_reset`."""
-        self._launch_reset(
-            _reset_depth_heading,
-            buffers,
-            context,
-            mask,
-            seed,
-            *self.start_depth_m,
-            *self.target_depth_offset_m,
-        )
+    def _reset_parameters(self, context: TaskContext) -> tuple[Any, ...]:
+        return (*self.start_depth_m, *self.target_depth_offset_m)
 
-    def launch_evaluate(self, buffers, context, mode) -> None:
-        """See :meth:`Task.launch_evaluate`."""
-        self._launch_evaluate(
-            _evaluate_depth_heading,
-            buffers,
-            context,
-            mode,
-            self.depth_scale_m,
-            self.heading_scale_rad,
-            self.max_depth_error_m,
-        )
+    def _evaluate_parameters(self, context: TaskContext) -> tuple[Any, ...]:
+        return (self.depth_scale_m, self.heading_scale_rad, self.max_depth_error_m)
 
 
 @dataclass(frozen=True)
@@ -395,6 +288,8 @@ class WaypointReach(Task):
     """
 
     name: ClassVar[str] = "waypoint_reach"
+    _reset_kernel: ClassVar[Any] = _reset_waypoint
+    _evaluate_kernel: ClassVar[Any] = _evaluate_waypoint
     feature_names: ClassVar[tuple[str, ...]] = (
         "waypoint_x_body_m",
         "waypoint_y_body_m",
@@ -417,32 +312,16 @@ class WaypointReach(Task):
     min_depth_m: float = _field(0.5)
     max_tilt_rad: float = _field(math.pi / 3.0, low=0.0, strict=True)
 
-    def launch_reset(self, buffers, context, mask, seed) -> None:
-        """See :meth:`Task.launch_reset`."""
-        self._launch_reset(
-            _reset_waypoint,
-            buffers,
-            context,
-            mask,
-            seed,
+    def _reset_parameters(self, context: TaskContext) -> tuple[Any, ...]:
+        return (
             *self.start_depth_m,
             *self.distance_m,
             *self.depth_offset_m,
             self.min_target_depth_m,
         )
 
-    def launch_evaluate(self, buffers, context, mode) -> None:
-        """See :meth:`Task.launch_evaluate`."""
-        self._launch_evaluate(
-            _evaluate_waypoint,
-            buffers,
-            context,
-            mode,
-            self.reach_radius_m,
-            self.reach_bonus,
-            self.time_penalty,
-            self.max_distance_m,
-        )
+    def _evaluate_parameters(self, context: TaskContext) -> tuple[Any, ...]:
+        return (self.reach_radius_m, self.reach_bonus, self.time_penalty, self.max_distance_m)
 
 
 @dataclass(frozen=True)
@@ -473,6 +352,8 @@ class AltitudeSurvey(Task):
     """
 
     name: ClassVar[str] = "altitude_survey"
+    _reset_kernel: ClassVar[Any] = _reset_altitude_survey
+    _evaluate_kernel: ClassVar[Any] = _evaluate_altitude_survey
     feature_names: ClassVar[tuple[str, ...]] = (
         "altitude_error_m",
         "sin_heading_error",
@@ -533,46 +414,30 @@ class AltitudeSurvey(Task):
             )
         return ((n0, n1), (e0, e1)), ((n0 + m, n1 - m), (e0 + m, e1 - m))
 
-    def launch_reset(self, buffers, context, mask, seed) -> None:
-        """See :meth:`Task.launch_reset`."""
-        (n0, n1), (e0, e1) = context.start_region
-        self._launch_reset(
-            _reset_altitude_survey,
-            buffers,
-            context,
-            mask,
-            seed,
-            wp.uint64(context.mesh_id),
-            context.ray_top_m,
-            context.ray_length_m,
-            n0,
-            n1,
-            e0,
-            e1,
+    def _reset_parameters(self, context: TaskContext) -> tuple[Any, ...]:
+        return (
+            context.seabed_ray,
+            _box(context.start_region),
             *self.altitude_m,
             self.start_altitude_offset_m,
             self.start_heading_offset_rad,
             self.speed_m_s,
         )
 
-    def launch_evaluate(self, buffers, context, mode) -> None:
-        """See :meth:`Task.launch_evaluate`."""
-        (n0, n1), (e0, e1) = context.survey_box
-        self._launch_evaluate(
-            _evaluate_altitude_survey,
-            buffers,
-            context,
-            mode,
-            wp.uint64(context.mesh_id),
-            context.ray_top_m,
-            context.ray_length_m,
+    def _evaluate_parameters(self, context: TaskContext) -> tuple[Any, ...]:
+        return (
+            context.seabed_ray,
             context.altitude_column,
-            n0,
-            n1,
-            e0,
-            e1,
+            _box(context.survey_box),
             self.altitude_scale_m,
             self.heading_scale_rad,
             self.speed_scale_m_s,
             self.min_clearance_m,
         )
+
+
+def _box(region: tuple[tuple[float, float], tuple[float, float]]) -> Box:
+    """``((north_low, north_high), (east_low, east_high))`` [m] as the kernels' struct."""
+    box = Box()
+    (box.north_low, box.north_high), (box.east_low, box.east_high) = region
+    return box

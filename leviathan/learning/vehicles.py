@@ -30,7 +30,7 @@ integer hash of ``(seed, env index, parameter index)`` (MurmurHash3's 32-bit
 finaliser, three rounds) mapped to ``[0, 1)`` with 24 bits, so the draws are
 integer arithmetic and identical on every device.
 
-Compile options (``wp.set_module_options`` below): ``fuse_fp=False`` keeps the
+Compile options (of :mod:`leviathan.learning._vehicle_kernels`): ``fuse_fp=False`` keeps the
 float32 arithmetic exactly as written (no FMA contraction), so the error
 measured against the canonical float64 model is the error of this code and
 the randomisation draws round identically on the CPU and CUDA; it costs little
@@ -52,282 +52,19 @@ import warp as wp
 
 from leviathan.dynamics import RigidBodyModel
 from leviathan.kernels.backend import check_device
-from leviathan.learning._device_funcs import keyed_uniform, rotation_normalised
+from leviathan.learning._checks import _device_array, _range
+from leviathan.learning._vehicle_kernels import (
+    Body,
+    Thrusters,
+    VehicleArrays,
+    reset_kernel,
+    step_kernel,
+)
 from leviathan.specs import VehicleSpec
-
-wp.set_module_options({"fuse_fp": False, "fast_math": False, "enable_backward": False})
 
 __all__ = ["BatchedVehicles", "Randomization", "bench_vehicles"]
 
-# Parameter indices of the keyed draws (part of the reproducibility contract: never reorder).
-_DRAW_MASS = wp.constant(0)
-_DRAW_DAMPING = wp.constant(1)
-_DRAW_CURRENT_DIRECTION = wp.constant(2)
-_DRAW_CURRENT_SPEED = wp.constant(3)
-
-_TWO_PI = wp.constant(wp.float32(2.0 * math.pi))
-
-
-# --------------------------------------------------------------------------- device functions
-
-
-@wp.struct
-class _Body:
-    """Nominal (unrandomised) parameters of one vehicle, float32, body FRD at the CG."""
-
-    mass_kg: wp.float32
-    inertia_kg_m2: wp.vec3f  # Ixx, Iyy, Izz
-    added_linear: wp.vec3f  # M_A diagonal, surge sway heave [kg]
-    added_angular: wp.vec3f  # M_A diagonal, roll pitch yaw [kg m²]
-    inv_mass_linear: wp.vec3f  # 1 / (M_RB + M_A), surge sway heave
-    inv_mass_angular: wp.vec3f  # 1 / (M_RB + M_A), roll pitch yaw
-    damping_linear_v: wp.vec3f  # D_l, surge sway heave
-    damping_linear_w: wp.vec3f  # D_l, roll pitch yaw
-    damping_quadratic_v: wp.vec3f  # d_q, surge sway heave
-    damping_quadratic_w: wp.vec3f  # d_q, roll pitch yaw
-    weight_n: wp.float32
-    buoyancy_n: wp.float32
-    cb_m: wp.vec3f  # centre of buoyancy in body FRD [m]
-
-
-@wp.func
-def _derivative(
-    q: wp.vec4f,
-    v: wp.vec3f,
-    w: wp.vec3f,
-    tau_v: wp.vec3f,
-    tau_w: wp.vec3f,
-    current_ned: wp.vec3f,
-    mass_kg: wp.float32,
-    inertia: wp.vec3f,
-    added_v: wp.vec3f,
-    added_w: wp.vec3f,
-    inv_v: wp.vec3f,
-    inv_w: wp.vec3f,
-    dl_v: wp.vec3f,
-    dl_w: wp.vec3f,
-    dq_v: wp.vec3f,
-    dq_w: wp.vec3f,
-    net_weight_n: wp.float32,
-    buoyancy_n: wp.float32,
-    cb_m: wp.vec3f,
-):
-    """``(ṗ_ned, q̇, v̇, ω̇)`` of :func:`leviathan.dynamics._equations._derivative`, in float32."""
-    # R_world_body from the normalised q, as leviathan.dynamics.rotation_rows_from_quaternion.
-    rot = rotation_normalised(q)
-    rot_t = wp.transpose(rot)
-    current_body = rot_t @ current_ned
-    v_rel = v - current_body
-
-    # Restoring: net weight along R^T e_down, buoyancy moment about the CG.
-    down_body = wp.vec3f(rot[2, 0], rot[2, 1], rot[2, 2])
-    restoring_v = (net_weight_n) * down_body
-    restoring_w = wp.cross(cb_m, (-buoyancy_n) * down_body)
-
-    # C_RB(ν) ν = (m ω×v, ω×(I ω)).
-    crb_v = mass_kg * wp.cross(w, v)
-    crb_w = wp.cross(w, wp.cw_mul(inertia, w))
-    # C_A(ν_r) ν_r = (ω×a, v_r×a + ω×b), a = M_A11 v_r, b = M_A22 ω.
-    a = wp.cw_mul(added_v, v_rel)
-    b = wp.cw_mul(added_w, w)
-    ca_v = wp.cross(w, a)
-    ca_w = wp.cross(v_rel, a) + wp.cross(w, b)
-    # D(ν_r) ν_r, diagonal linear plus quadratic.
-    drag_v = wp.cw_mul(dl_v + wp.cw_mul(dq_v, wp.abs(v_rel)), v_rel)
-    drag_w = wp.cw_mul(dl_w + wp.cw_mul(dq_w, wp.abs(w)), w)
-    # M_A ν̇_c with ν̇_c = (−ω × v_c,body, 0) for a current constant in NED.
-    mac = wp.cw_mul(added_v, -wp.cross(w, current_body))
-
-    v_dot = wp.cw_mul((((tau_v + restoring_v) - crb_v) - ca_v) - drag_v + mac, inv_v)
-    w_dot = wp.cw_mul((((tau_w + restoring_w) - crb_w) - ca_w) - drag_w, inv_w)
-
-    position_dot = rot @ v
-    half = wp.float32(0.5)
-    # q̇ = ½ q ⊗ (0, ω), Hamilton product, on the unnormalised stage quaternion.
-    quaternion_dot = wp.vec4f(
-        half * -((q[1] * w[0] + q[2] * w[1]) + q[3] * w[2]),
-        half * ((q[0] * w[0] + q[2] * w[2]) - q[3] * w[1]),
-        half * ((q[0] * w[1] + q[3] * w[0]) - q[1] * w[2]),
-        half * ((q[0] * w[2] + q[1] * w[1]) - q[2] * w[0]),
-    )
-    return position_dot, quaternion_dot, v_dot, w_dot
-
-
-# --------------------------------------------------------------------------- kernels
-
-
-@wp.kernel
-def _step_kernel(
-    commands_n: wp.array2d(dtype=wp.float32),
-    body: _Body,
-    thrust_direction: wp.array(dtype=wp.vec3f),
-    thrust_moment_arm: wp.array(dtype=wp.vec3f),
-    thrust_min_n: wp.array(dtype=wp.float32),
-    thrust_max_n: wp.array(dtype=wp.float32),
-    time_constant_s: wp.array(dtype=wp.float32),
-    mass_scale: wp.array(dtype=wp.float32),
-    damping_scale: wp.array(dtype=wp.float32),
-    current_ned: wp.array(dtype=wp.vec3f),
-    dt_s: wp.float32,
-    position_ned: wp.array(dtype=wp.vec3f),
-    attitude_q: wp.array(dtype=wp.vec4f),
-    linear_velocity: wp.array(dtype=wp.vec3f),
-    angular_velocity: wp.array(dtype=wp.vec3f),
-    thrust_n: wp.array2d(dtype=wp.float32),
-):
-    i = wp.tid()
-    h = dt_s
-    half = wp.float32(0.5) * h
-
-    # Per-env parameters: mass_scale scales every inertia and both restoring forces
-    # (the vehicle keeps its trim), damping_scale scales both damping terms.
-    sm = mass_scale[i]
-    sd = damping_scale[i]
-    mass_kg = body.mass_kg * sm
-    inertia = body.inertia_kg_m2 * sm
-    added_v = body.added_linear * sm
-    added_w = body.added_angular * sm
-    inv_v = body.inv_mass_linear / sm
-    inv_w = body.inv_mass_angular / sm
-    dl_v = body.damping_linear_v * sd
-    dl_w = body.damping_linear_w * sd
-    dq_v = body.damping_quadratic_v * sd
-    dq_w = body.damping_quadratic_w * sd
-    weight = body.weight_n * sm
-    buoyancy = body.buoyancy_n * sm
-    net_weight = weight - buoyancy
-    current = current_ned[i]
-
-    # Saturated command held over the step; exact first-order response at 0, h/2, h.
-    tau_v0 = wp.vec3f(0.0)
-    tau_w0 = wp.vec3f(0.0)
-    tau_vh = wp.vec3f(0.0)
-    tau_wh = wp.vec3f(0.0)
-    tau_v1 = wp.vec3f(0.0)
-    tau_w1 = wp.vec3f(0.0)
-    for j in range(thrust_n.shape[1]):
-        command = wp.min(wp.max(commands_n[i, j], thrust_min_n[j]), thrust_max_n[j])
-        f_start = command
-        f_half = command
-        f_end = command
-        tc = time_constant_s[j]
-        if tc > wp.float32(0.0):
-            f0 = thrust_n[i, j]
-            offset = f0 - command
-            f_start = f0
-            f_half = command + offset * wp.exp(-half / tc)
-            f_end = command + offset * wp.exp(-h / tc)
-        d = thrust_direction[j]
-        m = thrust_moment_arm[j]
-        tau_v0 += d * f_start
-        tau_w0 += m * f_start
-        tau_vh += d * f_half
-        tau_wh += m * f_half
-        tau_v1 += d * f_end
-        tau_w1 += m * f_end
-        thrust_n[i, j] = f_end
-
-    p0 = position_ned[i]
-    q0 = attitude_q[i]
-    v0 = linear_velocity[i]
-    w0 = angular_velocity[i]
-    cb = body.cb_m
-
-    kp1, kq1, kv1, kw1 = _derivative(
-        q0, v0, w0, tau_v0, tau_w0, current, mass_kg, inertia, added_v, added_w,
-        inv_v, inv_w, dl_v, dl_w, dq_v, dq_w, net_weight, buoyancy, cb,
-    )  # fmt: skip
-    kp2, kq2, kv2, kw2 = _derivative(
-        q0 + half * kq1, v0 + half * kv1, w0 + half * kw1, tau_vh, tau_wh, current,
-        mass_kg, inertia, added_v, added_w, inv_v, inv_w, dl_v, dl_w, dq_v, dq_w,
-        net_weight, buoyancy, cb,
-    )  # fmt: skip
-    kp3, kq3, kv3, kw3 = _derivative(
-        q0 + half * kq2, v0 + half * kv2, w0 + half * kw2, tau_vh, tau_wh, current,
-        mass_kg, inertia, added_v, added_w, inv_v, inv_w, dl_v, dl_w, dq_v, dq_w,
-        net_weight, buoyancy, cb,
-    )  # fmt: skip
-    kp4, kq4, kv4, kw4 = _derivative(
-        q0 + h * kq3, v0 + h * kv3, w0 + h * kw3, tau_v1, tau_w1, current,
-        mass_kg, inertia, added_v, added_w, inv_v, inv_w, dl_v, dl_w, dq_v, dq_w,
-        net_weight, buoyancy, cb,
-    )  # fmt: skip
-
-    sixth = h / wp.float32(6.0)
-    two = wp.float32(2.0)
-    position_ned[i] = p0 + sixth * (((kp1 + two * kp2) + two * kp3) + kp4)
-    q = q0 + sixth * (((kq1 + two * kq2) + two * kq3) + kq4)
-    norm = wp.sqrt(((q[0] * q[0] + q[1] * q[1]) + q[2] * q[2]) + q[3] * q[3])
-    attitude_q[i] = q / norm
-    linear_velocity[i] = v0 + sixth * (((kv1 + two * kv2) + two * kv3) + kv4)
-    angular_velocity[i] = w0 + sixth * (((kw1 + two * kw2) + two * kw3) + kw4)
-
-
-@wp.kernel
-def _reset_kernel(
-    env_mask: wp.array(dtype=wp.int32),
-    new_position_ned: wp.array(dtype=wp.vec3f),
-    new_yaw_rad: wp.array(dtype=wp.float32),
-    seeds: wp.array(dtype=wp.uint32),
-    mass_scale_low: wp.float32,
-    mass_scale_high: wp.float32,
-    damping_scale_low: wp.float32,
-    damping_scale_high: wp.float32,
-    current_speed_low: wp.float32,
-    current_speed_high: wp.float32,
-    position_ned: wp.array(dtype=wp.vec3f),
-    attitude_q: wp.array(dtype=wp.vec4f),
-    linear_velocity: wp.array(dtype=wp.vec3f),
-    angular_velocity: wp.array(dtype=wp.vec3f),
-    thrust_n: wp.array2d(dtype=wp.float32),
-    mass_scale: wp.array(dtype=wp.float32),
-    damping_scale: wp.array(dtype=wp.float32),
-    current_ned: wp.array(dtype=wp.vec3f),
-):
-    i = wp.tid()
-    if env_mask[i] == 0:
-        return
-    position_ned[i] = new_position_ned[i]
-    half_yaw = wp.float32(0.5) * new_yaw_rad[i]
-    # Level attitude with heading ψ: a rotation about body down, q = (cos ψ/2, 0, 0, sin ψ/2).
-    attitude_q[i] = wp.vec4f(wp.cos(half_yaw), wp.float32(0.0), wp.float32(0.0), wp.sin(half_yaw))
-    linear_velocity[i] = wp.vec3f(0.0)
-    angular_velocity[i] = wp.vec3f(0.0)
-    for j in range(thrust_n.shape[1]):
-        thrust_n[i, j] = wp.float32(0.0)
-
-    seed = seeds[i]
-    env = wp.uint32(i)
-    u_mass = keyed_uniform(seed, env, wp.uint32(_DRAW_MASS))
-    u_damping = keyed_uniform(seed, env, wp.uint32(_DRAW_DAMPING))
-    u_direction = keyed_uniform(seed, env, wp.uint32(_DRAW_CURRENT_DIRECTION))
-    u_speed = keyed_uniform(seed, env, wp.uint32(_DRAW_CURRENT_SPEED))
-    mass_scale[i] = mass_scale_low + (mass_scale_high - mass_scale_low) * u_mass
-    damping_scale[i] = damping_scale_low + (damping_scale_high - damping_scale_low) * u_damping
-    speed = current_speed_low + (current_speed_high - current_speed_low) * u_speed
-    direction = _TWO_PI * u_direction
-    current_ned[i] = wp.vec3f(speed * wp.cos(direction), speed * wp.sin(direction), 0.0)
-
-
 # --------------------------------------------------------------------------- host
-
-
-def _range(name: str, value: Any, *, minimum: float, strict: bool) -> tuple[float, float]:
-    """Validate a ``(low, high)`` range of finite reals above ``minimum``."""
-    bound = f"> {minimum:g}" if strict else f">= {minimum:g}"
-    expected = f"a (low, high) pair of finite reals with {bound} and low <= high"
-    if not isinstance(value, tuple | list) or len(value) != 2:
-        raise ValueError(f"Randomization.{name}: expected {expected}, got {value!r}")
-    low, high = value
-    for end in (low, high):
-        if isinstance(end, bool) or not isinstance(end, numbers.Real):
-            raise TypeError(f"Randomization.{name}: expected {expected}, got {value!r}")
-    low, high = float(low), float(high)
-    if not (math.isfinite(low) and math.isfinite(high)) or low > high:
-        raise ValueError(f"Randomization.{name}: expected {expected}, got {value!r}")
-    if (low <= minimum) if strict else (low < minimum):
-        raise ValueError(f"Randomization.{name}: expected {expected}, got {value!r}")
-    return low, high
 
 
 def _device_state(name: str, doc: str) -> property:
@@ -378,39 +115,6 @@ class Randomization:
             "current_speed_m_s",
             _range("current_speed_m_s", self.current_speed_m_s, minimum=0.0, strict=False),
         )
-
-
-def _device_array(
-    name: str,
-    value: Any,
-    dtypes: tuple[Any, ...],
-    shape: tuple[int, ...],
-    device: str,
-    what: str,
-) -> wp.array:
-    """``value`` as a Warp array of one of ``dtypes`` and ``shape`` on ``device``.
-
-    NumPy input is copied to the device (a convenience); a Warp array must already
-    match, so that the hot path never copies silently.
-    """
-    if isinstance(value, np.ndarray):
-        if value.shape[: len(shape)] != shape:
-            raise ValueError(f"{name}: expected {what}, got a NumPy array of shape {value.shape}")
-        return wp.array(value, dtype=dtypes[0], device=device)
-    if not isinstance(value, wp.array):
-        raise TypeError(f"{name}: expected {what} (a Warp array), got {type(value).__name__}")
-    if value.dtype not in dtypes or tuple(value.shape) != shape:
-        names = " or ".join(getattr(d, "__name__", str(d)) for d in dtypes)
-        raise ValueError(
-            f"{name}: expected {what} ({names}, shape {shape}), got dtype "
-            f"{getattr(value.dtype, '__name__', value.dtype)} shape {tuple(value.shape)}"
-        )
-    if str(value.device) != device:
-        raise ValueError(
-            f"{name}: expected an array on {device!r}, got one on {str(value.device)!r}; "
-            "create it with device=vehicles.device"
-        )
-    return value
 
 
 class BatchedVehicles:
@@ -495,7 +199,7 @@ class BatchedVehicles:
         inv_mass = np.diag(model.M_inv).tolist()
         d_linear = list(model.linear_damping_diagonal)
         d_quadratic = list(model.quadratic_damping_diagonal)
-        body = _Body()
+        body = Body()
         body.mass_kg = wp.float32(model.mass_kg)
         body.inertia_kg_m2 = wp.vec3f(*rigid[3:])
         body.added_linear = wp.vec3f(*added[:3])
@@ -513,18 +217,20 @@ class BatchedVehicles:
 
         # One row per thruster: direction (3) then moment arm r x d (3), the columns of T.
         columns = np.array(model.thruster_matrix.T, dtype=np.float32).reshape(t, 6)
-        self._thrust_direction = wp.array(columns[:, :3], dtype=wp.vec3f, device=device)
-        self._thrust_moment_arm = wp.array(columns[:, 3:], dtype=wp.vec3f, device=device)
         limits = np.array(model.thrust_limits_n, dtype=np.float32).reshape(t, 2)
         self.thrust_min_n = limits[:, 0].copy()
         self.thrust_max_n = limits[:, 1].copy()
         self.thrust_min_n.flags.writeable = False
         self.thrust_max_n.flags.writeable = False
-        self._thrust_min = wp.array(self.thrust_min_n, dtype=wp.float32, device=device)
-        self._thrust_max = wp.array(self.thrust_max_n, dtype=wp.float32, device=device)
-        self._time_constant = wp.array(
+        thrusters = Thrusters()
+        thrusters.direction = wp.array(columns[:, :3], dtype=wp.vec3f, device=device)
+        thrusters.moment_arm = wp.array(columns[:, 3:], dtype=wp.vec3f, device=device)
+        thrusters.min_n = wp.array(self.thrust_min_n, dtype=wp.float32, device=device)
+        thrusters.max_n = wp.array(self.thrust_max_n, dtype=wp.float32, device=device)
+        thrusters.time_constant_s = wp.array(
             np.array(model.time_constants_s, dtype=np.float32), dtype=wp.float32, device=device
         )
+        self._thrusters = thrusters
 
         self._position_ned = wp.zeros(n, dtype=wp.vec3f, device=device)
         level = np.zeros((n, 4), dtype=np.float32)
@@ -537,33 +243,24 @@ class BatchedVehicles:
         self._mass_scale = wp.full(n, 1.0, dtype=wp.float32, device=device)
         self._damping_scale = wp.full(n, 1.0, dtype=wp.float32, device=device)
 
-        # The launch is recorded once: packing its 16 arguments anew would cost more than
-        # the kernel itself for small N. Only the commands and dt_s change between steps;
-        # the state arrays are owned here and never rebound (read-only properties).
+        # Built once: the arrays above are never rebound, so every kernel's view stays valid.
+        self._arrays = VehicleArrays()
+        for name in VehicleArrays.vars:
+            setattr(self._arrays, name, getattr(self, "_" + name))
+
+        # The launch is recorded once: packing its arguments anew would cost more than the
+        # kernel itself for small N. Only the commands and dt_s change between steps.
         self._commands_bound = wp.zeros((n, t), dtype=wp.float32, device=device)
         self._dt_bound = 0.01
         self._step_launch = wp.launch(
-            _step_kernel,
+            step_kernel,
             dim=n,
             inputs=[
                 self._commands_bound,
                 self._body,
-                self._thrust_direction,
-                self._thrust_moment_arm,
-                self._thrust_min,
-                self._thrust_max,
-                self._time_constant,
-                self._mass_scale,
-                self._damping_scale,
-                self._current_ned,
+                self._thrusters,
                 self._dt_bound,
-            ],
-            outputs=[
-                self._position_ned,
-                self._attitude_q,
-                self._linear_velocity,
-                self._angular_velocity,
-                self._thrust_n,
+                self._arrays,
             ],
             device=device,
             record_cmd=True,
@@ -667,31 +364,18 @@ class BatchedVehicles:
         )
         if keys.dtype == wp.int32:
             keys = keys.view(wp.uint32)
-        r = self.randomization
         wp.launch(
-            _reset_kernel,
+            reset_kernel,
             dim=n,
             inputs=[
                 mask,
                 position,
                 yaw,
                 keys,
-                r.mass_scale[0],
-                r.mass_scale[1],
-                r.damping_scale[0],
-                r.damping_scale[1],
-                r.current_speed_m_s[0],
-                r.current_speed_m_s[1],
-            ],
-            outputs=[
-                self._position_ned,
-                self._attitude_q,
-                self._linear_velocity,
-                self._angular_velocity,
-                self._thrust_n,
-                self._mass_scale,
-                self._damping_scale,
-                self._current_ned,
+                *self.randomization.mass_scale,
+                *self.randomization.damping_scale,
+                *self.randomization.current_speed_m_s,
+                self._arrays,
             ],
             device=dev,
         )

@@ -18,7 +18,8 @@ from leviathan.parity._fixture import (
     freeze_fixture,
     load_manifest,
 )
-from leviathan.parity._scenes import SCENE_NAMES, SceneCase, build_scene, scene_cases
+from leviathan.parity._scene_parts import SceneCase
+from leviathan.parity._scenes import SCENE_NAMES, build_scene, scene_cases
 
 __all__ = [
     "FIXTURE_ENVIRONMENT_VARIABLE",

@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 
 from leviathan._frozen import FrozenMapping, freeze, frozen_array
-from leviathan._validation import check_sample_identifiers
+from leviathan._validation import check_mapping, check_sample_identifiers
 from leviathan.identity import content_hash, display_hash
 from leviathan.random import RandomEffectRecord
 from leviathan.raycast import PreparedScene, prepare_scene
@@ -117,16 +117,8 @@ class SensorSample:
                 "leviathan.sensors.register_sensor_kind(...)"
             )
         check_sample_identifiers(self.sensor_id, self.sample_index, self.time_ns)
-        for name, value in (
-            ("channels", self.channels),
-            ("metadata", self.metadata),
-            ("display", self.display),
-        ):
-            if not isinstance(value, Mapping):
-                raise TypeError(f"{name}: expected a mapping, got {type(value).__name__}")
-            bad = [key for key in value if not isinstance(key, str)]
-            if bad:
-                raise TypeError(f"{name}: keys must be strings, got {bad!r}")
+        for name in ("channels", "metadata", "display"):
+            check_mapping(name, getattr(self, name), string_keys=True)
         # Everything is copied into memory nobody else holds (arrays over immutable
         # bytes, read-only mappings), so the cached content_hash can never go stale.
         channels = {name: _canonical_channel(name, a) for name, a in self.channels.items()}

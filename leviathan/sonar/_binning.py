@@ -23,6 +23,8 @@ import math
 
 import numpy as np
 
+from leviathan._validation import check_count
+
 __all__ = ["bin_samples", "range_bin", "range_bin_boundaries", "range_bin_edges"]
 
 
@@ -42,11 +44,7 @@ def _range_window(
         raise ValueError(
             f"range_max_m: expected a range > range_min_m ({r_min!r} m), got {range_max_m!r}"
         )
-    if isinstance(range_bin_count, bool) or not isinstance(range_bin_count, int | np.integer):
-        raise TypeError(f"range_bin_count: expected an int >= 1, got {range_bin_count!r}")
-    if range_bin_count < 1:
-        raise ValueError(f"range_bin_count: expected an int >= 1, got {range_bin_count!r}")
-    n = int(range_bin_count)
+    n = check_count("range_bin_count", range_bin_count, minimum=1)
     return r_min, r_max, n, (r_max - r_min) / float(n)
 
 

@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 
 from leviathan._frozen import FrozenMapping, freeze, frozen_array
+from leviathan._validation import check_mapping
 from leviathan.identity import content_hash
 
 __all__ = ["CHANNEL_NAMES", "SonarFrame"]
@@ -86,13 +87,8 @@ class SonarFrame:
     display: Mapping[str, Any] = field(default_factory=dict, compare=False)
 
     def __post_init__(self) -> None:
-        for name, value in (
-            ("channels", self.channels),
-            ("metadata", self.metadata),
-            ("display", self.display),
-        ):
-            if not isinstance(value, Mapping):
-                raise TypeError(f"{name}: expected a mapping, got {type(value).__name__}")
+        for name in ("channels", "metadata", "display"):
+            check_mapping(name, getattr(self, name))
         unknown = set(self.channels) - set(CHANNEL_NAMES)
         if unknown:
             raise ValueError(f"channels: unknown channel names {sorted(unknown)}")

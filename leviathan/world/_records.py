@@ -226,3 +226,14 @@ class VehicleTrackRecord:
 
     def __len__(self) -> int:
         return int(self.ticks.shape[0])
+
+    def rows(self, start: int, stop: int) -> VehicleTrackRecord:
+        """The rows ``start:stop`` (Python slice rules) as a record of the same vehicle."""
+        return VehicleTrackRecord(
+            name=self.name,
+            ticks=self.ticks[start:stop],
+            times_ns=self.times_ns[start:stop],
+            position_ned_m=self.position_ned_m[start:stop],
+            attitude_q=self.attitude_q[start:stop],
+            velocity_body=self.velocity_body[start:stop],
+        )

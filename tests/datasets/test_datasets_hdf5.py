@@ -15,7 +15,7 @@ from typing import Any
 import h5py
 import numpy as np
 import pytest
-from world_cases import TICK_NS, seabed_scene, small_inspector_spec, small_survey_spec
+from world_cases import TICK_NS, seabed_scene, small_inspector_spec, small_survey_spec, survey_setup
 
 from leviathan import __version__
 from leviathan.controllers import Autopilot
@@ -47,12 +47,7 @@ def _world() -> World:
     )
     return World.create(
         vehicles=[
-            VehicleSetup(
-                "survey",
-                survey,
-                Autopilot(speed_m_per_s=1.0, depth_m=20.0, heading_rad=0.0),
-                position_ned_m=(0.0, 0.0, 20.0),
-            ),
+            survey_setup(survey),
             VehicleSetup(
                 "inspector",
                 small_inspector_spec(focal_px=8.0),

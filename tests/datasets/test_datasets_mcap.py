@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -18,7 +19,14 @@ import numpy as np
 import pytest
 from mcap.reader import make_reader
 from rosbags.typesys import Stores, get_types_from_msg, get_typestore
-from world_cases import TICK_NS, seabed_scene, small_inspector_spec, small_survey_spec, with_sensor
+from world_cases import (
+    TICK_NS,
+    seabed_scene,
+    small_inspector_spec,
+    small_survey_spec,
+    survey_setup,
+    with_sensor,
+)
 
 from leviathan.acoustics import sound_speed_m_per_s
 from leviathan.controllers import Autopilot
@@ -59,11 +67,8 @@ def _world() -> World:
     )
     return World.create(
         vehicles=[
-            VehicleSetup(
-                "survey",
-                small_survey_spec(bearing_count=16, elevation_sample_count=4, range_bin_count=32),
-                Autopilot(speed_m_per_s=1.0, depth_m=20.0, heading_rad=0.0),
-                position_ned_m=(0.0, 0.0, 20.0),
+            survey_setup(
+                small_survey_spec(bearing_count=16, elevation_sample_count=4, range_bin_count=32)
             ),
             VehicleSetup(
                 "inspector",
@@ -558,31 +563,39 @@ def test_camera_info_holds_the_intrinsics(bag: Bag) -> None:
 # --------------------------------------------------------------------------- ground truth
 
 
+def _odometry(
+    bag: Bag, vehicle: str, topic: str, frames: tuple[str, str]
+) -> Iterator[tuple[int, Any]]:
+    """``(track row, message)`` of each odometry message on ``/<vehicle>/<topic>``.
+
+    Checks first what both odometry topics share: the ``(frame_id, child_frame_id)``
+    given, the stamp of the track row and zero covariances.
+    """
+    times_ns = bag.tracks[vehicle].times_ns
+    for k, message in enumerate(_decoded(bag, f"/{vehicle}/{topic}")):
+        assert (message.header.frame_id, message.child_frame_id) == frames
+        assert _stamp_ns(message.header) == int(times_ns[k])
+        np.testing.assert_array_equal(message.pose.covariance, np.zeros(36))
+        np.testing.assert_array_equal(message.twist.covariance, np.zeros(36))
+        yield k, message
+
+
 @pytest.mark.parametrize("vehicle", ["survey", "inspector"])
 def test_ned_odometry_is_the_track_exactly(bag: Bag, vehicle: str) -> None:
     track = bag.tracks[vehicle]
-    messages = _decoded(bag, f"/{vehicle}/odometry_ned")
-    for k, message in enumerate(messages):
-        assert message.header.frame_id == "world_ned"
-        assert message.child_frame_id == f"{vehicle}/base_link_frd"
-        assert _stamp_ns(message.header) == int(track.times_ns[k])
+    frames = ("world_ned", f"{vehicle}/base_link_frd")
+    for k, message in _odometry(bag, vehicle, "odometry_ned", frames):
         assert _xyz(message.pose.pose.position) == track.position_ned_m[k].tolist()
         w, x, y, z = track.attitude_q[k].tolist()
         assert _xyzw(message.pose.pose.orientation) == [x, y, z, w]
         u = track.velocity_body[k].tolist()
         assert _xyz(message.twist.twist.linear) + _xyz(message.twist.twist.angular) == u
-        np.testing.assert_array_equal(message.pose.covariance, np.zeros(36))
-        np.testing.assert_array_equal(message.twist.covariance, np.zeros(36))
 
 
 @pytest.mark.parametrize("vehicle", ["survey", "inspector"])
 def test_enu_odometry_is_the_track_in_rep_103_frames(bag: Bag, vehicle: str) -> None:
     track = bag.tracks[vehicle]
-    messages = _decoded(bag, f"/{vehicle}/odometry")
-    for k, message in enumerate(messages):
-        assert message.header.frame_id == "map"
-        assert message.child_frame_id == f"{vehicle}/base_link"
-        assert _stamp_ns(message.header) == int(track.times_ns[k])
+    for k, message in _odometry(bag, vehicle, "odometry", ("map", f"{vehicle}/base_link")):
         n, e, d = track.position_ned_m[k].tolist()
         assert _xyz(message.pose.pose.position) == [e, n, -d]
         q = _xyzw(message.pose.pose.orientation)
@@ -596,7 +609,6 @@ def test_enu_odometry_is_the_track_in_rep_103_frames(bag: Bag, vehicle: str) -> 
         u, v, w, p, qq, r = track.velocity_body[k].tolist()
         assert _xyz(message.twist.twist.linear) == [u, -v, -w]
         assert _xyz(message.twist.twist.angular) == [p, -qq, -r]
-        np.testing.assert_array_equal(message.pose.covariance, np.zeros(36))
 
 
 def test_tf_carries_every_vehicle_at_every_tick(bag: Bag) -> None:
@@ -739,23 +751,12 @@ def test_undeclared_sensor_sample_is_refused(bag: Bag, tmp_path: Path) -> None:
     assert list(tmp_path.iterdir()) == []
 
 
-def _rows(track: VehicleTrackRecord, start: int, stop: int) -> VehicleTrackRecord:
-    return VehicleTrackRecord(
-        name=track.name,
-        ticks=track.ticks[start:stop],
-        times_ns=track.times_ns[start:stop],
-        position_ned_m=track.position_ned_m[start:stop],
-        attitude_q=track.attitude_q[start:stop],
-        velocity_body=track.velocity_body[start:stop],
-    )
-
-
 def test_track_rows_must_continue_the_last_call(bag: Bag, tmp_path: Path) -> None:
     track = bag.tracks["survey"]
     writer = McapWriter(tmp_path / "run.mcap", vehicles=bag.vehicles, manifest={})
-    writer.write([], [_rows(track, 0, 5)])
+    writer.write([], [track.rows(0, 5)])
     with pytest.raises(DatasetError, match=r"tracks\[0\]\.ticks\[0\]: expected tick 5"):
-        writer.write([], [_rows(track, 6, 9)])
+        writer.write([], [track.rows(6, 9)])
     assert list(tmp_path.iterdir()) == []
 
 

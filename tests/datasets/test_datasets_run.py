@@ -5,10 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from mcap.reader import make_reader
-from world_cases import TICK_NS, small_survey_spec
+from world_cases import TICK_NS, small_survey_spec, survey_setup
 
 from leviathan.cli import main
-from leviathan.controllers import Autopilot
 from leviathan.datasets import (
     RUN_DATASET_NAME,
     DatasetRecorder,
@@ -16,7 +15,7 @@ from leviathan.datasets import (
     export_world,
     read_hdf5,
 )
-from leviathan.world import VehicleSetup, World
+from leviathan.world import World
 
 
 def _world() -> World:
@@ -24,11 +23,8 @@ def _world() -> World:
 
     return World.create(
         vehicles=[
-            VehicleSetup(
-                "survey",
-                small_survey_spec(bearing_count=12, elevation_sample_count=4, range_bin_count=24),
-                Autopilot(speed_m_per_s=1.0, depth_m=20.0, heading_rad=0.0),
-                position_ned_m=(0.0, 0.0, 20.0),
+            survey_setup(
+                small_survey_spec(bearing_count=12, elevation_sample_count=4, range_bin_count=24)
             )
         ],
         environment=survey_environment(seabed_triangles=2000),

@@ -12,6 +12,7 @@ in the trace module's own kernels are checked separately.
 from __future__ import annotations
 
 from fractions import Fraction
+from typing import Any
 
 import numpy as np
 import pytest
@@ -81,6 +82,19 @@ def _unit(v: np.ndarray) -> np.ndarray:
     return v / np.sqrt((v * v).sum(axis=1))[:, None]
 
 
+def _launch(kernel: Any, device: str, arrays: list[tuple[np.ndarray, Any]], rest: list) -> None:
+    """Launches ``kernel`` once per row of the first array.
+
+    Args:
+        kernel: The Warp kernel.
+        device: Where to run it.
+        arrays: ``(values, warp_dtype)`` per leading array argument, copied to ``device``.
+        rest: The remaining arguments as they are (scalars, output arrays).
+    """
+    inputs = [wp.array(values, dtype=dtype, device=device) for values, dtype in arrays]
+    wp.launch(kernel, dim=arrays[0][0].shape[0], inputs=[*inputs, *rest], device=device)
+
+
 def _warp_triangle(
     o: np.ndarray,
     d: np.ndarray,
@@ -95,19 +109,8 @@ def _warp_triangle(
     tri = np.ascontiguousarray(np.concatenate([v0, e1, e2], axis=1))
     hit = wp.zeros(n, dtype=wp.int32, device=device)
     t = wp.zeros(n, dtype=wp.float64, device=device)
-    wp.launch(
-        _triangle_kernel,
-        dim=n,
-        inputs=[
-            wp.array(o, dtype=wp.vec3d, device=device),
-            wp.array(d, dtype=wp.vec3d, device=device),
-            wp.array(tri, dtype=kt.tri9d, device=device),
-            wp.array(t_max, dtype=wp.float64, device=device),
-            hit,
-            t,
-        ],
-        device=device,
-    )
+    arrays = [(o, wp.vec3d), (d, wp.vec3d), (tri, kt.tri9d), (t_max, wp.float64)]
+    _launch(_triangle_kernel, device, arrays, [hit, t])
     return hit.numpy().astype(bool), t.numpy()
 
 
@@ -248,19 +251,8 @@ def _warp_box(
     """Pass flags of ``intersect_ray_box`` (or its ``_finite`` hot path) per element."""
     n = o.shape[0]
     passed = wp.zeros(n, dtype=wp.int32, device=device)
-    wp.launch(
-        _box_kernel,
-        dim=n,
-        inputs=[
-            wp.array(o, dtype=wp.vec3d, device=device),
-            wp.array(inv_d, dtype=wp.vec3d, device=device),
-            wp.array(box, dtype=kt.box6d, device=device),
-            wp.array(t_best, dtype=wp.float64, device=device),
-            int(finite_path),
-            passed,
-        ],
-        device=device,
-    )
+    arrays = [(o, wp.vec3d), (inv_d, wp.vec3d), (box, kt.box6d), (t_best, wp.float64)]
+    _launch(_box_kernel, device, arrays, [int(finite_path), passed])
     return passed.numpy().astype(bool)
 
 
@@ -337,12 +329,7 @@ def test_inverse_direction_func_matches_reference(device: str) -> None:
     with np.errstate(over="ignore"):
         want = ref.inverse_directions(d)
     out = wp.zeros(d.shape[0], dtype=wp.vec3d, device=device)
-    wp.launch(
-        _inverse_kernel,
-        dim=d.shape[0],
-        inputs=[wp.array(d, dtype=wp.vec3d, device=device), out],
-        device=device,
-    )
+    _launch(_inverse_kernel, device, [(d, wp.vec3d)], [out])
     got = out.numpy()
     assert got.dtype == np.float64 and got.shape == d.shape
     np.testing.assert_array_equal(got.view(np.uint64), want.view(np.uint64))

@@ -97,6 +97,7 @@ def _observe(sensing: Sensing) -> np.ndarray:
 
 
 def _random_state(seed: int, n: int) -> dict[str, np.ndarray]:
+    """A random state of ``n`` vehicles, keyed like :func:`_vehicles`'s arguments."""
     rng = np.random.default_rng(seed)
     euler = np.c_[rng.uniform(-0.5, 0.5, n), rng.uniform(-0.5, 0.5, n), rng.uniform(-3, 3, n)]
     return {
@@ -122,13 +123,7 @@ def test_observation_has_the_documented_size_dtype_and_shape(device: str, sonar)
 
 def test_state_columns_are_exact_copies_of_the_vehicle_state(device: str) -> None:
     state = _random_state(3, 32)
-    vehicles = _vehicles(
-        device,
-        state["position"],
-        quaternion=state["quaternion"],
-        linear=state["linear"],
-        angular=state["angular"],
-    )
+    vehicles = _vehicles(device, **state)
     obs = _observe(Sensing(vehicles, None))
     lv, av, qu = OBS_LINEAR_VELOCITY, OBS_ANGULAR_VELOCITY, OBS_QUATERNION
     np.testing.assert_array_equal(obs[:, lv : lv + 3], state["linear"])
@@ -292,13 +287,7 @@ def test_observations_are_bit_identical_on_repeat(device: str) -> None:
     )
     rows = []
     for _ in range(2):
-        vehicles = _vehicles(
-            device,
-            state["position"],
-            quaternion=state["quaternion"],
-            linear=state["linear"],
-            angular=state["angular"],
-        )
+        vehicles = _vehicles(device, **state)
         sensing = Sensing(vehicles, terrain, sonar=(8, 4), sonar_tilt_rad=0.5)
         rows += [_observe(sensing), _observe(sensing)]
     for other in rows[1:]:

@@ -87,21 +87,13 @@ def test_render_records_the_backend_it_ran_on_outside_the_identity() -> None:
 
 
 def test_world_samples_are_identical_on_every_backend() -> None:
-    from world_cases import seabed_scene, small_survey_spec
+    from world_cases import seabed_scene, survey_setup
 
-    from leviathan.controllers import Autopilot
-    from leviathan.world import VehicleSetup, World
+    from leviathan.world import World
 
     def run(**tracing: str) -> tuple[list[tuple[int, str]], tuple[str, str]]:
         world = World.create(
-            vehicles=[
-                VehicleSetup(
-                    "survey",
-                    small_survey_spec(),
-                    Autopilot(speed_m_per_s=1.0, depth_m=20.0, heading_rad=0.0),
-                    position_ned_m=(0.0, 0.0, 20.0),
-                )
-            ],
+            vehicles=[survey_setup()],
             environment=seabed_scene(),
             root_seed=5,
             step_ns=10_000_000,

@@ -17,7 +17,7 @@ from typing import Literal, get_args
 import numpy as np
 import pytest
 from pydantic import BaseModel, ConfigDict
-from world_cases import TICK_NS, seabed_scene, small_inspector_spec, small_survey_spec
+from world_cases import TICK_NS, seabed_scene, small_inspector_spec, small_survey_spec, survey_setup
 
 from leviathan.controllers import Autopilot
 from leviathan.frames import Transform, sensor_pose
@@ -113,12 +113,7 @@ def _world(spec: VehicleSpec | None = None) -> World:
     """A survey vehicle (sonar, DVL, IMU) and an inspection ROV (camera) over a seabed."""
     return World.create(
         vehicles=[
-            VehicleSetup(
-                "survey",
-                spec if spec is not None else small_survey_spec(),
-                Autopilot(speed_m_per_s=1.0, depth_m=20.0, heading_rad=0.0),
-                position_ned_m=(0.0, 0.0, 20.0),
-            ),
+            survey_setup(spec),
             VehicleSetup(
                 "rov",
                 small_inspector_spec(focal_px=12.0),

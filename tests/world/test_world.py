@@ -340,3 +340,14 @@ def test_current_depth_profile_is_used_at_the_vehicle_depth() -> None:
     world.step(1000)
     east = world.state()["vehicles"]["rov"]["position_ned_m"][1]
     assert 0.5 < east < 3.5  # drifts east with the ~0.3 m/s current over 10 s
+
+
+def test_track_rows_are_the_same_rows_of_every_array() -> None:
+    world = survey_world()
+    world.step(6)
+    track = world.track_states("survey")
+    part = track.rows(2, 5)
+    assert part.name == "survey" and len(part) == 3
+    for field in ("ticks", "times_ns", "position_ned_m", "attitude_q", "velocity_body"):
+        np.testing.assert_array_equal(getattr(part, field), getattr(track, field)[2:5])
+    assert len(track.rows(5, 2)) == 0

@@ -8,14 +8,16 @@ exactly like a twin that never saw the call.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
+from collections.abc import Iterator
 
 import numpy as np
 import pytest
 
 from leviathan.catalogue import get_vehicle
-from leviathan.controllers import Autopilot, DirectThrust, WaypointFollower
+from leviathan.controllers import Autopilot, Controller, DirectThrust, WaypointFollower
 from leviathan.dynamics import RigidBodyModel
 from leviathan.sensors import register_sensor_kind, registered_sensor_kinds
 from leviathan.specs import ScheduleSpec, VehicleSpec, WaterSpec
@@ -50,15 +52,20 @@ def _follower() -> WaypointFollower:
     )
 
 
-def _world(**kwargs) -> World:
-    """Two vehicles with different controllers and sensors."""
+def _world(second: Controller | None = None, **kwargs) -> World:
+    """Two vehicles with different controllers and sensors.
+
+    Args:
+        second: The controller of vehicle ``"second"`` (default :func:`_follower`).
+        **kwargs: Further :meth:`World.create` options.
+    """
     return World.create(
         vehicles=[
             VehicleSetup("auv", _spec(), _autopilot(), position_ned_m=(0.0, 0.0, 20.0)),
             VehicleSetup(
                 "second",
                 _spec(sensors=("imu",)),
-                _follower(),
+                second if second is not None else _follower(),
                 position_ned_m=(5.0, 5.0, 21.0),
             ),
         ],
@@ -85,6 +92,28 @@ def _group_hashes(groups) -> list[str]:
     return [g.content_hash for g in groups]
 
 
+@contextlib.contextmanager
+def _unchanged(world: World) -> Iterator[None]:
+    """Asserts that the block leaves the :func:`_fingerprint` of ``world`` as it was."""
+    before = _fingerprint(world)
+    yield
+    assert _fingerprint(world) == before
+
+
+def _twins(ticks: int) -> tuple[World, World]:
+    """A :func:`_world` and its twin, both stepped ``ticks`` ticks."""
+    world, twin = _world(), _world()
+    world.step(ticks)
+    twin.step(ticks)
+    return world, twin
+
+
+def _assert_goes_on_like(world: World, twin: World, ticks: int) -> None:
+    """``world`` steps ``ticks`` ticks exactly like ``twin``: groups and fingerprint."""
+    assert _group_hashes(world.step(ticks)) == _group_hashes(twin.step(ticks))
+    assert _fingerprint(world) == _fingerprint(twin)
+
+
 class _FailingController:
     """An Autopilot that raises (or is interrupted) from a given simulation time on."""
 
@@ -109,20 +138,7 @@ class _FailingController:
 
 def _world_with_failing_second_vehicle(error: BaseException) -> World:
     # "second" sorts after "auv": "auv" has already computed its tick when the failure hits.
-    return World.create(
-        vehicles=[
-            VehicleSetup("auv", _spec(), _autopilot(), position_ned_m=(0.0, 0.0, 20.0)),
-            VehicleSetup(
-                "second",
-                _spec(sensors=("imu",)),
-                _FailingController(fail_at_ns=8 * TICK_NS, error=error),
-                position_ned_m=(5.0, 5.0, 21.0),
-            ),
-        ],
-        step_ns=TICK_NS,
-        root_seed=7,
-        tracing_backend="reference",
-    )
+    return _world(_FailingController(fail_at_ns=8 * TICK_NS, error=error))
 
 
 # --------------------------------------------------------------------------- step
@@ -134,19 +150,14 @@ def _world_with_failing_second_vehicle(error: BaseException) -> World:
 def test_step_failing_in_one_vehicle_rolls_back_every_vehicle(error: BaseException) -> None:
     world = _world_with_failing_second_vehicle(error)
     world.step(5)
-    before = _fingerprint(world)
-    with pytest.raises(type(error)):
-        world.step(10)  # ticks 6..8 succeed, tick 9 (t = 80 ms) fails in "second"
-    assert _fingerprint(world) == before
+    with _unchanged(world):
+        with pytest.raises(type(error)):
+            world.step(10)  # ticks 6..8 succeed, tick 9 (t = 80 ms) fails in "second"
     assert world.tick == 5
 
 
 def test_step_failing_in_a_sensor_rolls_back_the_tick() -> None:
-    world = _world()
-    twin = _world()
-    world.step(3)
-    twin.step(3)
-    before = _fingerprint(world)
+    world, twin = _twins(3)
     real = registered_sensor_kinds()["imu"]
 
     class FailingIMU:
@@ -160,41 +171,35 @@ def test_step_failing_in_a_sensor_rolls_back_the_tick() -> None:
             return real.sample(spec, context)
 
     register_sensor_kind(FailingIMU(), replace=True)
-    try:
-        with pytest.raises(ValueError, match="simulated sensor failure"):
-            world.step(6)
-    finally:
-        register_sensor_kind(real, replace=True)
-    assert _fingerprint(world) == before
+    with _unchanged(world):
+        try:
+            with pytest.raises(ValueError, match="simulated sensor failure"):
+                world.step(6)
+        finally:
+            register_sensor_kind(real, replace=True)
     # After the rollback the World goes on exactly like its twin.
-    assert _group_hashes(world.step(6)) == _group_hashes(twin.step(6))
-    assert _fingerprint(world) == _fingerprint(twin)
+    _assert_goes_on_like(world, twin, 6)
 
 
 def test_step_beyond_the_limit_changes_nothing() -> None:
     world = _world()
     world.step(2)
-    before = _fingerprint(world)
-    with pytest.raises(WorldLimitError, match=str(MAX_STEPS_PER_WORLD)):
-        world.step(MAX_STEPS_PER_WORLD)
-    with pytest.raises(ValueError, match="positive integer"):
-        world.step(0)
-    assert _fingerprint(world) == before
+    with _unchanged(world):
+        with pytest.raises(WorldLimitError, match=str(MAX_STEPS_PER_WORLD)):
+            world.step(MAX_STEPS_PER_WORLD)
+        with pytest.raises(ValueError, match="positive integer"):
+            world.step(0)
 
 
 def test_refused_calls_leave_no_trace_in_the_future() -> None:
-    world = _world()
-    twin = _world()
-    world.step(4)
-    twin.step(4)
+    world, twin = _twins(4)
     with pytest.raises(TypeError):
         world.set_controller("auv", object())  # type: ignore[arg-type]
     with pytest.raises(ValueError):
         world.set_step("0.0000000001")
     with pytest.raises(ValueError):
         world.set_current((math.nan, 0.0, 0.0))
-    assert _group_hashes(world.step(30)) == _group_hashes(twin.step(30))
-    assert _fingerprint(world) == _fingerprint(twin)
+    _assert_goes_on_like(world, twin, 30)
 
 
 # --------------------------------------------------------------------------- controllers
@@ -203,11 +208,10 @@ def test_refused_calls_leave_no_trace_in_the_future() -> None:
 def test_set_controller_refuses_a_direct_thrust_of_the_wrong_size() -> None:
     world = _world()
     world.step(3)
-    before = _fingerprint(world)
     count = len(world.vehicle_spec("auv").thrusters)
-    with pytest.raises(ValueError, match=rf"DirectThrust has {count + 1} commands .* {count} "):
-        world.set_controller("auv", DirectThrust([0.0] * (count + 1)))
-    assert _fingerprint(world) == before
+    with _unchanged(world):
+        with pytest.raises(ValueError, match=rf"DirectThrust has {count + 1} commands .* {count} "):
+            world.set_controller("auv", DirectThrust([0.0] * (count + 1)))
 
 
 def test_set_controller_refuses_commands_outside_the_thruster_limits() -> None:
@@ -215,28 +219,25 @@ def test_set_controller_refuses_commands_outside_the_thruster_limits() -> None:
     spec = world.vehicle_spec("auv")
     count = len(spec.thrusters)
     too_much = spec.thrusters[0].max_thrust_n * 2.0
-    before = _fingerprint(world)
-    with pytest.raises(ValueError, match=r"commands_n\[0\] = .* outside thruster 0's limits"):
-        world.set_controller("auv", DirectThrust([too_much] + [0.0] * (count - 1)))
-    assert _fingerprint(world) == before
+    with _unchanged(world):
+        with pytest.raises(ValueError, match=r"commands_n\[0\] = .* outside thruster 0's limits"):
+            world.set_controller("auv", DirectThrust([too_much] + [0.0] * (count - 1)))
 
 
 def test_set_controller_refuses_a_controller_that_fails_its_dry_run() -> None:
     world = _world()
-    before = _fingerprint(world)
-    with pytest.raises(ValueError, match="does not fit vehicle"):
-        world.set_controller(
-            "auv", _FailingController(fail_at_ns=0, error=ValueError("needs a rudder"))
-        )
-    assert _fingerprint(world) == before
+    with _unchanged(world):
+        with pytest.raises(ValueError, match="does not fit vehicle"):
+            world.set_controller(
+                "auv", _FailingController(fail_at_ns=0, error=ValueError("needs a rudder"))
+            )
 
 
 def test_set_controller_on_an_unknown_vehicle_changes_nothing() -> None:
     world = _world()
-    before = _fingerprint(world)
-    with pytest.raises(KeyError, match="no vehicle 'ghost'"):
-        world.set_controller("ghost", _autopilot())
-    assert _fingerprint(world) == before
+    with _unchanged(world):
+        with pytest.raises(KeyError, match="no vehicle 'ghost'"):
+            world.set_controller("ghost", _autopilot())
 
 
 def test_create_refuses_a_controller_that_does_not_fit() -> None:
@@ -260,18 +261,17 @@ def test_set_controller_commits_when_it_fits() -> None:
 def test_edit_with_a_bad_vehicle_part_keeps_the_old_environment() -> None:
     world = _world()
     world.step(2)
-    before = _fingerprint(world)
     new_environment = Environment(water=WaterSpec(temperature_c=4.0))
     rov = _spec("inspection_rov", sensors=())
     # The kept Autopilot fits the ROV, but the DirectThrust given does not.
-    with pytest.raises(ValueError, match="DirectThrust has 2 commands"):
-        world.edit(
-            environment=new_environment,
-            vehicle="auv",
-            spec=rov,
-            controller=DirectThrust([0.0, 0.0]),
-        )
-    assert _fingerprint(world) == before
+    with _unchanged(world):
+        with pytest.raises(ValueError, match="DirectThrust has 2 commands"):
+            world.edit(
+                environment=new_environment,
+                vehicle="auv",
+                spec=rov,
+                controller=DirectThrust([0.0, 0.0]),
+            )
     assert world.environment is not new_environment
 
 
@@ -280,24 +280,22 @@ def test_edit_to_a_document_the_kept_controller_cannot_drive_is_refused() -> Non
         vehicles=[VehicleSetup("auv", _spec(), DirectThrust([0.0] * len(_spec().thrusters)))],
         step_ns=TICK_NS,
     )
-    before = _fingerprint(world)
     rov = _spec("inspection_rov", sensors=())
     assert len(rov.thrusters) != len(_spec().thrusters)
-    with pytest.raises(ValueError, match=r"does not fit|DirectThrust has"):
-        world.edit(vehicle="auv", spec=rov)
-    assert _fingerprint(world) == before
+    with _unchanged(world):
+        with pytest.raises(ValueError, match=r"does not fit|DirectThrust has"):
+            world.edit(vehicle="auv", spec=rov)
 
 
 def test_edit_with_a_wrong_type_changes_nothing() -> None:
     world = _world()
-    before = _fingerprint(world)
-    with pytest.raises(TypeError, match="environment: expected an Environment"):
-        world.edit(environment="deep sea")  # type: ignore[arg-type]
-    with pytest.raises(TypeError, match="spec: expected a VehicleSpec"):
-        world.edit(vehicle="auv", spec={"name": "x"})  # type: ignore[arg-type]
-    with pytest.raises(ValueError, match="nothing to change"):
-        world.edit()
-    assert _fingerprint(world) == before
+    with _unchanged(world):
+        with pytest.raises(TypeError, match="environment: expected an Environment"):
+            world.edit(environment="deep sea")  # type: ignore[arg-type]
+        with pytest.raises(TypeError, match="spec: expected a VehicleSpec"):
+            world.edit(vehicle="auv", spec={"name": "x"})  # type: ignore[arg-type]
+        with pytest.raises(ValueError, match="nothing to change"):
+            world.edit()
 
 
 def test_edit_of_the_document_keeps_pose_and_velocity() -> None:
@@ -317,13 +315,12 @@ def test_edit_of_the_document_keeps_pose_and_velocity() -> None:
 def test_set_current_refused_changes_nothing() -> None:
     world = _world()
     world.step(2)
-    before = _fingerprint(world)
-    for bad in [(0.1, 0.2), "north", (0.1, True, 0.0), (math.inf, 0.0, 0.0)]:
-        with pytest.raises((TypeError, ValueError)):
-            world.set_current(bad)  # type: ignore[arg-type]
-    with pytest.raises(ValueError, match="not both"):
-        world.set_current((0.1, 0.0, 0.0), profile=[])
-    assert _fingerprint(world) == before
+    with _unchanged(world):
+        for bad in [(0.1, 0.2), "north", (0.1, True, 0.0), (math.inf, 0.0, 0.0)]:
+            with pytest.raises((TypeError, ValueError)):
+                world.set_current(bad)  # type: ignore[arg-type]
+        with pytest.raises(ValueError, match="not both"):
+            world.set_current((0.1, 0.0, 0.0), profile=[])
 
 
 @pytest.mark.parametrize(
@@ -340,10 +337,9 @@ def test_set_current_refused_changes_nothing() -> None:
 def test_set_step_refused_changes_nothing(step, match: str) -> None:
     world = _world()
     world.step(3)
-    before = _fingerprint(world)
-    with pytest.raises((TypeError, ValueError), match=match):
-        world.set_step(step)
-    assert _fingerprint(world) == before
+    with _unchanged(world):
+        with pytest.raises((TypeError, ValueError), match=match):
+            world.set_step(step)
 
 
 @pytest.mark.parametrize(
@@ -363,7 +359,6 @@ def test_create_refuses_ticks_outside_the_bounds(kwargs: dict, match: str) -> No
 def test_reset_failing_part_way_changes_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
     world = _world()
     world.step(12)
-    before = _fingerprint(world)
     calls = []
     real = RigidBodyModel.from_spec.__func__
 
@@ -374,9 +369,9 @@ def test_reset_failing_part_way_changes_nothing(monkeypatch: pytest.MonkeyPatch)
         return real(cls, spec, **kwargs)
 
     monkeypatch.setattr(RigidBodyModel, "from_spec", classmethod(flaky))
-    with pytest.raises(MemoryError):
-        world.reset()
-    assert _fingerprint(world) == before
+    with _unchanged(world):
+        with pytest.raises(MemoryError):
+            world.reset()
     monkeypatch.undo()
     world.reset()
     assert world.tick == 0 and _fingerprint(world) == _fingerprint(_world())
@@ -467,10 +462,9 @@ def test_registry_step_limit_holds_through_the_world_object() -> None:
     world = _world()
     wid = registry.open(world)
     world.step(10)
-    before = _fingerprint(world)
-    with pytest.raises(WorldLimitError, match="limit of 10 steps"):
-        world.step(1)
-    assert _fingerprint(world) == before
+    with _unchanged(world):
+        with pytest.raises(WorldLimitError, match="limit of 10 steps"):
+            world.step(1)
     registry.close(wid)
     world.step(1)  # no longer held: the World's own limit applies
     assert world.step_limit == MAX_STEPS_PER_WORLD

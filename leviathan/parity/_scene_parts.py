@@ -1,0 +1,133 @@
+"""The frozen scenes' building blocks: the case record, the base sonar spec and pose helpers.
+
+Frozen with the fixture, like the scene list in :mod:`leviathan.parity._scenes`: a change here
+moves every scene built from it, and the parity suite will say so.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+from leviathan.frames import Transform
+from leviathan.geometry import plane_mesh
+from leviathan.materials import (
+    TEST_LAMBERT_MEDIUM,
+    DeclaredMaterial,
+    EvidenceClass,
+    MaterialParameter,
+)
+from leviathan.scene import Instance, Scene
+from leviathan.sonar import SonarFrame
+from leviathan.specs import BeamPatternSpec, ImagingSonarSpec, MountSpec, ScheduleSpec, WaterSpec
+
+SENSOR_ID = "fixture/sonar"
+FIXTURE_SEED = 20261130
+_PERIOD_NS = 200_000_000
+
+
+@dataclass(frozen=True, eq=False)
+class SceneCase:
+    """One frozen scene: everything ``leviathan.sonar.render`` needs."""
+
+    __content_type__ = "leviathan.parity.scenes.SceneCase"
+
+    name: str
+    description: str
+    scene: Scene
+    spec: ImagingSonarSpec
+    sensor_pose: Transform
+    sample_index: int
+    time_ns: int
+    water: WaterSpec = field(default_factory=WaterSpec)
+    seed: int | None = None
+    sensor_id: str = SENSOR_ID
+
+    def render(self, *, backend: str = "reference", device: str | None = None) -> SonarFrame:
+        """Renders this scene with the given backend."""
+        from leviathan.sonar import render
+
+        return render(
+            self.scene,
+            self.spec,
+            self.sensor_pose,
+            sensor_id=self.sensor_id,
+            sample_index=self.sample_index,
+            time_ns=self.time_ns,
+            seed=self.seed,
+            water=self.water,
+            backend=backend,
+            device=device,
+        )
+
+
+def _spec(**over: object) -> ImagingSonarSpec:
+    base: dict[str, object] = dict(
+        name="sonar",
+        frequency_hz=900e3,
+        azimuth_fov_deg=60.0,
+        elevation_aperture_deg=20.0,
+        bearing_count=32,
+        elevation_sample_count=4,
+        range_min_m=1.0,
+        range_max_m=40.0,
+        range_bin_count=48,
+        beam_pattern=BeamPatternSpec(
+            kind="gaussian", azimuth_3db_full_width_deg=60.0, elevation_3db_full_width_deg=20.0
+        ),
+        top_k=4,
+        speckle=False,
+        schedule=ScheduleSpec(period_ns=_PERIOD_NS),
+        mount=MountSpec(translation_m=(0.0, 0.0, 0.0)),
+        hardware_note="parity fixture test value",
+    )
+    base.update(over)
+    return ImagingSonarSpec(**base)
+
+
+def _gauss(az: float, el: float) -> BeamPatternSpec:
+    return BeamPatternSpec(
+        kind="gaussian", azimuth_3db_full_width_deg=az, elevation_3db_full_width_deg=el
+    )
+
+
+def _pose(
+    x: float, y: float, depth: float, *, roll: float = 0.0, pitch: float = 0.0, yaw: float = 0.0
+) -> Transform:
+    """Sensor pose T_world_body @ T_body_sensor; angles in degrees, mount pitch in ``pitch``."""
+    body = Transform.from_euler(0.0, 0.0, math.radians(yaw), translation=(x, y, depth))
+    mount = Transform.from_euler(
+        math.radians(roll), math.radians(pitch), 0.0, translation=(0.4, 0.0, 0.2)
+    )
+    return body @ mount
+
+
+def _at(
+    x: float, y: float, z: float, *, roll: float = 0.0, pitch: float = 0.0, yaw: float = 0.0
+) -> Transform:
+    return Transform.from_euler(
+        math.radians(roll), math.radians(pitch), math.radians(yaw), translation=(x, y, z)
+    )
+
+
+def _seabed(
+    depth: float, *, size: float = 200.0, divisions: int = 20, material=TEST_LAMBERT_MEDIUM
+) -> Instance:
+    mesh = plane_mesh(size, size, divisions_x=divisions, divisions_y=divisions)
+    return Instance("seabed", mesh, _at(0.0, 0.0, depth), "seabed", material)
+
+
+_UNSUPPORTED = DeclaredMaterial(
+    name="declared_apl94_test",
+    model="apl94_sediment",
+    parameters=(
+        MaterialParameter(
+            name="ratio_of_density",
+            value=1.8,
+            units="1",
+            meaning="sediment/water density ratio",
+            source="parity fixture test declaration; model not implemented",
+            evidence_class=EvidenceClass.TEST_REFERENCE,
+        ),
+    ),
+)
