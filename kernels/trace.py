@@ -36,6 +36,9 @@ wp.set_module_options(
 )
 
 __all__ = [
+    "BARY_HI",
+    "BARY_LO",
+    "INV_DIR_ZERO",
     "STACK_CAPACITY",
     "box6d",
     "intersect_ray_box",

@@ -7,14 +7,17 @@ every module refusing, say, a non-integer time says so in the same words:
 * :func:`exact_rational` — a user's number (seconds, hertz) read exactly.
 * :func:`check_root_seed` — a root seed of keyed randomness, in ``[0, 2**64)``.
 * :func:`check_seed` — an optional seed of a sensor's noise.
+* :func:`check_finite` — a finite real number (lengths, depths, gains), as a float.
 * :func:`check_count` — a count or index: an int (not a bool) at least some minimum.
 * :func:`check_mapping` — a record's mapping field (channels, metadata), optionally str-keyed.
 * :func:`check_sample_identifiers` — the (sensor id, sample index, time) of a sample.
 * :func:`is_integer` — the one test of "an integer, not a bool" behind them.
+* :func:`is_real` — the one test of "a real number, not a bool".
 """
 
 from __future__ import annotations
 
+import math
 import numbers
 from collections.abc import Mapping
 from decimal import Decimal, InvalidOperation
@@ -26,6 +29,7 @@ import numpy as np
 __all__ = [
     "SEED_LIMIT",
     "check_count",
+    "check_finite",
     "check_mapping",
     "check_root_seed",
     "check_sample_identifiers",
@@ -33,6 +37,7 @@ __all__ = [
     "exact_rational",
     "integer_ns",
     "is_integer",
+    "is_real",
 ]
 
 SEED_LIMIT = 2**64
@@ -42,6 +47,11 @@ SEED_LIMIT = 2**64
 def is_integer(value: Any) -> bool:
     """True for Python and NumPy integers, but not for bool (a flag is not a count)."""
     return isinstance(value, numbers.Integral) and not isinstance(value, bool | np.bool_)
+
+
+def is_real(value: Any) -> bool:
+    """True for Python and NumPy ints and floats (and Fractions), but not for bool."""
+    return isinstance(value, numbers.Real) and not isinstance(value, bool | np.bool_)
 
 
 def integer_ns(name: str, value: Any, *, python_int_only: bool = False) -> int:
@@ -135,6 +145,25 @@ def check_root_seed(name: str, value: Any, *, python_int_only: bool = False) -> 
     if not 0 <= value < SEED_LIMIT:
         raise ValueError(f"{name} must satisfy 0 <= {name} < 2**64, got {value}")
     return int(value)
+
+
+def check_finite(name: str, value: Any) -> float:
+    """``value`` as a float, refusing bools, non-numbers, NaN and infinities.
+
+    Args:
+        name: Argument name used in the error message.
+        value: The value to check.
+
+    Raises:
+        TypeError: ``value`` is a bool or not a real number.
+        ValueError: ``value`` is NaN or infinite.
+    """
+    if not is_real(value):
+        raise TypeError(f"{name}: expected a real number, got {value!r} ({type(value).__name__})")
+    result = float(value)
+    if not math.isfinite(result):
+        raise ValueError(f"{name}: expected a finite number, got {value!r}")
+    return result
 
 
 def check_count(name: str, value: Any, *, minimum: int) -> int:

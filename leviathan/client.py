@@ -37,7 +37,10 @@ from typing import Any
 import httpx
 import numpy as np
 
+from leviathan._files import write_atomically
 from leviathan.controllers import Controller
+from leviathan.dynamics import VehicleState
+from leviathan.sensors import BodyKinematics
 from leviathan.service import (
     WireError,
     controller_document,
@@ -47,12 +50,14 @@ from leviathan.service import (
     setup_document,
 )
 from leviathan.specs import VehicleSpec, spec_from_dict
+from leviathan.usd import check_stage_path
 from leviathan.world import (
     CaptureGroup,
     Environment,
     ThrusterFaultRefusedError,
     VehicleSetup,
     VehicleTrackRecord,
+    World,
     WorldLimitError,
     WorldSnapshot,
 )
@@ -352,20 +357,40 @@ class RemoteWorld:
         """:meth:`World.vehicle_spec`."""
         return spec_from_dict(self._json("GET", f"/vehicles/{vehicle}/spec"), VehicleSpec)
 
+    def vehicle_state(self, name: str) -> VehicleState:
+        """:meth:`World.vehicle_state`: the committed state of one vehicle."""
+        return decode_record(self._json("GET", f"/vehicles/{name}/state"))
+
+    def body_kinematics(self, vehicle: str) -> BodyKinematics:
+        """:meth:`World.body_kinematics`: what the vehicle's sensors read at the committed tick."""
+        return decode_record(self._json("GET", f"/vehicles/{vehicle}/kinematics"))
+
+    def inject_thruster_fault(self, vehicle: str, thruster: str, **_: Any) -> None:
+        """:meth:`World.inject_thruster_fault`: refused by the live World, as in-process.
+
+        Raises:
+            ServiceRefusedError: Always (a :class:`~leviathan.world.ThrusterFaultRefusedError`).
+        """
+        self._json("POST", f"/vehicles/{vehicle}/thruster-faults/{thruster}")
+
+    # Pure arithmetic on an off-tick run: the same function, no request needed.
+    refused_sample_indices = staticmethod(World.refused_sample_indices)
+
     @property
     def off_tick_samples(self) -> tuple[dict, ...]:
         """:attr:`World.off_tick_samples`."""
         return tuple(decode_value(r) for r in self._json("GET", "/off-tick"))
 
     def export_usd(self, path: str | Path) -> Path:
-        """:meth:`World.export_usd`: downloads the stage and writes it to ``path`` here."""
-        path = Path(path)
-        fmt = path.suffix.lstrip(".").lower()
-        if fmt not in ("usda", "usdc"):
-            raise ValueError(f"path: expected a .usda or .usdc file, got {str(path)!r}")
+        """:meth:`World.export_usd`: downloads the stage and writes it to ``path`` here.
+
+        The path is checked before the download (as in-process) and the file is
+        written atomically, so a failed download leaves nothing half-written.
+        """
+        path = check_stage_path(path)
+        fmt = path.suffix.lstrip(".")
         data = self.client.request("GET", self._path + "/usd", params={"format": fmt}).content
-        path.write_bytes(data)
-        return path
+        return write_atomically(path, data)
 
     def sample(self, sample_id: str) -> Any:
         """One recent sample (a member's ``sample_id``), rebuilt losslessly."""

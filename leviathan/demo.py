@@ -340,7 +340,7 @@ def _write_products(out: Path, ticks: int, *, progress: bool) -> dict[str, Any]:
 
     from leviathan.datasets import RUN_DATASET_NAME, DatasetRecorder
     from leviathan.identity import content_hash
-    from leviathan.sensors import preview_png
+    from leviathan.sensors import camera_preview_png
     from leviathan.sonar import SonarFrame
 
     (out / "previews").mkdir()
@@ -373,7 +373,7 @@ def _write_products(out: Path, ticks: int, *, progress: bool) -> dict[str, Any]:
                                 str(out / "previews" / f"{stem}_{sample.sample_index:06d}_fan.png")
                             )
                     elif sample.kind == "camera":
-                        preview_png(
+                        camera_preview_png(
                             sample, str(out / "previews" / f"{stem}_{sample.sample_index:06d}.png")
                         )
                 groups_out.append(

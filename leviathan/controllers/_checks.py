@@ -3,17 +3,17 @@
 from __future__ import annotations
 
 import math
-import numbers
 from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
 
+from leviathan._validation import is_integer, is_real
 from leviathan.time import NS_PER_SECOND
 
 
 def _real(name: str, value: Any, unit: str, *, minimum: float | None = None) -> float:
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+    if not is_real(value):
         raise TypeError(f"{name} must be a real number [{unit}], got {value!r}")
     result = float(value)
     if not math.isfinite(result):
@@ -40,7 +40,7 @@ def _float_array(name: str, value: Any, expected: str) -> np.ndarray:
 
 def _dt_seconds(time_ns: Any, dt_ns: Any) -> float:
     for name, value in (("time_ns", time_ns), ("dt_ns", dt_ns)):
-        if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        if not is_integer(value):
             raise TypeError(f"{name} must be an int of nanoseconds, got {value!r}")
     if dt_ns <= 0:
         raise ValueError(f"dt_ns must be a positive number of nanoseconds, got {dt_ns}")

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import math
-import numbers
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
+from leviathan._validation import is_integer
 from leviathan.controllers._autopilot import Autopilot
 from leviathan.controllers._checks import _float_array, _real, _require_keys
 from leviathan.controllers._protocol import _ControllerBase
@@ -210,7 +210,7 @@ def lawnmower(
     length = _real("leg_length_m", leg_length_m, "m", minimum=0.0)
     spacing = _real("leg_spacing_m", leg_spacing_m, "m", minimum=0.0)
     depth = _real("depth_m", depth_m, "m")
-    if isinstance(legs, bool) or not isinstance(legs, numbers.Integral) or legs < 1:
+    if not is_integer(legs) or legs < 1:
         raise ValueError(f"legs must be an int >= 1, got {legs!r}")
     forward = (math.cos(heading), math.sin(heading))
     starboard = (-forward[1], forward[0])

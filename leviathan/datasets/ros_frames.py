@@ -51,12 +51,12 @@ ROS time: a stamp is built from the integer nanoseconds only, ``sec = t //
 from __future__ import annotations
 
 import math
-import numbers
 from typing import Any
 
 import numpy as np
 
 from leviathan._frozen import frozen_array
+from leviathan._validation import is_integer
 from leviathan.frames import Transform
 
 __all__ = [
@@ -403,7 +403,7 @@ def ros_stamp(time_ns: int) -> tuple[int, int]:
             count cannot carry every nanosecond).
         ValueError: If it is negative or too large for an int32 ``sec``.
     """
-    if isinstance(time_ns, bool) or not isinstance(time_ns, numbers.Integral):
+    if not is_integer(time_ns):
         raise TypeError(
             f"time_ns: expected an integer number of nanoseconds, got {time_ns!r} "
             f"of type {type(time_ns).__name__}"

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import math
-import numbers
 from collections.abc import Sequence
 
 import numpy as np
 
+from leviathan._validation import is_integer
 from leviathan.dynamics._equations import (
     CurrentInput,
     _check_thrust_state,
@@ -47,7 +47,7 @@ def step(
         TypeError: If ``dt_ns`` is not an int (bool refused).
         ValueError: If ``dt_ns <= 0`` or an array has the wrong shape.
     """
-    if isinstance(dt_ns, bool) or not isinstance(dt_ns, numbers.Integral):
+    if not is_integer(dt_ns):
         raise TypeError(
             f"dt_ns must be an int of nanoseconds, got {type(dt_ns).__name__} {dt_ns!r}; "
             "convert seconds with leviathan.time.seconds_to_ns"

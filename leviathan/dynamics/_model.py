@@ -8,7 +8,6 @@ see :mod:`leviathan.dynamics` for the equations they come from.
 from __future__ import annotations
 
 import math
-import numbers
 from collections.abc import Sequence
 from typing import Any
 
@@ -16,6 +15,7 @@ import numpy as np
 
 from leviathan._frozen import frozen_array
 from leviathan._rational import exact_pseudo_inverse
+from leviathan._validation import is_real
 from leviathan.dynamics._rotation import rotation_rows_from_quaternion
 from leviathan.dynamics._state import VehicleState
 from leviathan.specs import VehicleSpec
@@ -49,7 +49,7 @@ def neutral_buoyancy_volume(spec: VehicleSpec, *, water_density_kg_m3: float = 1
 
 
 def _positive_float(name: str, value: Any, unit: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+    if not is_real(value):
         raise TypeError(f"{name} must be a real number [{unit}], got {value!r}")
     result = float(value)
     if not (math.isfinite(result) and result > 0.0):

@@ -6,7 +6,6 @@ See :mod:`leviathan.dynamics` for the frames and units of each field.
 from __future__ import annotations
 
 import math
-import numbers
 import struct
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -15,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from leviathan._frozen import frozen_array
+from leviathan._validation import is_integer
 from leviathan.dynamics._rotation import rotation_rows_from_quaternion
 from leviathan.frames import (
     Transform,
@@ -143,7 +143,7 @@ class VehicleState:
         Returns:
             The state, with ``attitude_q = quaternion_from_rotation(R(φ, θ, ψ))``.
         """
-        if isinstance(thruster_count, bool) or not isinstance(thruster_count, numbers.Integral):
+        if not is_integer(thruster_count):
             raise TypeError(f"thruster_count must be an int >= 0, got {thruster_count!r}")
         if thruster_count < 0:
             raise ValueError(f"thruster_count must be >= 0, got {thruster_count}")

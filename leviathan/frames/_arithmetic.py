@@ -8,12 +8,12 @@ R_i1 v_1) + R_i2 v_2) + t_i``, separate IEEE multiplies and adds); nothing here 
 from __future__ import annotations
 
 import math
-import numbers
 from typing import Any
 
 import numpy as np
 
 from leviathan._frozen import frozen_array
+from leviathan._validation import is_real
 
 # Largest accepted max |R^T R - I| for a rotation matrix.
 _ORTHONORMAL_TOLERANCE = 1e-9
@@ -28,7 +28,7 @@ _GIMBAL_LOCK_TOLERANCE = 1e-9
 
 def _finite_scalar(name: str, value: Any) -> float:
     """Return ``value`` as a float, or raise naming ``name``."""
-    if isinstance(value, bool | np.bool_) or not isinstance(value, numbers.Real):
+    if not is_real(value):
         raise TypeError(
             f"{name} must be a real number [rad or m], got {value!r} of type {type(value).__name__}"
         )

@@ -7,7 +7,8 @@ from collections.abc import Sequence
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from leviathan.geometry._checks import _count, _positive, _vector
+from leviathan._validation import check_count
+from leviathan.geometry._checks import _positive, _vector
 from leviathan.scene import TriangleMesh
 
 
@@ -75,8 +76,8 @@ def plane_mesh(
     """
     sx = _positive(size_x_m, "size_x_m")
     sy = _positive(size_y_m, "size_y_m")
-    nx = _count(divisions_x, "divisions_x", 1)
-    ny = _count(divisions_y, "divisions_y", 1)
+    nx = check_count("divisions_x", divisions_x, minimum=1)
+    ny = check_count("divisions_y", divisions_y, minimum=1)
     cx, cy, cz = _vector(center, "center", 3)
     x = cx + (np.arange(nx + 1, dtype=np.float64) / nx - 0.5) * sx
     y = cy + (np.arange(ny + 1, dtype=np.float64) / ny - 0.5) * sy

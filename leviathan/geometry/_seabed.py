@@ -8,8 +8,8 @@ from collections.abc import Sequence
 import numpy as np
 from numpy.typing import NDArray
 
-from leviathan._validation import check_root_seed
-from leviathan.geometry._checks import _count, _finite, _vector
+from leviathan._validation import check_count, check_finite, check_root_seed
+from leviathan.geometry._checks import _vector
 from leviathan.geometry._grids import _grid_mesh
 from leviathan.random import uniform
 from leviathan.scene import TriangleMesh
@@ -55,7 +55,7 @@ def seabed_grid_shape(triangle_count: int, size_m: Sequence[float]) -> tuple[int
         TypeError: If an argument has the wrong type.
         ValueError: If ``triangle_count < 2`` or a size is not positive and finite.
     """
-    count = _count(triangle_count, "triangle_count", 2)
+    count = check_count("triangle_count", triangle_count, minimum=2)
     sx, sy = _vector(size_m, "size_m", 2, positive=True)
     cells = (count + 1) // 2
 
@@ -165,8 +165,8 @@ def seabed_mesh(
     """
     nx, ny = seabed_grid_shape(triangle_count, size_m)
     sx, sy = _vector(size_m, "size_m", 2, positive=True)
-    mean = _finite(mean_depth_m, "mean_depth_m")
-    relief = _finite(relief_m, "relief_m")
+    mean = check_finite("mean_depth_m", mean_depth_m)
+    relief = check_finite("relief_m", relief_m)
     if relief < 0.0:
         raise ValueError(f"relief_m: expected a relief amplitude >= 0 m, got {relief!r}")
     seed = check_root_seed("seed", seed)

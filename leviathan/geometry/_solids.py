@@ -8,7 +8,8 @@ from typing import Literal
 
 import numpy as np
 
-from leviathan.geometry._checks import _count, _positive, _vector
+from leviathan._validation import check_count
+from leviathan.geometry._checks import _positive, _vector
 from leviathan.scene import TriangleMesh
 
 _TWO_PI = 2.0 * math.pi
@@ -98,8 +99,8 @@ def uv_sphere_mesh(
             small, or ``center`` is not 3 finite numbers.
     """
     r = _positive(radius_m, "radius_m")
-    n = _count(segments, "segments", 3)
-    rings = _count(rings, "rings", 2)
+    n = check_count("segments", segments, minimum=3)
+    rings = check_count("rings", rings, minimum=2)
     cx, cy, cz = _vector(center, "center", 3)
     azimuth = [(math.cos(_TWO_PI * m / n), math.sin(_TWO_PI * m / n)) for m in range(n)]
     vertices = [(cx, cy, cz - r)]
@@ -166,7 +167,7 @@ def cylinder_mesh(
     """
     r = _positive(radius_m, "radius_m")
     half = 0.5 * _positive(length_m, "length_m")
-    n = _count(segments, "segments", 3)
+    n = check_count("segments", segments, minimum=3)
     if axis not in ("x", "y", "z"):
         raise ValueError(f'axis: expected "x", "y" or "z", got {axis!r}')
     if not isinstance(capped, bool | np.bool_):

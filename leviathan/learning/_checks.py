@@ -3,29 +3,20 @@
 from __future__ import annotations
 
 import math
-import numbers
 from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
 import warp as wp
 
+from leviathan._validation import check_finite, is_integer, is_real
 from leviathan.catalogue import get_vehicle
 from leviathan.learning._env_kernels import int_mask
 from leviathan.specs import VehicleSpec
 
 
-def _real(value: Any, name: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise TypeError(f"{name}: expected a real number, got {value!r}")
-    number = float(value)
-    if not math.isfinite(number):
-        raise ValueError(f"{name}: expected a finite number, got {value!r}")
-    return number
-
-
 def _in_range(value: Any, name: str, low: float, high: float, *, open_low: bool) -> float:
-    number = _real(value, name)
+    number = check_finite(name, value)
     if (number <= low if open_low else number < low) or number > high:
         bracket = "(" if open_low else "["
         raise ValueError(f"{name}: expected a value in {bracket}{low:g}, {high:g}], got {value!r}")
@@ -33,7 +24,7 @@ def _in_range(value: Any, name: str, low: float, high: float, *, open_low: bool)
 
 
 def _integer(value: Any, name: str, low: int, high: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+    if not is_integer(value):
         raise TypeError(f"{name}: expected an integer, got {value!r}")
     number = int(value)
     if not low <= number <= high:
@@ -55,7 +46,7 @@ def _range(name: str, value: Any, *, minimum: float, strict: bool) -> tuple[floa
         raise ValueError(f"Randomization.{name}: expected {expected}, got {value!r}")
     low, high = value
     for end in (low, high):
-        if isinstance(end, bool) or not isinstance(end, numbers.Real):
+        if not is_real(end):
             raise TypeError(f"Randomization.{name}: expected {expected}, got {value!r}")
     low, high = float(low), float(high)
     if not (math.isfinite(low) and math.isfinite(high)) or low > high:
@@ -99,7 +90,7 @@ def _device_array(
 
 
 def _positive_int(name: str, value: Any) -> int:
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
+    if not is_integer(value) or value < 1:
         raise ValueError(f"{name}: expected an int >= 1, got {value!r}")
     return int(value)
 
@@ -117,7 +108,7 @@ def _vehicle(value: Any) -> VehicleSpec:
 
 def _base_seed(seed: Any) -> int:
     """A Gymnasium seed (int >= 0) as the uint32 base seed of the keyed draws."""
-    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or seed < 0:
+    if not is_integer(seed) or seed < 0:
         raise ValueError(f"seed: expected None or an int >= 0, got {seed!r}")
     # SeedSequence spreads any size of integer over 32 bits, the same way everywhere.
     return int(np.random.SeedSequence(int(seed)).generate_state(1, dtype=np.uint32)[0])

@@ -12,15 +12,15 @@ from typing import Any
 import numpy as np
 import warp as wp
 
+from leviathan._validation import check_finite, check_root_seed
 from leviathan.geometry import seabed_mesh
 from leviathan.kernels.backend import check_device
-from leviathan.learning._checks import _in_range, _integer, _pair, _real
+from leviathan.learning._checks import _in_range, _integer, _pair
 from leviathan.learning._device_funcs import seabed_depth
 
 wp.set_module_options({"fuse_fp": False, "fast_math": False, "enable_backward": False})
 
 _MAX_RESOLUTION = 2048  # 8.4 M triangles: beyond this the host mesh build is the bottleneck
-_SEED_LIMIT = 2**64
 
 
 @wp.kernel
@@ -169,9 +169,9 @@ class Terrain:
             _in_range(s, f"size_m[{i}]", 0.0, math.inf, open_low=True)
             for i, s in enumerate(_pair(size_m, "size_m"))
         )
-        depth = _real(depth_m, "depth_m")
+        depth = check_finite("depth_m", depth_m)
         relief = _in_range(relief_m, "relief_m", 0.0, math.inf, open_low=False)
-        seed = _integer(seed, "seed", 0, _SEED_LIMIT - 1)
+        seed = check_root_seed("seed", seed)
         resolution = _integer(resolution, "resolution", 1, _MAX_RESOLUTION)
         device = check_device(device)
         surface = seabed_mesh(

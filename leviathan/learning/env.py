@@ -39,7 +39,6 @@ terminated with reward 0.
 from __future__ import annotations
 
 import math
-import numbers
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
@@ -49,6 +48,7 @@ import warp as wp
 from gymnasium.vector import AutoresetMode
 from gymnasium.vector.utils import batch_space
 
+from leviathan._validation import is_real
 from leviathan.learning._baseline import BASELINE_GAINS, baseline_depth_heading_policy
 from leviathan.learning._checks import _base_seed, _positive_int, _reset_mask_option, _vehicle
 from leviathan.learning._env_kernels import commands_from_actions, ended_flags
@@ -157,7 +157,7 @@ class UnderwaterVectorEnv(gymnasium.vector.VectorEnv):
         self.task = _task(task)
         spec = _vehicle(vehicle)
         num_envs = _positive_int("num_envs", num_envs)
-        if isinstance(dt_s, bool) or not isinstance(dt_s, numbers.Real):
+        if not is_real(dt_s):
             raise TypeError(f"dt_s: expected a finite control step > 0 [s], got {dt_s!r}")
         if not (math.isfinite(float(dt_s)) and float(dt_s) > 0.0):
             raise ValueError(f"dt_s: expected a finite control step > 0 [s], got {dt_s!r}")

@@ -38,13 +38,13 @@ env's reset); it may coincide with a termination.
 from __future__ import annotations
 
 import math
-import numbers
 from dataclasses import dataclass, field, fields
 from typing import Any, ClassVar
 
 import numpy as np
 import warp as wp
 
+from leviathan._validation import is_integer, is_real
 from leviathan.learning._task_buffers import TaskBuffers, TaskContext
 from leviathan.learning._task_kernels import (
     MODE_OBSERVE,
@@ -76,7 +76,7 @@ def _real(owner: str, name: str, value: Any, *, low: float | None = None, strict
     """A finite real above ``low`` (strictly when ``strict``), else a typed error."""
     bound = "" if low is None else (f" > {low:g}" if strict else f" >= {low:g}")
     expected = f"a finite real{bound}"
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+    if not is_real(value):
         raise TypeError(f"{owner}.{name}: expected {expected}, got {value!r}")
     number = float(value)
     below = low is not None and (number <= low if strict else number < low)
@@ -93,7 +93,7 @@ def _interval(owner: str, name: str, value: Any, *, low: float | None = None):
     if not isinstance(value, tuple | list) or len(value) != 2:
         raise ValueError(f"{owner}.{name}: expected {expected}, got {value!r}")
     for end in value:
-        if isinstance(end, bool) or not isinstance(end, numbers.Real):
+        if not is_real(end):
             raise TypeError(f"{owner}.{name}: expected {expected}, got {value!r}")
     a, b = float(value[0]), float(value[1])
     if not (math.isfinite(a) and math.isfinite(b)) or a > b or (low is not None and a < low):
@@ -203,7 +203,7 @@ class Task:
             if kind == "interval":
                 checked = _interval(owner, item.name, value, low=item.metadata.get("low"))
             elif kind == "int":
-                if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 0:
+                if not is_integer(value) or value < 0:
                     raise TypeError(f"{owner}.{item.name}: expected an int >= 0, got {value!r}")
                 checked = int(value)
             else:

@@ -42,7 +42,6 @@ here is differentiated, and it halves the compile time.
 from __future__ import annotations
 
 import math
-import numbers
 import time
 from dataclasses import dataclass
 from typing import Any
@@ -50,6 +49,7 @@ from typing import Any
 import numpy as np
 import warp as wp
 
+from leviathan._validation import is_integer, is_real
 from leviathan.dynamics import RigidBodyModel
 from leviathan.kernels.backend import check_device
 from leviathan.learning._checks import _device_array, _range
@@ -164,7 +164,7 @@ class BatchedVehicles:
     ) -> None:
         if not isinstance(spec, VehicleSpec):
             raise TypeError(f"spec: expected a VehicleSpec, got {type(spec).__name__}")
-        if isinstance(num_envs, bool) or not isinstance(num_envs, numbers.Integral):
+        if not is_integer(num_envs):
             raise TypeError(f"num_envs: expected an int >= 1, got {num_envs!r}")
         if num_envs < 1:
             raise ValueError(f"num_envs: expected an int >= 1, got {num_envs!r}")
@@ -305,7 +305,7 @@ class BatchedVehicles:
         Raises:
             TypeError, ValueError: On a wrong type, shape, dtype, device or step length.
         """
-        if isinstance(dt_s, bool) or not isinstance(dt_s, numbers.Real):
+        if not is_real(dt_s):
             raise TypeError(f"dt_s: expected a finite step length > 0 [s], got {dt_s!r}")
         if not (math.isfinite(float(dt_s)) and float(dt_s) > 0.0):
             raise ValueError(f"dt_s: expected a finite step length > 0 [s], got {dt_s!r}")
@@ -451,7 +451,7 @@ def bench_vehicles(num_envs: int, steps: int, device: str = "cpu") -> float:
     """
     from leviathan.catalogue import get_vehicle
 
-    if isinstance(steps, bool) or not isinstance(steps, numbers.Integral) or steps < 1:
+    if not is_integer(steps) or steps < 1:
         raise ValueError(f"steps: expected an int >= 1, got {steps!r}")
     vehicles = BatchedVehicles(get_vehicle("reference_survey_vehicle"), num_envs, device=device)
     fraction = np.linspace(0.2, 0.6, vehicles.thruster_count, dtype=np.float32)

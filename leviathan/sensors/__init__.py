@@ -13,7 +13,7 @@ and never branches on sensor types. The built-in kinds:
   the mounted IMU;
 * ``camera`` — :class:`CameraSensor`, :func:`render_camera`: pinhole camera with exact
   per-pixel depth, range, normals and instance/semantic/object ids, plus an sRGB
-  preview (:func:`preview_png`).
+  preview (:func:`camera_preview_png`).
 
 The DVL, IMU and camera return a :class:`SensorSample` (read-only channels,
 JSON-like metadata, separately hashed display products); its ``kind`` is any
@@ -29,7 +29,7 @@ This package's ``__init__`` is its public face: the modules behind it
 from leviathan.sensors._camera import (
     CAMERA_MODEL_VERSION,
     CameraSensor,
-    preview_png,
+    camera_preview_png,
     render_camera,
 )
 from leviathan.sensors._dvl import (
@@ -80,10 +80,10 @@ __all__ = [
     "SensorKind",
     "SensorProduct",
     "SensorSample",
+    "camera_preview_png",
     "kinds_producing",
     "measure_dvl",
     "measure_imu",
-    "preview_png",
     "product_types",
     "register_sensor_kind",
     "registered_sensor_kinds",

@@ -55,9 +55,9 @@ __all__ = [
     "FOG_LENGTH_M",
     "WATER_RGB",
     "CameraSensor",
+    "camera_preview_png",
     "camera_ray_directions",
     "label_base_rgb",
-    "preview_png",
     "render_camera",
 ]
 
@@ -312,7 +312,7 @@ def _preview_pixels(
     return encoded.astype(np.uint8).reshape(H, W, 3)
 
 
-def preview_png(sample: SensorSample, path: str | os.PathLike[str] | None = None) -> bytes:
+def camera_preview_png(sample: SensorSample, path: str | os.PathLike[str] | None = None) -> bytes:
     """Encode a camera sample's ``preview_srgb`` as an 8-bit RGB PNG.
 
     Args:

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any, Protocol, runtime_checkable
 
-from leviathan._validation import check_sample_identifiers, check_seed
+from leviathan._validation import SEED_LIMIT, check_sample_identifiers, is_integer
 from leviathan.frames import Transform
 from leviathan.scene import Scene
 from leviathan.sensors._kinematics import BodyKinematics
@@ -84,9 +84,11 @@ class SampleContext:
 
     def __post_init__(self) -> None:
         check_sample_identifiers(self.sensor_id, self.sample_index, self.time_ns)
-        if self.root_seed is None:
-            raise ValueError("root_seed: expected an integer in [0, 2**64), got None")
-        check_seed(self.root_seed, needed_by=None)
+        # Unlike a sensor's optional seed, a context always carries one (None is refused).
+        if not is_integer(self.root_seed) or not 0 <= self.root_seed < SEED_LIMIT:
+            raise ValueError(
+                f"root_seed: expected an integer in [0, 2**64), got {self.root_seed!r}"
+            )
         for name, value, expected in (
             ("kinematics", self.kinematics, BodyKinematics),
             ("scene", self.scene, Scene),

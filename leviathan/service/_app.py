@@ -16,17 +16,20 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import time
 from collections.abc import AsyncIterator, Callable
 
 from fastapi import FastAPI
 
 from leviathan.service._auth import GuardMiddleware
-from leviathan.service._errors import install_error_handlers
+from leviathan.service._errors import InternalErrorMiddleware, install_error_handlers
 from leviathan.service._hosting import ServiceSettings, WorldHost
 from leviathan.service.routers import live_router, samples_router, service_router, worlds_router
 
 __all__ = ["create_app"]
+
+_LOG = logging.getLogger("leviathan.service")
 
 
 def create_app(
@@ -56,9 +59,14 @@ def create_app(
         host.loop = asyncio.get_running_loop()
 
         async def sweeper() -> None:
+            # Idle release must not wait for the next request; the decision itself is
+            # the registry's, on its lifecycle clock.
             while True:
                 await asyncio.sleep(settings.sweep_s)
-                host.sweep()
+                try:
+                    host.sweep()
+                except Exception:  # a bug must not end background release for good
+                    _LOG.exception("idle sweep failed; retrying in %g s", settings.sweep_s)
 
         task = asyncio.create_task(sweeper())
         try:
@@ -83,6 +91,8 @@ def create_app(
     install_error_handlers(app)
     for router in (service_router, worlds_router, samples_router, live_router):
         app.include_router(router)
+    # Inside the gate, so a refused request never reaches it; outside the routes.
+    app.add_middleware(InternalErrorMiddleware)
     app.add_middleware(
         GuardMiddleware,
         token=token,

@@ -35,6 +35,7 @@ from leviathan.service._models import ErrorBody
 
 __all__ = [
     "ERROR_RESPONSES",
+    "InternalErrorMiddleware",
     "ServiceError",
     "error_body",
     "error_for",
@@ -187,9 +188,46 @@ def install_error_handlers(app: FastAPI) -> None:
             _LOG.error("internal error on %s", request.url.path, exc_info=exc)
         return _json(error)
 
-    # Library errors by type (handled without re-raising), then everything else (500).
-    for kind in (ValueError, TypeError, KeyError, RuntimeError, Exception):
+    # Library errors by type; everything else is InternalErrorMiddleware's (500).
+    for kind in (ValueError, TypeError, KeyError, RuntimeError):
         app.add_exception_handler(kind, _other)
+
+
+class InternalErrorMiddleware:
+    """ASGI middleware: an exception no handler took becomes the 500 shape.
+
+    Not an ``Exception`` handler on purpose: Starlette hands those to its outermost
+    middleware, which sends the response and then re-raises, so uvicorn drops the
+    keep-alive connection and the client's next request on it fails. Here the
+    exception ends with the response; the server log gets the traceback, the client
+    only the exception's type name.
+
+    Args:
+        app: The wrapped ASGI application.
+    """
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        started = False
+
+        async def tracked(message: dict[str, Any]) -> None:
+            nonlocal started
+            if message["type"] == "http.response.start":
+                started = True
+            await send(message)
+
+        try:
+            await self.app(scope, receive, tracked)
+        except Exception as exc:
+            _LOG.error("internal error on %s", scope.get("path"), exc_info=exc)
+            if started:  # too late for an error response: let the server end it
+                raise
+            await _json(error_for(exc))(scope, receive, send)
 
 
 ERROR_RESPONSES: dict[int | str, dict[str, Any]] = {

@@ -10,17 +10,20 @@ the same ``content_hash`` as the one the World returned on the server:
   objects ``{"$t": ...}``: arrays as ``{"$t": "ndarray", "dtype", "shape", "data"}``
   (``data`` the C-order little-endian bytes in base64), non-finite floats as
   ``{"$t": "float", "value": "nan" | "inf" | "-inf"}``, bytes, ``Fraction`` and
-  ``Decimal``, and a mapping that itself has a ``"$t"`` key as ``{"$t": "map"}``.
+  ``Decimal``, a :class:`~leviathan.frames.Transform` as
+  ``{"$t": "transform", "rotation", "translation"}`` (two tagged arrays, rebuilt
+  through its validating constructor), and a mapping that itself has a ``"$t"`` key
+  as ``{"$t": "map"}``.
   Finite floats are written in Python's shortest round-trip form, so they come back
   bit for bit; NumPy scalars are written as their Python value, exactly as
   :mod:`leviathan.identity` hashes them.
 * **Records** (:func:`encode_record` / :func:`decode_record`): the immutable dataclass
   records a World returns (capture groups and their samples, snapshots, track
-  records), as ``{"$t": "record", "type": <pinned type tag>, "fields": {...}}``. A
-  record is rebuilt through its own public constructor, and only types on an allow
-  list are ever built (nothing from the wire chooses code to run): the World's record
-  types and the sample types exported by :mod:`leviathan.sensors` and
-  :mod:`leviathan.sonar`.
+  records, vehicle states), as ``{"$t": "record", "type": <pinned type tag>, "fields":
+  {...}}``. A record is rebuilt through its own public constructor, and only types on
+  an allow list are ever built (nothing from the wire chooses code to run): the World's
+  record types, :class:`~leviathan.dynamics.VehicleState`, and the sample types
+  exported by :mod:`leviathan.sensors` and :mod:`leviathan.sonar`.
 
 Nothing here does canonical arithmetic; it moves bytes.
 """
@@ -37,6 +40,8 @@ from functools import cache
 from typing import Any
 
 import numpy as np
+
+from leviathan.frames import Transform
 
 __all__ = [
     "WireError",
@@ -88,6 +93,12 @@ def encode_value(value: Any, *, _depth: int = 0) -> Any:
         return {_TAG: "decimal", "value": str(value)}
     if isinstance(value, np.ndarray):
         return _encode_array(value)
+    if isinstance(value, Transform):
+        return {
+            _TAG: "transform",
+            "rotation": _encode_array(value.rotation),
+            "translation": _encode_array(value.translation),
+        }
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         return encode_record(value, _depth=_depth)
     if isinstance(value, Mapping):
@@ -156,6 +167,12 @@ def decode_value(data: Any, *, _depth: int = 0) -> Any:
             shape = tuple(int(n) for n in data["shape"])
             array = np.frombuffer(base64.b64decode(data["data"], validate=True), dtype=dtype)
             return array.reshape(shape)  # over immutable bytes: read-only
+        if tag == "transform":
+            rotation = decode_value(data["rotation"], _depth=_depth + 1)
+            translation = decode_value(data["translation"], _depth=_depth + 1)
+            if not isinstance(rotation, np.ndarray) or not isinstance(translation, np.ndarray):
+                raise WireError("value: a transform's rotation and translation must be arrays")
+            return Transform(rotation, translation)
         if tag == "record":
             return decode_record(data, _depth=_depth)
     except WireError:
@@ -169,16 +186,17 @@ def decode_value(data: Any, *, _depth: int = 0) -> Any:
 def record_types() -> dict[str, type]:
     """The record types :func:`decode_record` may build, by pinned type tag.
 
-    The World's records and every dataclass with a pinned tag that
-    :mod:`leviathan.sensors` and :mod:`leviathan.sonar` export (the sample types a
-    capture group may hold).
+    The World's records, :class:`~leviathan.dynamics.VehicleState`, and every
+    dataclass with a pinned tag that :mod:`leviathan.sensors` and :mod:`leviathan.sonar`
+    export (the sample types a capture group may hold).
     """
     import leviathan.sensors
     import leviathan.sonar
+    from leviathan.dynamics import VehicleState
     from leviathan.world import CaptureGroup, VehicleTrackRecord, WorldSnapshot
 
     types: dict[str, type] = {}
-    candidates: list[Any] = [CaptureGroup, VehicleTrackRecord, WorldSnapshot]
+    candidates: list[Any] = [CaptureGroup, VehicleTrackRecord, WorldSnapshot, VehicleState]
     for module in (leviathan.sensors, leviathan.sonar):
         candidates.extend(getattr(module, name) for name in getattr(module, "__all__", ()))
     for cls in candidates:

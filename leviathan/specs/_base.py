@@ -17,6 +17,8 @@ from typing import Annotated, Any
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, Strict, ValidationInfo
 from pydantic_core import PydanticCustomError
 
+from leviathan._validation import is_integer, is_real
+
 # Names end up in identifiers such as "<vehicle>/<sensor>", so they may not
 # contain "/" or whitespace.
 _NAME_PATTERN = r"^[A-Za-z0-9_][A-Za-z0-9_.\-]*$"
@@ -49,7 +51,7 @@ def _real(value: Any) -> float:
     """Accept an int or float (numpy's too) as a float; refuse bool, str and the rest."""
     if type(value) is float:
         return value
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+    if not is_real(value):
         raise PydanticCustomError(
             "real_number_expected",
             "expected a number (int or float), not {kind}{hint}",
@@ -68,7 +70,7 @@ def _integer(value: Any) -> int:
     """Accept an int (numpy's too); refuse bool, float (even 2.0), str and the rest."""
     if type(value) is int:
         return value
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+    if not is_integer(value):
         hint = _hint(value)
         if isinstance(value, numbers.Real) and not hint:
             hint = "; a whole number is written without a decimal point or exponent"

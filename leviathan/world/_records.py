@@ -9,7 +9,6 @@ to change a record, never alters a record or its cached ``content_hash``.
 
 from __future__ import annotations
 
-import numbers
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
@@ -18,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from leviathan._frozen import FrozenMapping, freeze, frozen_array
+from leviathan._validation import is_integer
 from leviathan.identity import content_hash
 from leviathan.sensors import SensorProduct, product_types
 
@@ -26,7 +26,7 @@ __all__ = ["CaptureGroup", "VehicleTrackRecord", "WorldSnapshot"]
 
 def _integer(name: str, value: Any) -> int:
     """``value`` as a Python int, refusing bools and non-integers with a typed error."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+    if not is_integer(value):
         raise TypeError(f"{name}: expected an integer, got {value!r}")
     return int(value)
 

@@ -28,6 +28,7 @@ from typing import Any
 
 import numpy as np
 
+from leviathan._validation import check_root_seed
 from leviathan.dynamics import RigidBodyModel, VehicleState, accelerations
 from leviathan.dynamics import step as dynamics_step
 from leviathan.raycast import resolve_backend
@@ -114,12 +115,8 @@ class World(WorldEdits, WorldHistory):
             tick_ns = tick_length_ns("step_ns", step_ns)
         else:
             tick_ns = tick_length_ns("step_s", step_s)
-        if (
-            isinstance(root_seed, bool)
-            or not isinstance(root_seed, int)
-            or not 0 <= root_seed < 2**64
-        ):
-            raise ValueError(f"root_seed: expected an integer in [0, 2**64), got {root_seed!r}")
+        # A Python int: the seed is kept as given in records that are hashed and written.
+        root_seed = check_root_seed("root_seed", root_seed, python_int_only=True)
         if isinstance(vehicles, VehicleSetup | str | bytes):
             raise TypeError("vehicles: expected a sequence of VehicleSetup")
         setups = tuple(vehicles)

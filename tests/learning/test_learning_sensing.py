@@ -394,6 +394,8 @@ def test_sensing_rejects_bad_options(options, error, field) -> None:
         Sensing(_vehicles("cpu", np.zeros((1, 3))), None, **options)
 
 
+# Builds the terrain on a second (CUDA) device: a CUDA test, skipped where there is none.
+@pytest.mark.cuda
 def test_sensing_rejects_a_terrain_on_another_device(devices: tuple[str, ...]) -> None:
     if len(devices) < 2:
         pytest.skip("needs a second Warp device")

@@ -11,7 +11,7 @@ import pytest
 from leviathan.frames import Transform
 from leviathan.materials import TEST_LAMBERT_MEDIUM
 from leviathan.scene import Instance, Scene, TriangleMesh
-from leviathan.sensors import SensorSample, preview_png, render_camera
+from leviathan.sensors import SensorSample, camera_preview_png, render_camera
 from leviathan.sensors._camera import camera_ray_directions
 from leviathan.specs import CameraSpec, MountSpec, ScheduleSpec
 
@@ -165,8 +165,8 @@ def test_content_hash_is_reproducible() -> None:
 def test_preview_is_deterministic_and_outside_the_identity(tmp_path) -> None:
     scene, spec = Scene([_wall()]), _spec(rpy_deg=(0.0, 20.0, 0.0))
     a, b = _render(scene, spec), _render(scene, spec)
-    png = preview_png(a, tmp_path / "preview.png")
-    assert png == preview_png(b)
+    png = camera_preview_png(a, tmp_path / "preview.png")
+    assert png == camera_preview_png(b)
     assert (tmp_path / "preview.png").read_bytes() == png
     assert png.startswith(b"\x89PNG")
     hashes = a.display_hashes()
@@ -178,7 +178,7 @@ def test_preview_is_deterministic_and_outside_the_identity(tmp_path) -> None:
     assert len({tuple(p) for p in a.display["preview_srgb"].reshape(-1, 3)}) > 2
 
 
-def test_preview_png_refuses_non_camera_samples() -> None:
+def test_camera_preview_png_refuses_non_camera_samples() -> None:
     from leviathan.sensors import BodyKinematics, measure_imu
     from leviathan.specs import IMUSpec
 
@@ -190,7 +190,7 @@ def test_preview_png_refuses_non_camera_samples() -> None:
     )
     sample = measure_imu(imu, BodyKinematics(POSE), sensor_id="auv/imu", sample_index=0, time_ns=0)
     with pytest.raises(ValueError, match="camera"):
-        preview_png(sample)
+        camera_preview_png(sample)
 
 
 def test_channels_are_read_only() -> None:

@@ -91,3 +91,17 @@ def thrust_setup(name: str = "rov") -> VehicleSetup:
     """A vehicle under constant thrust, no sensors."""
     spec = small_spec(sensors=())
     return VehicleSetup(name, spec, DirectThrust([1.0] * len(spec.thrusters)))
+
+
+def replay(world: Any, plan: Any) -> list[str]:
+    """Applies a plan of ``("step", n)`` and ``("current", ned)`` operations to a World.
+
+    Works on a World and a RemoteWorld alike; returns the capture-group hashes in order.
+    """
+    hashes: list[str] = []
+    for op, arg in plan:
+        if op == "step":
+            hashes.extend(g.content_hash for g in world.step(arg))
+        else:
+            world.set_current(arg)
+    return hashes

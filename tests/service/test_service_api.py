@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import io
 import json
+import threading
 import time
 
 import httpx
 import numpy as np
 import pytest
-from service_helpers import small_setup, start_service, thrust_setup
+from service_helpers import replay, small_setup, start_service, thrust_setup
 
 from leviathan.client import (
     RemoteWorld,
@@ -19,12 +20,20 @@ from leviathan.client import (
     ServiceNotFoundError,
     ServiceRefusedError,
 )
-from leviathan.controllers import Autopilot, WaypointFollower
+from leviathan.controllers import Autopilot, DirectThrust, WaypointFollower
 from leviathan.frames import Transform
 from leviathan.geometry import plane_mesh
 from leviathan.materials import get_material
 from leviathan.specs import CurrentLayer
-from leviathan.world import CaptureGroup, Environment, SceneObject, World, WorldSnapshot
+from leviathan.world import (
+    CaptureGroup,
+    Environment,
+    SceneObject,
+    ThrusterFaultRefusedError,
+    VehicleSetup,
+    World,
+    WorldSnapshot,
+)
 
 ERROR_KEYS = {"code", "message", "field", "value", "expected"}
 
@@ -99,6 +108,16 @@ def _script(world: World | RemoteWorld) -> list[str]:
     assert poses.dtype == np.float64 and poses.shape == (len(ticks), 4, 4)
     out.append(str((ticks.tolist(), times.tolist(), poses.tolist())))
     out.append(str(world.off_tick_samples))
+    out.extend(str(world.refused_sample_indices(run)) for run in world.off_tick_samples)
+    state = world.vehicle_state("auv")
+    assert state.position_ned_m.dtype == np.float64 and state.thrust_n.shape == (5,)
+    out.append(str([getattr(state, f).tolist() for f in ("position_ned_m", "attitude_q")]))
+    out.append(str([state.velocity_body.tolist(), state.thrust_n.tolist()]))
+    kin = world.body_kinematics("auv")
+    out.append(str([kin.T_world_body.rotation.tolist(), kin.T_world_body.translation.tolist()]))
+    out.append(str([kin.linear_acceleration_body_m_s2.tolist(), kin.velocity_body_m_s.tolist()]))
+    with pytest.raises(ThrusterFaultRefusedError, match="refused"):
+        world.inject_thruster_fault("auv", "port")
     world.reset()
     groups(world.step(3))
     out.append(world.snapshot().content_hash)
@@ -110,6 +129,31 @@ def test_scripted_session_has_the_in_process_hashes(client) -> None:
     local = _script(World.create(**kwargs))
     remote = _script(client.create_world(**kwargs))
     assert remote == local
+
+
+def test_remote_world_has_every_public_method_of_world() -> None:
+    public = {n for n in dir(World) if not n.startswith("_")} - {"create"}
+    assert public <= set(dir(RemoteWorld)), sorted(public - set(dir(RemoteWorld)))
+
+
+def test_create_by_catalogue_name_with_an_environment_matches_in_process(client) -> None:
+    kwargs = dict(
+        vehicles=[
+            VehicleSetup(
+                "auv",
+                "torpedo_auv",
+                Autopilot(speed_m_per_s=1.0, depth_m=5.0, heading_rad=0.2),
+                position_ned_m=(1.0, 2.0, 3.0),
+            )
+        ],
+        environment=_seabed(),
+        root_seed=3,
+        step_ns=10_000_000,
+    )
+    local, remote = World.create(**kwargs), client.create_world(**kwargs)
+    assert remote.vehicle_spec("auv") == local.vehicle_spec("auv")
+    assert [g.content_hash for g in remote.step(3)] == [g.content_hash for g in local.step(3)]
+    assert remote.snapshot().content_hash == local.snapshot().content_hash
 
 
 def test_step_summary_names_members_with_hashes_and_small_values(client) -> None:
@@ -124,6 +168,9 @@ def test_step_summary_names_members_with_hashes_and_small_values(client) -> None
         assert list(arrays[name].shape) == info["shape"]
     sample = world.sample(member["sample_id"])
     assert sample.content_hash == member["content_hash"]
+    assert sorted(arrays) == sorted(sample.channels)
+    for name, array in sample.channels.items():
+        np.testing.assert_array_equal(arrays[name], array, strict=True)
     for name, values in member["scalars"].items():
         np.testing.assert_array_equal(np.ravel(arrays[name]), np.array(values, dtype=float))
 
@@ -138,6 +185,33 @@ def test_usd_export_names_the_file_itself(client, tmp_path) -> None:
     assert path.read_bytes()[:8] == b"PXR-USDC"
     bad = client._http.get(f"/worlds/{world.id}/usd", params={"format": "../../etc/passwd"})
     assert bad.status_code == 422 and set(bad.json()) == ERROR_KEYS
+
+
+def test_client_usd_export_checks_the_path_before_downloading_and_keeps_old_file_on_failure(
+    client, tmp_path, monkeypatch
+) -> None:
+    world = client.create_world(vehicles=[small_setup()], step_s="0.01")
+    requests = []
+    real_request = client.request
+    monkeypatch.setattr(
+        client, "request", lambda *a, **k: requests.append(a) or real_request(*a, **k)
+    )
+    with pytest.raises(ValueError, match="extension"):
+        world.export_usd(tmp_path / "stage.txt")
+    with pytest.raises(OSError):
+        world.export_usd(tmp_path / "missing" / "stage.usda")
+    assert requests == []  # refused before anything was downloaded
+    target = tmp_path / "stage.usda"
+    target.write_bytes(b"old")
+
+    def failing(*args, **kwargs):
+        raise RuntimeError("connection lost")
+
+    monkeypatch.setattr(client, "request", failing)
+    with pytest.raises(RuntimeError):
+        world.export_usd(target)
+    assert target.read_bytes() == b"old"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["stage.usda"]
 
 
 def test_unknown_world_unknown_vehicle_and_refusals_have_the_error_shape(client) -> None:
@@ -192,7 +266,8 @@ def test_too_many_ticks_in_one_request_is_refused(client, service) -> None:
 def test_openapi_is_served_and_docs_fetch_nothing(service) -> None:
     schema = httpx.get(service.url + "/openapi.json").json()
     assert "/worlds/{world_id}/step" in schema["paths"]
-    assert httpx.get(service.url + "/docs").status_code == 404
+    for page in ("/docs", "/redoc", "/docs/oauth2-redirect"):
+        assert httpx.get(service.url + page).status_code == 404
     assert (
         "access-control-allow-origin"
         not in httpx.get(service.url + "/health", headers={"Origin": "http://evil.example"}).headers
@@ -236,15 +311,33 @@ def test_play_steps_on_the_server_until_paused_or_until_tick(client) -> None:
     local = World.create(vehicles=[thrust_setup()], step_s="0.01")
     local.step(50)
     assert world.snapshot().content_hash == local.snapshot().content_hash
-    world.play("realtime", ticks_per_step=1, rate=1.0)
-    time.sleep(0.3)
+
+
+def test_realtime_play_keeps_simulated_time_at_wall_time(client) -> None:
+    world = client.create_world(vehicles=[thrust_setup()], step_s="0.01")
+    start_ns = world.time_ns
+    wall_start = time.monotonic()
+    world.play("realtime", ticks_per_step=10, rate=1.0)  # 0.1 s of simulated time a step
+    time.sleep(0.5)
     paused = world.pause()
+    wall_s = time.monotonic() - wall_start
     assert paused["playing"] is False and paused["stopped_reason"] == "paused"
+    played_s = (world.time_ns - start_ns) / 1e9
+    # Paced by the wall clock: never ahead of it by more than the step in progress
+    # (as fast as possible would be many seconds ahead), and not stalled either.
+    assert 0.1 <= played_s <= wall_s + 0.1 + 1e-3, (played_s, wall_s)
     tick = world.tick
-    # Real time: about 0.3 s of 10 ms ticks played, not as fast as possible.
-    assert 50 < tick < 50 + 200
     time.sleep(0.1)
     assert world.tick == tick
+
+
+def test_play_refuses_more_ticks_per_step_than_a_request_may_take(client, service) -> None:
+    world = client.create_world(vehicles=[thrust_setup()], step_s="0.01")
+    limit = service.host.settings.max_ticks_per_request
+    with pytest.raises(ServiceInvalidError) as info:
+        world.play("fast", ticks_per_step=limit + 1)
+    assert info.value.field == "ticks_per_step" and world.play_status()["playing"] is False
+    assert world.tick == 0
 
 
 def test_npz_holds_no_pickles(client) -> None:
@@ -253,3 +346,149 @@ def test_npz_holds_no_pickles(client) -> None:
     data = client.request("GET", f"/worlds/{world.id}/samples/{member['sample_id']}/npz").content
     with np.load(io.BytesIO(data), allow_pickle=False) as archive:
         assert archive.files
+
+
+def test_unknown_method_and_bad_query_parameters_have_the_error_shape(client) -> None:
+    world = client.create_world(vehicles=[thrust_setup()], step_s="0.01")
+    http = client._http
+    for response, status, field in (
+        (http.patch(f"/worlds/{world.id}/step", json={"n": 1}), 405, None),
+        (http.delete("/health"), 405, None),
+        (http.get(f"/worlds/{world.id}/track"), 422, "vehicle"),
+        (
+            http.get(f"/worlds/{world.id}/track", params={"vehicle": "rov", "from_tick": -1}),
+            422,
+            "from_tick",
+        ),
+        (
+            http.get(f"/worlds/{world.id}/track", params={"vehicle": "rov", "from_tick": "x"}),
+            422,
+            "from_tick",
+        ),
+    ):
+        assert response.status_code == status, response.text
+        body = response.json()
+        assert set(body) == ERROR_KEYS and body["field"] == field
+    assert http.patch(f"/worlds/{world.id}/step").json()["code"] == "method_not_allowed"
+
+
+def test_an_internal_error_is_a_500_in_the_one_shape_without_a_traceback(
+    client, monkeypatch
+) -> None:
+    world = client.create_world(vehicles=[thrust_setup()], step_s="0.01")
+    secret = "/home/someone/secret.py line 42"
+
+    def broken(*args, **kwargs):
+        raise RuntimeError(secret)
+
+    def broken_app_side(*args, **kwargs):
+        raise ZeroDivisionError(secret)
+
+    # One failure inside a World operation (worker pool), one in a handler itself.
+    monkeypatch.setattr(World, "state", broken)
+    monkeypatch.setattr("leviathan.service.routers._service.vehicle_names", broken_app_side)
+    for path in (f"/worlds/{world.id}/state", "/catalogue/torpedo_auv"):
+        response = client._http.get(path)
+        assert response.status_code == 500, response.text
+        body = response.json()
+        assert set(body) == ERROR_KEYS and body["code"] == "internal"
+        assert "Traceback" not in response.text and secret not in response.text
+        assert 'File "' not in response.text
+        # The same keep-alive connection still serves the next request.
+        assert world.id in client.world_ids()
+
+
+def test_refused_requests_racing_accepted_ones_change_nothing(client) -> None:
+    """Refusals from several clients, interleaved with one client's accepted requests
+    on the same World, leave exactly the hashes of the accepted requests alone."""
+    kwargs = dict(vehicles=[small_setup()], root_seed=5, step_s="0.01")
+    world = client.create_world(**kwargs)
+    accepted = [("step", 2), ("current", (0.1, 0.0, 0.0)), ("step", 3)] * 6
+    done = threading.Event()
+    refusals: list[BaseException] = []
+    unexpected: list[BaseException] = []
+    spec = world.vehicle_spec("auv")
+    refused_calls = (
+        lambda w: w.set_step("0.0000000001"),
+        lambda w: w.edit(vehicle="auv", controller=DirectThrust([1.0])),
+        lambda w: w.edit(vehicle="auv", sensors=list(spec.sensors) * 2),
+        lambda w: w.set_current(
+            profile=[
+                CurrentLayer(depth_m=5.0, current_ned_m_per_s=(0.1, 0.0, 0.0)),
+                CurrentLayer(depth_m=1.0, current_ned_m_per_s=(0.2, 0.0, 0.0)),
+            ]
+        ),
+        lambda w: w.set_controller("nobody", Autopilot(speed_m_per_s=1, depth_m=1, heading_rad=0)),
+    )
+
+    def refuse(k: int) -> None:
+        with ServiceClient(client.url) as own:
+            mine = RemoteWorld(own, world.id)
+            i = k
+            while not done.is_set():
+                try:
+                    refused_calls[i % len(refused_calls)](mine)
+                    unexpected.append(AssertionError("a refusal was accepted"))
+                except ServiceInvalidError as error:
+                    refusals.append(error)
+                except BaseException as error:
+                    unexpected.append(error)
+                i += 1
+
+    threads = [threading.Thread(target=refuse, args=(k,)) for k in range(3)]
+    for t in threads:
+        t.start()
+    try:
+        remote_hashes = []
+        for k, (op, arg) in enumerate(accepted):
+            # Each accepted request follows at least one more refusal: they interleave.
+            deadline = time.monotonic() + 10
+            while len(refusals) <= k and not unexpected and time.monotonic() < deadline:
+                time.sleep(0.001)
+            if op == "step":
+                remote_hashes.extend(g.content_hash for g in world.step(arg))
+            else:
+                world.set_current(arg)
+    finally:
+        done.set()
+        for t in threads:
+            t.join(30)
+    assert unexpected == [], unexpected
+    assert len(refusals) >= len(accepted)
+    local = World.create(**kwargs)
+    assert remote_hashes == replay(local, accepted)
+    assert world.snapshot().content_hash == local.snapshot().content_hash
+
+
+def test_concurrent_steps_on_one_world_are_serialised(client) -> None:
+    kwargs = dict(vehicles=[small_setup(sensors=("imu",))], root_seed=2, step_s="0.01")
+    world = client.create_world(**kwargs)
+    rounds, ticks = 15, 2
+    returned: list[list[CaptureGroup]] = []
+    errors: list[BaseException] = []
+
+    def work() -> None:
+        try:
+            with ServiceClient(client.url) as own:
+                mine = RemoteWorld(own, world.id)
+                for _ in range(rounds):
+                    returned.append(mine.step(ticks))
+        except BaseException as error:  # reported below, not lost in the thread
+            errors.append(error)
+
+    threads = [threading.Thread(target=work) for _ in range(3)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+    assert errors == []
+    local = World.create(**kwargs)
+    expected = {g.tick: g.content_hash for g in local.step(3 * rounds * ticks)}
+    # Each request got whole, consecutive ticks; together they are the one sequence.
+    got = {}
+    for groups in returned:
+        ticks_seen = [g.tick for g in groups]
+        assert ticks_seen == list(range(ticks_seen[0], ticks_seen[0] + len(groups)))
+        got.update({g.tick: g.content_hash for g in groups})
+    assert got == expected
+    assert world.snapshot().content_hash == local.snapshot().content_hash

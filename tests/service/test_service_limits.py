@@ -3,6 +3,7 @@ restart, body size (413), token, shutdown (503), disconnects, malformed JSON, Ct
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import signal
@@ -233,3 +234,111 @@ def test_invalid_requests_raise_value_errors_in_the_client() -> None:
                 client.create_world(vehicles=[thrust_setup()], step_s="0.01", root_seed=-1)
     finally:
         service.stop()
+
+
+def test_idle_release_runs_in_the_background_without_a_request() -> None:
+    clock = FakeClock()
+    service = start_service(ServiceSettings(sweep_s=0.02), clock=clock)
+    try:
+        with ServiceClient(service.url) as client:
+            world = client.create_world(vehicles=[thrust_setup()], step_s="0.01")
+            stream = world.stream()
+            assert next(stream)["type"] == "state"
+            clock.now += 3600.0
+            # No request from here on: only the background sweep can release it.
+            deadline = time.monotonic() + 10
+            while service.host.hosted(world.id) is not None and time.monotonic() < deadline:
+                time.sleep(0.02)
+            assert service.host.hosted(world.id) is None
+            assert next(stream) == {"type": "closed", "world_id": world.id, "reason": "released"}
+            stream.close()
+            response = client._http.post(f"/worlds/{world.id}/step", json={"n": 1})
+            assert response.status_code == 410 and response.json()["code"] == "world_released"
+    finally:
+        service.stop()
+
+
+def test_no_cors_headers_by_default_and_only_the_configured_origin_gets_them() -> None:
+    plain = start_service()
+    allowed = "http://dashboard.example:5173"
+    cors = start_service(ServiceSettings(cors_origins=(allowed,)), token="s3cret")
+    preflight = {"Origin": allowed, "Access-Control-Request-Method": "POST"}
+    try:
+        for response in (
+            httpx.get(plain.url + "/health", headers={"Origin": allowed}),
+            httpx.options(plain.url + "/worlds", headers=preflight),
+        ):
+            assert not any(k.startswith("access-control-") for k in response.headers)
+        # A browser's preflight carries no token; the answer names only the origin.
+        answer = httpx.options(cors.url + "/worlds", headers=preflight)
+        assert answer.status_code == 200
+        assert answer.headers["access-control-allow-origin"] == allowed
+        token = {"Authorization": "Bearer s3cret"}
+        ok = httpx.get(cors.url + "/health", headers={"Origin": allowed, **token})
+        assert ok.status_code == 200 and ok.headers["access-control-allow-origin"] == allowed
+        other = httpx.get(cors.url + "/health", headers={"Origin": "http://evil.example", **token})
+        assert "access-control-allow-origin" not in other.headers
+        assert httpx.get(cors.url + "/health", headers={"Origin": allowed}).status_code == 401
+    finally:
+        plain.stop()
+        cors.stop()
+
+
+def test_serve_cli_passes_cors_origins_and_refuses_off_loopback_without_a_token(
+    monkeypatch, capsys
+) -> None:
+    import leviathan.service
+    from leviathan import cli
+
+    seen = {}
+    monkeypatch.setattr(leviathan.service, "serve", lambda **kw: seen.update(kw))
+    argv = ["serve", "--cors-origin", "http://a.example", "--cors-origin", "http://b.example"]
+    assert cli.main(argv) == 0
+    assert seen["settings"].cors_origins == ("http://a.example", "http://b.example")
+    assert cli.main(["serve"]) == 0 and seen["settings"].cors_origins == ()
+    monkeypatch.undo()
+    monkeypatch.delenv("LEVIATHAN_TOKEN", raising=False)
+    assert cli.main(["serve", "--host", "0.0.0.0", "--port", "0"]) != 0
+    err = capsys.readouterr().err
+    assert "requires a token" in err and "Traceback" not in err
+
+
+def test_serve_reads_the_token_from_the_environment(monkeypatch) -> None:
+    from leviathan.service import _server
+
+    class Stop(Exception):
+        pass
+
+    seen = {}
+
+    def fake_create_app(settings, *, token):
+        seen["token"] = token
+        raise Stop
+
+    monkeypatch.setattr(_server, "create_app", fake_create_app)
+    monkeypatch.setenv("LEVIATHAN_TOKEN", "from-env")
+    with pytest.raises(Stop):
+        _server.serve(host="0.0.0.0", port=0)
+    assert seen["token"] == "from-env"
+    with pytest.raises(Stop):
+        _server.serve(host="0.0.0.0", port=0, token="given")
+    assert seen["token"] == "given"
+
+
+def test_websocket_needs_the_token_too_and_a_refused_request_changes_nothing(guarded) -> None:
+    from websockets.sync.client import connect
+
+    with ServiceClient(guarded.url, token="s3cret") as client:
+        world = client.create_world(vehicles=[thrust_setup()], step_s="0.01")
+        with ServiceClient(guarded.url) as anonymous:
+            with pytest.raises(InvalidStatus):
+                next(_stream_of(anonymous, world.id))
+            with pytest.raises(ServiceRequestError) as info:
+                anonymous.request("POST", f"/worlds/{world.id}/step", json={"n": 5})
+            assert info.value.status == 401
+        assert world.tick == 0
+        ws_url = "ws" + guarded.url.removeprefix("http") + f"/worlds/{world.id}/stream"
+        with pytest.raises(InvalidStatus):
+            connect(ws_url + "?token=wrong", open_timeout=5).close()
+        with connect(ws_url + "?token=s3cret", open_timeout=5) as ws:
+            assert json.loads(ws.recv(timeout=5))["type"] == "state"

@@ -7,7 +7,7 @@ from __future__ import annotations
 import random
 import threading
 
-from service_helpers import small_setup, start_service
+from service_helpers import replay, small_setup, start_service
 
 from leviathan.client import ServiceClient
 from leviathan.world import World
@@ -29,14 +29,7 @@ def _plan(seed: int) -> list[tuple[str, object]]:
 
 
 def _apply(world, plan) -> list[str]:
-    hashes = []
-    for op, arg in plan:
-        if op == "step":
-            hashes.extend(g.content_hash for g in world.step(arg))
-        else:
-            world.set_current(arg)
-    hashes.append(world.snapshot().content_hash)
-    return hashes
+    return [*replay(world, plan), world.snapshot().content_hash]
 
 
 def _setup(i: int):

@@ -356,6 +356,35 @@ def test_create_refuses_ticks_outside_the_bounds(kwargs: dict, match: str) -> No
         World.create(vehicles=[VehicleSetup("auv", _spec(), _autopilot())], **kwargs)
 
 
+@pytest.mark.parametrize(
+    ("root_seed", "error", "match"),
+    [
+        (-1, ValueError, r"root_seed must satisfy 0 <= root_seed < 2\*\*64, got -1"),
+        (2**64, ValueError, r"root_seed must satisfy 0 <= root_seed < 2\*\*64"),
+        (True, TypeError, r"root_seed must be an int, got True"),
+        (1.0, TypeError, r"root_seed must be an int, got 1\.0"),
+        # The seed is kept as given in hashed records, where an np.int64 encodes differently.
+        (np.int64(7), TypeError, r"root_seed must be an int, got np\.int64\(7\)"),
+    ],
+)
+def test_create_refuses_a_root_seed_that_is_not_a_python_uint64(
+    root_seed: object, error: type[Exception], match: str
+) -> None:
+    with pytest.raises(error, match=match):
+        World.create(
+            vehicles=[VehicleSetup("auv", _spec(), _autopilot())],
+            step_ns=TICK_NS,
+            root_seed=root_seed,
+        )
+
+
+def test_create_keeps_the_largest_root_seed_as_a_python_int() -> None:
+    world = World.create(
+        vehicles=[VehicleSetup("auv", _spec(), _autopilot())], step_ns=TICK_NS, root_seed=2**64 - 1
+    )
+    assert type(world.root_seed) is int and world.root_seed == 2**64 - 1
+
+
 def test_reset_failing_part_way_changes_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
     world = _world()
     world.step(12)

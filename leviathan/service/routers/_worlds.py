@@ -263,6 +263,33 @@ async def get_vehicle_spec(world_id: str, vehicle: str, host: Host) -> dict[str,
     return spec.model_dump(mode="json")
 
 
+@router.get("/{world_id}/vehicles/{vehicle}/state", summary="A vehicle's committed state")
+async def get_vehicle_state(world_id: str, vehicle: str, host: Host) -> dict[str, Any]:
+    """:meth:`World.vehicle_state` as a lossless record (pose, velocities, thrust)."""
+    state = await host.run(world_id, lambda w: w.vehicle_state(vehicle), changes=False)
+    return encode_record(state)
+
+
+@router.get("/{world_id}/vehicles/{vehicle}/kinematics", summary="A vehicle's kinematics")
+async def get_body_kinematics(world_id: str, vehicle: str, host: Host) -> dict[str, Any]:
+    """:meth:`World.body_kinematics` (what the vehicle's sensors read) as a lossless record."""
+    kinematics = await host.run(world_id, lambda w: w.body_kinematics(vehicle), changes=False)
+    return encode_record(kinematics)
+
+
+@router.post(
+    "/{world_id}/vehicles/{vehicle}/thruster-faults/{thruster}",
+    summary="Inject a thruster fault (always refused)",
+)
+async def inject_thruster_fault(
+    world_id: str, vehicle: str, thruster: str, host: Host
+) -> dict[str, Any]:
+    """:meth:`World.inject_thruster_fault`: refused (409) on a live World, as in-process;
+    thruster faults belong to analytic scenario runs."""
+    await host.run(world_id, lambda w: w.inject_thruster_fault(vehicle, thruster), changes=False)
+    return {}  # never reached: the World refuses every fault
+
+
 @router.put("/{world_id}/step-length", response_model=m.WorldInfo, summary="Set the tick length")
 async def set_step(world_id: str, body: m.StepLengthRequest, host: Host) -> m.WorldInfo:
     """:meth:`World.set_step`: a new epoch starts at the current tick."""
