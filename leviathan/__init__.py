@@ -16,9 +16,12 @@ Transform`` works; every other name is imported from its own module:
 * :mod:`leviathan.sonar` — the canonical imaging sonar (``render`` and ``SonarFrame``).
 * :mod:`leviathan.parity` — the frozen 28-scene fixture and the bit-for-bit check.
 * :mod:`leviathan.dynamics`, :mod:`leviathan.controllers` — 6-DOF vehicle model and controllers.
-* :mod:`leviathan.sensors` — DVL, IMU and camera samples.
+* :mod:`leviathan.sensors` — the sensor protocol and registry; imaging sonar, DVL, IMU, camera.
 * :mod:`leviathan.world` — the canonical World (``World``, ``WorldRegistry``).
 * :mod:`leviathan.usd` — OpenUSD export (usd-core imported lazily).
+* :mod:`leviathan.datasets` — ROS 2 bags in MCAP and HDF5 with the per-cell truth.
+* :mod:`leviathan.learning` — batched float32 Gymnasium environments (not canonical).
+* :mod:`leviathan.service`, :mod:`leviathan.client` — ``leviathan serve`` and its Python client.
 """
 
 from leviathan import frames, identity, scene, time, world

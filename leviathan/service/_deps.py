@@ -9,8 +9,10 @@ from leviathan.service._hosting import WorldHost
 __all__ = ["get_host", "get_host_ws"]
 
 
-def get_host(request: Request) -> WorldHost:
+async def get_host(request: Request) -> WorldHost:
     """The :class:`WorldHost` of the app serving ``request``."""
+    # async, though it awaits nothing: FastAPI runs a plain ``def`` dependency in
+    # its thread pool, a thread hop per request for an attribute read.
     host = getattr(request.app.state, "host", None)
     if host is None:  # never: create_app always sets it
         raise HTTPException(500, "service not initialised")

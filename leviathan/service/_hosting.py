@@ -245,7 +245,11 @@ class WorldHost:
                 raise error_for(error) from error
             if changes and not hosted.closed:
                 hosted.seq += 1
-                self._publish(hosted, self.state_message(hosted))
+                # Subscribing also takes the World's lock, so nobody can attach
+                # between this check and the push: with no subscriber there is
+                # nobody to build World.state() for.
+                if hosted.subscribers:
+                    self._publish(hosted, self.state_message(hosted))
             return result
 
     def state_message(self, hosted: HostedWorld) -> dict[str, Any]:

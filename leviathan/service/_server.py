@@ -8,6 +8,7 @@ is shut down, and :func:`serve` returns.
 
 from __future__ import annotations
 
+import gc
 import os
 import sys
 from collections.abc import Callable
@@ -82,6 +83,10 @@ def serve(
     )
 
     def ready(url: str) -> None:
+        # Everything alive now (modules, the app, its schemas) lives as long as
+        # the process: moved out of the collector's reach, a full collection
+        # walks only what requests and Worlds allocate (measured: ~55 ms -> ~16 ms).
+        gc.freeze()
         print(f"LEVIATHAN service at {url} (Ctrl-C to stop)", flush=True)
         if token:
             print("requests must send 'Authorization: Bearer <token>'", flush=True)

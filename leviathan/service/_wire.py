@@ -41,6 +41,7 @@ from typing import Any
 
 import numpy as np
 
+from leviathan._frozen import FrozenMapping
 from leviathan.frames import Transform
 
 __all__ = [
@@ -54,6 +55,9 @@ __all__ = [
 
 _TAG = "$t"
 _MAX_DEPTH = 64
+# Types sent and received as they are (finite floats too, checked apart).
+_PLAIN = frozenset({str, int, bool, type(None)})
+_JSON_PLAIN = frozenset({str, int, float, bool, type(None)})
 
 
 class WireError(ValueError):
@@ -73,8 +77,27 @@ def encode_value(value: Any, *, _depth: int = 0) -> Any:
     """
     if _depth > _MAX_DEPTH:
         raise WireError(f"value: nested deeper than {_MAX_DEPTH} levels")
-    if value is None or isinstance(value, bool | str):
+    # Exact-type fast paths for what records hold most (a sample's metadata is a
+    # tree of frozen mappings, tuples and floats): the general chain below runs
+    # ABC isinstance checks per node, which cost more than the encoding itself.
+    kind = type(value)
+    if kind is str or kind is int or kind is bool or value is None:
         return value
+    if kind is float and math.isfinite(value):
+        return value
+    if kind is tuple or kind is list:
+        if _depth < _MAX_DEPTH:  # (a leaf one level deeper would be too deep)
+            return [
+                item
+                if (t := type(item)) in _PLAIN or (t is float and math.isfinite(item))
+                else encode_value(item, _depth=_depth + 1)
+                for item in value
+            ]
+        return [encode_value(item, _depth=_depth + 1) for item in value]
+    if kind is FrozenMapping or kind is dict:
+        return _encode_mapping(value, _depth)
+    if kind is np.ndarray:
+        return _encode_array(value)
     if isinstance(value, np.generic) and not isinstance(value, np.ndarray):
         value = value.item()
         if isinstance(value, bool | str | int) or value is None:
@@ -102,20 +125,29 @@ def encode_value(value: Any, *, _depth: int = 0) -> Any:
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         return encode_record(value, _depth=_depth)
     if isinstance(value, Mapping):
-        items = {}
-        for key, item in value.items():
-            if not isinstance(key, str):
-                raise WireError(f"value: mapping keys must be str, got {key!r}")
-            items[key] = encode_value(item, _depth=_depth + 1)
-        if _TAG in items:
-            return {_TAG: "map", "items": items}
-        return items
+        return _encode_mapping(value, _depth)
     if isinstance(value, list | tuple):
         return [encode_value(item, _depth=_depth + 1) for item in value]
     raise WireError(
         f"value: cannot send a {type(value).__name__} over the wire; expected JSON-like "
         "content (mappings, sequences, numbers, strings, bytes, NumPy arrays) or a record"
     )
+
+
+def _encode_mapping(value: Mapping[Any, Any], depth: int) -> dict[str, Any]:
+    items = {}
+    for key, item in value.items():
+        if type(key) is not str and not isinstance(key, str):
+            raise WireError(f"value: mapping keys must be str, got {key!r}")
+        if depth < _MAX_DEPTH and (
+            (t := type(item)) in _PLAIN or (t is float and math.isfinite(item))
+        ):
+            items[key] = item
+        else:
+            items[key] = encode_value(item, _depth=depth + 1)
+    if _TAG in items:
+        return {_TAG: "map", "items": items}
+    return items
 
 
 def _encode_array(array: np.ndarray) -> dict[str, Any]:
@@ -140,7 +172,23 @@ def decode_value(data: Any, *, _depth: int = 0) -> Any:
     """
     if _depth > _MAX_DEPTH:
         raise WireError(f"value: nested deeper than {_MAX_DEPTH} levels")
-    if data is None or isinstance(data, bool | int | float | str):
+    # Exact-type fast paths first: this is what json.loads gives for all but
+    # the tagged objects.
+    kind = type(data)
+    if kind is str or kind is float or kind is int or kind is bool or data is None:
+        return data
+    if _depth < _MAX_DEPTH:  # plain leaves are taken as they are, without a call
+        if kind is list:
+            return [
+                item if type(item) in _JSON_PLAIN else decode_value(item, _depth=_depth + 1)
+                for item in data
+            ]
+        if kind is dict and _TAG not in data:
+            return {
+                k: v if type(v) in _JSON_PLAIN else decode_value(v, _depth=_depth + 1)
+                for k, v in data.items()
+            }
+    if isinstance(data, bool | int | float | str):
         return data
     if isinstance(data, list):
         return [decode_value(item, _depth=_depth + 1) for item in data]
@@ -206,6 +254,12 @@ def record_types() -> dict[str, type]:
     return types
 
 
+@cache
+def _init_fields(cls: type) -> tuple[str, ...]:
+    """The constructor fields of a record type, in declaration order."""
+    return tuple(f.name for f in dataclasses.fields(cls) if f.init)
+
+
 def encode_record(record: Any, *, _depth: int = 0) -> dict[str, Any]:
     """The wire form of a dataclass record: its pinned tag and its constructor fields.
 
@@ -217,9 +271,7 @@ def encode_record(record: Any, *, _depth: int = 0) -> dict[str, Any]:
     if record_types().get(tag) is not cls:
         raise WireError(f"record: {cls.__name__} is not a record type the service sends")
     fields = {
-        f.name: encode_value(getattr(record, f.name), _depth=_depth + 1)
-        for f in dataclasses.fields(record)
-        if f.init
+        name: encode_value(getattr(record, name), _depth=_depth + 1) for name in _init_fields(cls)
     }
     return {_TAG: "record", "type": tag, "fields": fields}
 
@@ -237,8 +289,7 @@ def decode_record(data: Mapping[str, Any], *, _depth: int = 0) -> Any:
     fields = data.get("fields")
     if not isinstance(fields, Mapping):
         raise WireError(f"record: {tag} has no fields object")
-    allowed = {f.name for f in dataclasses.fields(cls) if f.init}
-    unknown = set(fields) - allowed
+    unknown = set(fields).difference(_init_fields(cls))
     if unknown:
         raise WireError(f"record: {tag} has no fields {sorted(unknown)}")
     kwargs = {k: decode_value(v, _depth=_depth + 1) for k, v in fields.items()}

@@ -162,19 +162,20 @@ async def step_world(world_id: str, body: m.StepRequest, host: Host) -> m.StepRe
         )
     hosted = host.get(world_id)
 
-    def step(w: World) -> tuple[list[Any], int, int]:
+    def step(w: World) -> m.StepResponse:
         groups = w.step(body.n)
         host.keep_samples(hosted, groups)
-        return groups, w.tick, w.time_ns
+        # Summarised and encoded here in the worker, not on the event loop, which
+        # then stays free for other requests and pushes while this one is built.
+        return m.StepResponse(
+            world_id=world_id,
+            tick=w.tick,
+            time_ns=w.time_ns,
+            groups=summarise_groups(groups),
+            records=[encode_record(g) for g in groups] if body.detail == "records" else None,
+        )
 
-    groups, tick, time_ns = await host.run(world_id, step)
-    return m.StepResponse(
-        world_id=world_id,
-        tick=tick,
-        time_ns=time_ns,
-        groups=summarise_groups(groups),
-        records=[encode_record(g) for g in groups] if body.detail == "records" else None,
-    )
+    return await host.run(world_id, step)
 
 
 @router.get("/{world_id}/track", response_model=m.TrackResponse, summary="Vehicle track")
