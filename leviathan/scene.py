@@ -8,10 +8,12 @@ or none, and whether it belongs to a moving body. The sea surface, the plane
 instance, an analytic interface rather than a mesh.
 
 Instance indices are the positions in :attr:`Scene.instances` (mesh instances
-first, in the order given, then the sea surface). They are the ``instance``
-ids reported by the sonar's ground truth and they take part in the exact-tie
-rule (the lowest ``(instance, triangle)`` wins), so the sea surface loses any
-exact range tie with scene content.
+first, in the order given, then the sea surface). In a World, the scene a
+vehicle's sensors see holds the environment's instances, then the other
+vehicles' hulls (``Instance.vehicle`` set, ``moving``) in vehicle-name order.
+They are the ``instance`` ids reported by the sonar's ground truth and they
+take part in the exact-tie rule (the lowest ``(instance, triangle)`` wins), so
+the sea surface loses any exact range tie with scene content.
 """
 
 from __future__ import annotations
@@ -130,6 +132,10 @@ class Instance:
         semantic_label: Semantic class reported by ground truth (e.g. ``"seabed"``).
         material: Acoustic material, or ``None`` for "acoustic property unknown".
         moving: Whether the instance belongs to a moving body.
+        vehicle: World name of the vehicle whose hull this instance is, or ``None``
+            for scene content. A hull's ``object_id`` is that name too, so ground
+            truth names the vehicle; its BVH topology is built once per hull mesh
+            and refitted at each pose (:func:`leviathan.raycast.prepare_scene`).
     """
 
     __content_type__ = "leviathan.scene.Instance"
@@ -140,8 +146,16 @@ class Instance:
     semantic_label: str
     material: AcousticMaterial | None = None
     moving: bool = False
+    vehicle: str | None = None
 
     def __post_init__(self) -> None:
+        if self.vehicle is not None and (
+            not isinstance(self.vehicle, str) or self.vehicle != self.object_id
+        ):
+            raise ValueError(
+                f"vehicle: a hull instance's vehicle must be its object_id "
+                f"({self.object_id!r}), got {self.vehicle!r}"
+            )
         if not isinstance(self.object_id, str) or not self.object_id:
             raise ValueError(f"object_id: expected a non-empty string, got {self.object_id!r}")
         if self.object_id == SEA_SURFACE_OBJECT_ID:
@@ -168,7 +182,7 @@ class Instance:
         return material_status(self.material)
 
     def __content__(self) -> dict:
-        return {
+        content = {
             "object_id": self.object_id,
             "mesh": self.mesh.content_hash,
             "T_world_object": self.T_world_object.to_dict(),
@@ -176,6 +190,10 @@ class Instance:
             "material": self.material,
             "moving": self.moving,
         }
+        # Only hulls carry the key, so scene content keeps the identity it had before.
+        if self.vehicle is not None:
+            content["vehicle"] = self.vehicle
+        return content
 
 
 @dataclass(frozen=True)
@@ -267,6 +285,11 @@ class Scene:
             "acoustic_status": np.array([int(e.acoustic_status) for e in entries], dtype=np.uint8),
             "moving": np.array([1 if e.moving else 0 for e in entries], dtype=np.uint8),
         }
+
+    @cached_property
+    def vehicle_names(self) -> tuple[str, ...]:
+        """World names of the vehicles whose hulls are in the scene, in instance order."""
+        return tuple(i.vehicle for i in self.instances if i.vehicle is not None)
 
     @property
     def triangle_count(self) -> int:

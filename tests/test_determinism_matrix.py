@@ -6,7 +6,9 @@ One worker (this file run as a script) computes, and prints as one JSON line:
   survey vehicle with sonar, DVL and IMU under a
   :class:`~leviathan.controllers.WaypointFollower`; the inspection ROV, with a
   small camera, and the torpedo AUV each under an
-  :class:`~leviathan.controllers.Autopilot`), stepped 300 ticks on the numpy
+  :class:`~leviathan.controllers.Autopilot`; each catalogue vehicle declares a
+  hull, so every vehicle is geometry in the others' sonar, camera and DVL),
+  stepped 300 ticks on the numpy
   reference tracer: the snapshot hash, every capture group's hash and
   ``json.dumps(world.state(), sort_keys=True)`` (floats as ``repr``, so a
   last-bit change shows);
@@ -15,7 +17,8 @@ One worker (this file run as a script) computes, and prints as one JSON line:
   loaded from Warp's cache, warmed once by the parent first);
 * ``survey/*``: the survey demo's World (:func:`leviathan.demo.build_demo_world`,
   default tracer) for 100 ticks, nothing written: every capture group's hash,
-  the demo's run hash over them, and the snapshot hash.
+  the demo's run hash over them, the snapshot hash, and the number of sonar cells
+  the inspection ROV's hull gives in each survey ping (a second vehicle in view).
 
 The worker runs in subprocesses that inherit this process's environment and
 change one thing each (:data:`VARIANTS`): the OpenBLAS kernel
@@ -210,6 +213,11 @@ def compute_digests() -> dict[str, Any]:
     # the demo's run hash: content_hash over the groups' hashes in time order
     parts["survey/run_hash"] = content_hash([g.content_hash for g in groups])
     parts["survey/snapshot"] = survey.snapshot().content_hash
+    # The two-vehicle World's other vehicle in the survey sonar: its cells per ping.
+    parts["survey/inspector_cells"] = [
+        int((f.channels["primary_object"] == f.metadata["object_ids"].index("inspector")).sum())
+        for f in (g.samples["survey/sonar"] for g in groups if "survey/sonar" in g.samples)
+    ]
     return parts
 
 
@@ -333,6 +341,8 @@ def _check_coverage(parts: dict[str, Any]) -> None:
     assert len(parts["world/capture_groups"]) == TICKS + 1
     assert len(parts["survey/capture_groups"]) == SURVEY_TICKS + 1
     assert sorted(json.loads(parts["world/state"])["vehicles"]) == ["rov", "survey", "torpedo"]
+    # The demo's ROV is in the survey sonar's fan during its first second.
+    assert all(cells > 0 for cells in parts["survey/inspector_cells"])
 
 
 def test_every_digest_is_identical_under_every_environment_variant() -> None:

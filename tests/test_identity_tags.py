@@ -103,6 +103,7 @@ EXPECTED_TAGS: dict[str, str] = {
     "leviathan.specs.CameraSpec": "leviathan.specs.CameraSpec",
     "leviathan.specs.CurrentLayer": "leviathan.specs.CurrentLayer",
     "leviathan.specs.DVLSpec": "leviathan.specs.DVLSpec",
+    "leviathan.specs.HullSpec": "leviathan.specs.HullSpec",
     "leviathan.specs.IMUSpec": "leviathan.specs.IMUSpec",
     "leviathan.specs.ImagingSonarSpec": "leviathan.specs.ImagingSonarSpec",
     "leviathan.specs.MassPropertiesSpec": "leviathan.specs.MassPropertiesSpec",

@@ -1,4 +1,4 @@
-"""Authoring the prims of an exported stage: root, scene, sea surface, vehicles, sensors.
+"""Authoring the prims of an exported stage: root, scene, sea surface, vehicles, hulls, sensors.
 
 The layout these functions write is documented in :mod:`leviathan.usd._stage`; each takes
 the ``pxr`` modules as a namespace, so that ``pxr`` is imported only when a stage is written.
@@ -14,7 +14,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from leviathan.frames import Transform
-from leviathan.materials import DeclaredMaterial, LambertMaterial, MaterialParameter
+from leviathan.geometry import hull_mesh
+from leviathan.materials import DeclaredMaterial, LambertMaterial, MaterialParameter, get_material
 from leviathan.scene import Instance, Scene
 from leviathan.specs import CameraSpec
 from leviathan.usd._conventions import (
@@ -182,22 +183,7 @@ def _author_scene(pxr: SimpleNamespace, stage: Any, scene: Scene) -> tuple[float
     names = prim_names([*(i.object_id for i in scene.instances), scene.sea_surface.object_id])
     reach_m = 0.0
     for index, (instance, name) in enumerate(zip(scene.instances, names, strict=False)):
-        mesh = pxr.UsdGeom.Mesh.Define(stage, f"{_NED}/scene/{name}")
-        points = instance.mesh.vertices.astype(np.float32)
-        faces = instance.mesh.faces
-        if int(faces.max()) >= 2**31:
-            raise ValueError(
-                f"instance {instance.object_id!r}: too many vertices for USD int indices"
-            )
-        mesh.CreatePointsAttr(pxr.Vt.Vec3fArray.FromNumpy(points))
-        mesh.CreateFaceVertexCountsAttr(pxr.Vt.IntArray([3] * instance.mesh.triangle_count))
-        mesh.CreateFaceVertexIndicesAttr(pxr.Vt.IntArray.FromNumpy(faces.astype(np.int32).ravel()))
-        mesh.CreateExtentAttr(
-            pxr.Vt.Vec3fArray.FromNumpy(np.stack([points.min(axis=0), points.max(axis=0)]))
-        )
-        # A plain triangle mesh (not a subdivision cage), two-sided like the sonar sees it.
-        mesh.CreateSubdivisionSchemeAttr(pxr.UsdGeom.Tokens.none)
-        mesh.CreateDoubleSidedAttr(True)
+        mesh = _author_mesh(pxr, stage, f"{_NED}/scene/{name}", instance)
         _transform_op(pxr, mesh.GetPrim()).Set(_gf_matrix(pxr, instance.T_world_object))
         prim = mesh.GetPrim()
         _set(pxr, prim, "leviathan:objectId", "String", instance.object_id, "Object identifier")
@@ -226,6 +212,48 @@ def _author_scene(pxr: SimpleNamespace, stage: Any, scene: Scene) -> tuple[float
          "Acoustic status: an interface whose scattering is not modelled")  # fmt: skip
     _author_semantics(pxr, prim, sea.semantic_label)
     return reach_m, sea_path
+
+
+def _author_mesh(pxr: SimpleNamespace, stage: Any, path: str, instance: Instance) -> Any:
+    """A plain triangle mesh prim of ``instance.mesh`` in its object frame (no transform)."""
+    mesh = pxr.UsdGeom.Mesh.Define(stage, path)
+    points = instance.mesh.vertices.astype(np.float32)
+    faces = instance.mesh.faces
+    if int(faces.max()) >= 2**31:
+        raise ValueError(f"instance {instance.object_id!r}: too many vertices for USD int indices")
+    mesh.CreatePointsAttr(pxr.Vt.Vec3fArray.FromNumpy(points))
+    mesh.CreateFaceVertexCountsAttr(pxr.Vt.IntArray([3] * instance.mesh.triangle_count))
+    mesh.CreateFaceVertexIndicesAttr(pxr.Vt.IntArray.FromNumpy(faces.astype(np.int32).ravel()))
+    mesh.CreateExtentAttr(
+        pxr.Vt.Vec3fArray.FromNumpy(np.stack([points.min(axis=0), points.max(axis=0)]))
+    )
+    # A plain triangle mesh (not a subdivision cage), two-sided like the sonar sees it.
+    mesh.CreateSubdivisionSchemeAttr(pxr.UsdGeom.Tokens.none)
+    mesh.CreateDoubleSidedAttr(True)
+    return mesh
+
+
+def _author_hull(pxr: SimpleNamespace, stage: Any, path: str, name: str, hull: Any) -> None:
+    """The vehicle's hull mesh under its body prim (body FRD, CG origin), material and label."""
+    material = None if hull.material is None else get_material(hull.material)
+    instance = Instance(
+        name, hull_mesh(hull), Transform.identity(), hull.semantic_label, material,
+        moving=True, vehicle=name,
+    )  # fmt: skip
+    prim = _author_mesh(pxr, stage, path, instance).GetPrim()
+    _set(pxr, prim, "leviathan:objectId", "String", name,
+         "Object id of the hull in other vehicles' ground truth (the vehicle name)")  # fmt: skip
+    _set(pxr, prim, "leviathan:frame", "String", "FRD",
+         "Points are body FRD [m] about the CG; the vehicle prim carries the pose")  # fmt: skip
+    _set(pxr, prim, "leviathan:moving", "Bool", True, "Belongs to a moving body")
+    _set(pxr, prim, "leviathan:hull:shape", "Token", hull.shape,
+         "Hull geometry: cylinder, box or mesh (see leviathan.specs.HullSpec)")  # fmt: skip
+    _set(pxr, prim, "leviathan:hull:visibleToOwnSensors", "Bool", hull.visible_to_own_sensors,
+         "Whether the vehicle's own sensors see this hull")  # fmt: skip
+    _set(pxr, prim, "leviathan:meshContentHash", "String", instance.mesh.content_hash,
+         "SHA-256 of the float64 body-frame mesh (points here are float32)")  # fmt: skip
+    _author_semantics(pxr, prim, hull.semantic_label)
+    _author_material(pxr, prim, instance)
 
 
 def _author_sea_display(pxr: SimpleNamespace, stage: Any, sea_path: str, reach_m: float) -> None:
@@ -329,6 +357,9 @@ def _author_vehicle(
          "Full vehicle specification as sorted-key JSON (units in leviathan.specs)"),
     ):  # fmt: skip
         _set(pxr, prim, name, type_name, value, doc)
+
+    if spec.hull is not None:
+        _author_hull(pxr, stage, f"{path}/hull", track.name, spec.hull)
 
     if spec.thrusters:
         pxr.UsdGeom.Scope.Define(stage, f"{path}/thrusters")

@@ -12,6 +12,8 @@ the original identifiers are kept as ``leviathan:*`` attributes)::
             /display                    Plane, purpose "guide": a finite picture of it
         /vehicles                       Scope
           /<vehicle>                    Xform: time-sampled T_world_body, MassAPI
+            /hull                       Mesh (vehicles declaring a hull): body FRD points,
+                                        acoustic material, semantic label
             /thrusters/<thruster>       Xform at the thruster position (body FRD)
             /sensors/<sensor>           Xform: static T_body_sensor (sensor FRD)
               /camera                   Camera (camera sensors only), fixed rotation

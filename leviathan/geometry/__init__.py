@@ -24,6 +24,7 @@ convention for readers and exporters, not something ray casts depend on.
 from __future__ import annotations
 
 from leviathan.geometry._grids import heightfield_mesh, plane_mesh
+from leviathan.geometry._hull import HULL_END_RINGS, hull_mesh
 from leviathan.geometry._merge import merge_meshes
 from leviathan.geometry._seabed import (
     SEABED_COMPONENT_COUNT,
@@ -31,14 +32,17 @@ from leviathan.geometry._seabed import (
     seabed_grid_shape,
     seabed_mesh,
 )
-from leviathan.geometry._solids import box_mesh, cylinder_mesh, uv_sphere_mesh
+from leviathan.geometry._solids import box_mesh, capsule_mesh, cylinder_mesh, uv_sphere_mesh
 
 __all__ = [
+    "HULL_END_RINGS",
     "SEABED_COMPONENT_COUNT",
     "SEABED_ROUGHNESS_FRACTION",
     "box_mesh",
+    "capsule_mesh",
     "cylinder_mesh",
     "heightfield_mesh",
+    "hull_mesh",
     "merge_meshes",
     "plane_mesh",
     "seabed_grid_shape",

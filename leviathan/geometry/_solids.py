@@ -1,4 +1,4 @@
-"""Closed solids wound outward: box, UV sphere and cylinder."""
+"""Closed solids wound outward: box, UV sphere, cylinder and capsule."""
 
 from __future__ import annotations
 
@@ -189,6 +189,91 @@ def cylinder_mesh(
         faces.extend((low, (m + 1) % n, m) for m in range(n))
         faces.extend((high, n + m, n + (m + 1) % n) for m in range(n))
 
+    local = np.array(uvw, dtype=np.float64)
+    order = {"z": (0, 1, 2), "x": (2, 0, 1), "y": (1, 2, 0)}[axis]
+    vertices = local[:, list(order)] + np.array(c, dtype=np.float64)
+    return TriangleMesh(vertices, np.array(faces, dtype=np.int64))
+
+
+def capsule_mesh(
+    radius_m: float,
+    length_m: float,
+    *,
+    segments: int = 16,
+    rings: int = 4,
+    axis: Literal["x", "y", "z"] = "x",
+    center: Sequence[float] = (0.0, 0.0, 0.0),
+) -> TriangleMesh:
+    """A cylinder with hemispherical ends (a capsule) along a local axis, outward-wound.
+
+    Built in ``(u, v, w)`` with ``w`` along the axis and mapped to ``(x, y, z)`` as in
+    :func:`cylinder_mesh`. With ``h = length_m / 2 - radius_m`` the half length of the
+    straight part: vertex 0 is the tip ``w = -(h + r)``; then ``2 * rings`` circles of
+    ``segments`` vertices (azimuth ``phi_m = 2 pi m / segments``, ``(u, v) = rho (cos
+    phi, sin phi)`` via ``math``): for ``k = 1 .. rings`` the first end's circles at
+    polar angle ``theta_k = (pi / 2) k / rings`` from the tip, ``rho = r sin theta_k``,
+    ``w = -h - r cos theta_k``, then the second end's in the mirrored order
+    (``k = rings .. 1``, ``w = +h + r cos theta_k``); the last vertex is the tip
+    ``w = +(h + r)``. Triangles: the first tip's fan, the bands between successive
+    circles (two per quad; the band between the two ``theta = pi / 2`` circles is
+    the straight part), the last tip's fan, each in azimuth order.
+
+    Args:
+        radius_m: Radius of the cylinder and of both hemispheres [m], > 0.
+        length_m: Overall length along the axis, both ends included [m], >= 2 * radius_m.
+        segments: Vertices per circle, >= 3.
+        rings: Circles per hemisphere from tip to equator, >= 1.
+        axis: Local axis, ``"x"``, ``"y"`` or ``"z"``.
+        center: Centre in the object frame [m], 3 numbers.
+
+    Returns:
+        A mesh with ``2 + 2 * rings * segments`` vertices and ``4 * rings * segments``
+        triangles.
+
+    Raises:
+        TypeError: If an argument has the wrong type.
+        ValueError: If a length is not positive and finite, ``length_m < 2 * radius_m``,
+            a count is too small, ``axis`` is unknown or ``center`` is not 3 finite numbers.
+    """
+    r = _positive(radius_m, "radius_m")
+    length = _positive(length_m, "length_m")
+    if length < 2.0 * r:
+        raise ValueError(
+            f"length_m: a capsule is at least one diameter long (2 * radius_m = {2.0 * r!r}), "
+            f"got {length!r}"
+        )
+    n = check_count("segments", segments, minimum=3)
+    rings = check_count("rings", rings, minimum=1)
+    if axis not in ("x", "y", "z"):
+        raise ValueError(f'axis: expected "x", "y" or "z", got {axis!r}')
+    c = _vector(center, "center", 3)
+    h = 0.5 * length - r
+    azimuth = [(math.cos(_TWO_PI * m / n), math.sin(_TWO_PI * m / n)) for m in range(n)]
+    circles: list[tuple[float, float]] = []  # (rho, w) of each circle, tip to tip
+    for k in range(1, rings + 1):
+        theta = 0.5 * math.pi * k / rings
+        circles.append((r * math.sin(theta), -h - r * math.cos(theta)))
+    for k in range(rings, 0, -1):
+        theta = 0.5 * math.pi * k / rings
+        circles.append((r * math.sin(theta), h + r * math.cos(theta)))
+    uvw: list[tuple[float, float, float]] = [(0.0, 0.0, -(h + r))]
+    for rho, w in circles:
+        uvw.extend((rho * cu, rho * sv, w) for cu, sv in azimuth)
+    uvw.append((0.0, 0.0, h + r))
+    last = len(uvw) - 1
+
+    faces: list[tuple[int, int, int]] = []
+    for m in range(n):
+        faces.append((0, 1 + (m + 1) % n, 1 + m))
+    for k in range(len(circles) - 1):
+        a, b = 1 + k * n, 1 + (k + 1) * n
+        for m in range(n):
+            m1 = (m + 1) % n
+            faces.append((a + m, a + m1, b + m1))
+            faces.append((a + m, b + m1, b + m))
+    final = 1 + (len(circles) - 1) * n
+    for m in range(n):
+        faces.append((last, final + m, final + (m + 1) % n))
     local = np.array(uvw, dtype=np.float64)
     order = {"z": (0, 1, 2), "x": (2, 0, 1), "y": (1, 2, 0)}[axis]
     vertices = local[:, list(order)] + np.array(c, dtype=np.float64)

@@ -4,7 +4,8 @@ The pipeline of one ray cast, in order:
 
 1. Scene preparation (host, shared): :func:`prepare_scene` gives each mesh
    instance's world-space triangles, unit normals and padded BVH (:class:`Bvh`,
-   :func:`build_bvh`), cached per instance.
+   :func:`build_bvh`), cached per instance; a vehicle hull keeps one tree per
+   hull mesh, refitted at each pose (:func:`refit_bvh`, :func:`prepare_posed_instance`).
 2. Nearest mesh hit (the one backend-specific stage): ``nearest_hits`` of the
    numpy reference (:mod:`leviathan.reference_cpu.trace`) or of the Warp
    float64 kernels (:mod:`leviathan.kernels`). Both check their rays with
@@ -15,13 +16,14 @@ The pipeline of one ray cast, in order:
    the sonar, the camera and the DVL all trace through.
 """
 
-from leviathan.raycast._bvh import BVH_PAD_RELATIVE, DEFAULT_LEAF_SIZE, Bvh, build_bvh
+from leviathan.raycast._bvh import BVH_PAD_RELATIVE, DEFAULT_LEAF_SIZE, Bvh, build_bvh, refit_bvh
 from leviathan.raycast._dispatch import BACKENDS, resolve_backend, trace_meshes, trace_rays
 from leviathan.raycast._prepare import (
     PreparedInstance,
     PreparedScene,
     clear_prepared_cache,
     prepare_instance,
+    prepare_posed_instance,
     prepare_scene,
 )
 from leviathan.raycast._result import TraceResult, check_rays, check_t_max
@@ -39,7 +41,9 @@ __all__ = [
     "check_t_max",
     "clear_prepared_cache",
     "prepare_instance",
+    "prepare_posed_instance",
     "prepare_scene",
+    "refit_bvh",
     "resolve_backend",
     "trace_meshes",
     "trace_rays",

@@ -37,6 +37,12 @@ Node layout (all arrays C-contiguous):
   leaf position; leaves cover contiguous runs of it.
 
 Node 0 is the root; children always have larger indices than their parent.
+
+Refit (:func:`refit_bvh`): a moving rigid mesh (a vehicle hull) keeps the tree
+built once from its object-local triangles and gets new boxes at each pose:
+step 4 and the pad over its world triangles, with the same ``tri_order``,
+``node_child`` and ``node_range``. Only the boxes change, so the result of a
+trace is the same as over a freshly built tree (see below).
 The node order and the tree shape only decide how much culling saves: the
 traced result is the exact nearest hit whatever the tree (see
 :mod:`leviathan.reference_cpu.trace`).
@@ -48,7 +54,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["BVH_PAD_RELATIVE", "DEFAULT_LEAF_SIZE", "Bvh", "build_bvh", "morton_codes"]
+__all__ = [
+    "BVH_PAD_RELATIVE",
+    "DEFAULT_LEAF_SIZE",
+    "Bvh",
+    "build_bvh",
+    "morton_codes",
+    "refit_bvh",
+]
 
 DEFAULT_LEAF_SIZE = 4
 BVH_PAD_RELATIVE = 2.0**-24
@@ -280,4 +293,75 @@ def build_bvh(
         tri_order=np.ascontiguousarray(order.astype(np.int32)),
         pad=pad,
         leaf_size=leaf_size,
+    )
+
+
+def _levels(node_child: np.ndarray) -> list[np.ndarray]:
+    """Node ids level by level from the root (children of level k form level k + 1)."""
+    levels = []
+    frontier = np.zeros(1, dtype=np.int64)
+    while frontier.size:
+        levels.append(frontier)
+        left = node_child[frontier, 0].astype(np.int64)
+        left = left[left >= 0]
+        frontier = np.concatenate([left, left + 1])
+    return levels
+
+
+def refit_bvh(bvh: Bvh, tri_min: np.ndarray, tri_max: np.ndarray) -> Bvh:
+    """The same tree with boxes recomputed for moved triangles (no rebuild).
+
+    Leaf boxes are the exact min/max of their triangles' boxes, inner boxes the
+    exact min/max of their children's, then every box is padded by
+    ``2**-24 * (1 + max|coordinate|)`` of the new triangles, exactly as
+    :func:`build_bvh` pads; the topology (``node_child``, ``node_range``,
+    ``tri_order``) is shared with ``bvh``.
+
+    Args:
+        bvh: A tree built by :func:`build_bvh` over the same triangles in another pose.
+        tri_min: Per-triangle minimum corner in world NED [m], shape [triangle_count, 3].
+        tri_max: Per-triangle maximum corner [m], shape [triangle_count, 3].
+
+    Returns:
+        The refitted BVH.
+
+    Raises:
+        ValueError: If the triangle count is not the tree's.
+    """
+    tri_min = np.ascontiguousarray(tri_min, dtype=np.float64)
+    tri_max = np.ascontiguousarray(tri_max, dtype=np.float64)
+    n = int(bvh.tri_order.shape[0])
+    if tri_min.shape != (n, 3) or tri_max.shape != (n, 3):
+        raise ValueError(
+            f"tri_min/tri_max: expected shape ({n}, 3) (the tree's triangle count), got "
+            f"{tri_min.shape} and {tri_max.shape}"
+        )
+    order = bvh.tri_order.astype(np.int64)
+    sorted_min = tri_min[order]
+    sorted_max = tri_max[order]
+    node_count = bvh.node_count
+    bmin = np.empty((node_count, 3), dtype=np.float64)
+    bmax = np.empty((node_count, 3), dtype=np.float64)
+    leaf_ids = np.nonzero(bvh.node_child[:, 0] < 0)[0]
+    leaf_ids = leaf_ids[np.argsort(bvh.node_range[leaf_ids, 0], kind="stable")]
+    seg = bvh.node_range[leaf_ids, 0].astype(np.int64)
+    bmin[leaf_ids] = np.minimum.reduceat(sorted_min, seg, axis=0)
+    bmax[leaf_ids] = np.maximum.reduceat(sorted_max, seg, axis=0)
+    for ids in reversed(_levels(bvh.node_child)):
+        inner = ids[bvh.node_child[ids, 0] >= 0]
+        if inner.size:
+            left = bvh.node_child[inner, 0]
+            right = bvh.node_child[inner, 1]
+            bmin[inner] = np.minimum(bmin[left], bmin[right])
+            bmax[inner] = np.maximum(bmax[left], bmax[right])
+    magnitude = max(float(np.max(np.abs(tri_min))), float(np.max(np.abs(tri_max))))
+    pad = BVH_PAD_RELATIVE * (1.0 + magnitude)
+    node_bounds = np.concatenate([bmin - pad, bmax + pad], axis=1)
+    return Bvh(
+        node_bounds=np.ascontiguousarray(node_bounds),
+        node_child=bvh.node_child,
+        node_range=bvh.node_range,
+        tri_order=bvh.tri_order,
+        pad=pad,
+        leaf_size=bvh.leaf_size,
     )

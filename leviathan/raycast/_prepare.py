@@ -17,6 +17,14 @@ gives the leaf layout):
 
 World vertices are ``T_world_object.apply_point(vertices)``, whose element-wise
 arithmetic order is fixed by :mod:`leviathan.frames`.
+
+Static content is prepared once: prepared instances are cached by (mesh hash,
+world transform, leaf size), so a seabed is built on its first ping and reused
+after. A vehicle hull (an instance with ``vehicle`` set) is at a new pose at
+every sample, so it is prepared differently: its BVH is built once per hull mesh
+from the object-local triangles and only refitted at each pose
+(:func:`prepare_posed_instance`), in a cache of its own that never evicts the
+static scene's entries.
 """
 
 from __future__ import annotations
@@ -25,13 +33,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from leviathan.raycast._bvh import DEFAULT_LEAF_SIZE, Bvh, build_bvh
+from leviathan.raycast._bvh import DEFAULT_LEAF_SIZE, Bvh, build_bvh, refit_bvh
 
 __all__ = [
     "PreparedInstance",
     "PreparedScene",
     "clear_prepared_cache",
     "prepare_instance",
+    "prepare_posed_instance",
     "prepare_scene",
 ]
 
@@ -120,6 +129,64 @@ def prepare_instance(
 
 _CACHE: dict[tuple[str, str, int], PreparedInstance] = {}
 _CACHE_LIMIT = 64
+# Hull trees by (mesh hash, leaf size): built once per hull mesh.
+_HULL_TREES: dict[tuple[str, int], Bvh] = {}
+# Posed hulls by (mesh hash, transform, leaf size): the sensors of one sample
+# instant share one; kept apart so that poses never evict static content.
+_POSED: dict[tuple[str, str, int], PreparedInstance] = {}
+_POSED_LIMIT = 16
+
+
+def _transform_key(T) -> str:
+    return T.rotation.tobytes().hex() + T.translation.tobytes().hex()
+
+
+def _cache_put(cache: dict, key: tuple, value: PreparedInstance, limit: int) -> None:
+    if len(cache) >= limit:
+        cache.pop(next(iter(cache)))
+    cache[key] = value
+
+
+def prepare_posed_instance(
+    mesh, T_world_object, *, leaf_size: int = DEFAULT_LEAF_SIZE
+) -> PreparedInstance:
+    """Prepares a rigid moving mesh at one pose without rebuilding its BVH.
+
+    The tree is built once per mesh (cached by mesh hash and leaf size) from the
+    object-local triangles; at each pose the world triangles are computed as in
+    :func:`prepare_instance` and the tree's boxes refitted over them
+    (:func:`leviathan.raycast.refit_bvh`). The traced result equals that over a
+    fresh :func:`prepare_instance` of the same world vertices, bit for bit,
+    because the nearest hit does not depend on the tree.
+
+    Args:
+        mesh: The object-local :class:`leviathan.scene.TriangleMesh`.
+        T_world_object: Its pose in world NED.
+        leaf_size: Maximum triangles per BVH leaf.
+
+    Returns:
+        The prepared instance at that pose.
+    """
+    key = (mesh.content_hash, _transform_key(T_world_object), leaf_size)
+    hit = _POSED.get(key)
+    if hit is not None:
+        return hit
+    tree_key = (mesh.content_hash, leaf_size)
+    tree = _HULL_TREES.get(tree_key)
+    if tree is None:
+        local = np.ascontiguousarray(mesh.vertices, dtype=np.float64)
+        *_, tri_min, tri_max = _world_triangles(local, mesh.faces)
+        tree = build_bvh(tri_min, tri_max, leaf_size=leaf_size)
+        _HULL_TREES[tree_key] = tree
+    world = T_world_object.apply_point(mesh.vertices)
+    v0, e1, e2, normal, tri_min, tri_max = _world_triangles(world, mesh.faces)
+    bvh = refit_bvh(tree, tri_min, tri_max)
+    arrays = [np.ascontiguousarray(a) for a in (v0, e1, e2, normal)]
+    for a in arrays:
+        a.setflags(write=False)
+    hit = PreparedInstance(*arrays, bvh=bvh)
+    _cache_put(_POSED, key, hit, _POSED_LIMIT)
+    return hit
 
 
 def prepare_scene(scene, *, leaf_size: int = DEFAULT_LEAF_SIZE) -> PreparedScene:
@@ -127,23 +194,22 @@ def prepare_scene(scene, *, leaf_size: int = DEFAULT_LEAF_SIZE) -> PreparedScene
 
     Prepared instances are cached by (mesh hash, world transform, leaf size), so
     a static seabed is prepared once across pings; the cache never changes a
-    result because preparation is a pure function of those keys.
+    result because preparation is a pure function of those keys. Vehicle hulls
+    go through :func:`prepare_posed_instance` (tree built once per hull, refitted
+    per pose).
     """
     prepared = []
     for inst in scene.instances:
         T = inst.T_world_object
-        key = (
-            inst.mesh.content_hash,
-            T.rotation.tobytes().hex() + T.translation.tobytes().hex(),
-            leaf_size,
-        )
+        if inst.vehicle is not None:
+            prepared.append(prepare_posed_instance(inst.mesh, T, leaf_size=leaf_size))
+            continue
+        key = (inst.mesh.content_hash, _transform_key(T), leaf_size)
         hit = _CACHE.get(key)
         if hit is None:
             world = T.apply_point(inst.mesh.vertices)
             hit = prepare_instance(world, inst.mesh.faces, leaf_size=leaf_size)
-            if len(_CACHE) >= _CACHE_LIMIT:
-                _CACHE.pop(next(iter(_CACHE)))
-            _CACHE[key] = hit
+            _cache_put(_CACHE, key, hit, _CACHE_LIMIT)
         prepared.append(hit)
     return PreparedScene(instances=tuple(prepared), scene_hash=scene.content_hash)
 
@@ -152,6 +218,8 @@ def clear_prepared_cache() -> None:
     """Forgets every cached prepared instance, so the next :func:`prepare_scene` builds anew.
 
     Results never depend on the cache; this exists so a benchmark can time a cold
-    BVH build.
+    BVH build. Hull trees and posed hulls are forgotten too.
     """
     _CACHE.clear()
+    _HULL_TREES.clear()
+    _POSED.clear()

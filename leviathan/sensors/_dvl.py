@@ -31,6 +31,16 @@ measured velocity is missing (NaN) and no noise is drawn.
 Altitude is the mean over valid beams of ``R_k cos a``, the beams' range
 projected on the boresight (the vertical altitude for a vertical boresight over
 level ground), summed in beam order.
+
+Surfaces. ``beam_instance`` is the scene instance each beam hit. When the scene
+holds another vehicle's hull (a World with several vehicles), a beam can lock on
+it like on any mesh, and the metadata's ``beam_surfaces`` names what each beam
+hit: ``object_id``, ``semantic_label``, ``vehicle`` (the World name of the
+vehicle whose hull it is, or None) and ``moving``, or None for a beam that hit
+nothing (the key is absent from samples over scenes without vehicles, which keep
+their identity). The velocity model treats every surface as static ground: a
+beam on a moving hull is reported (``moving``) but its Doppler is not that
+hull's relative motion.
 """
 
 from __future__ import annotations
@@ -235,6 +245,8 @@ def measure_dvl(
         "sea_surface_instance": scene.sea_surface_instance,
         "noise": [_noise_record(DVL_VELOCITY_EFFECT, drawn=drawn, seed=seed)],
     }
+    if scene.vehicle_names:
+        metadata["beam_surfaces"] = _beam_surfaces(scene, hits.instance)
     return SensorSample(
         kind="dvl",
         sensor_id=sensor_id,
@@ -243,6 +255,26 @@ def measure_dvl(
         channels=channels,
         metadata=metadata,
     )
+
+
+def _beam_surfaces(scene: Scene, instance: np.ndarray) -> list[dict[str, Any] | None]:
+    """What each beam hit (see the module docstring), None where it hit nothing."""
+    entries = [*scene.instances, scene.sea_surface]
+    surfaces: list[dict[str, Any] | None] = []
+    for k in instance.tolist():
+        if k < 0:
+            surfaces.append(None)
+            continue
+        entry = entries[k]
+        surfaces.append(
+            {
+                "object_id": entry.object_id,
+                "semantic_label": entry.semantic_label,
+                "vehicle": getattr(entry, "vehicle", None),
+                "moving": bool(entry.moving),
+            }
+        )
+    return surfaces
 
 
 class DVLSensor:

@@ -37,6 +37,7 @@ from leviathan.specs._base import (
 )
 from leviathan.specs._documents import load_spec, save_spec, spec_from_dict
 from leviathan.specs._errors import SpecError, format_validation_error
+from leviathan.specs._hull import HullSpec
 from leviathan.specs._mount import MountSpec
 from leviathan.specs._schedule import ScheduleSpec
 from leviathan.specs._sensors import (
@@ -63,6 +64,7 @@ __all__ = [
     "CameraSpec",
     "CurrentLayer",
     "DVLSpec",
+    "HullSpec",
     "IMUSpec",
     "ImagingSonarSpec",
     "MassPropertiesSpec",

@@ -1,7 +1,11 @@
-"""The vehicle spec: mass properties, thrusters and sensors (:class:`VehicleSpec`).
+"""The vehicle spec: mass properties, thrusters, sensors and hull (:class:`VehicleSpec`).
 
 Body FRD has its origin at the centre of gravity, so every position (centre of
-buoyancy, thrusters, sensor mounts) is relative to the CG.
+buoyancy, thrusters, sensor mounts, hull geometry) is relative to the CG.
+
+A vehicle without a ``hull`` is not geometry: no sensor sees it. Its document
+and its identity are exactly those it had before hulls existed, because an
+absent hull is left out of the spec's dump (and so of its content hash).
 """
 
 from __future__ import annotations
@@ -9,7 +13,15 @@ from __future__ import annotations
 import math
 from typing import Any, Literal
 
-from pydantic import Field, ValidationInfo, field_validator, model_validator
+from pydantic import (
+    Field,
+    SerializationInfo,
+    SerializerFunctionWrapHandler,
+    ValidationInfo,
+    field_validator,
+    model_serializer,
+    model_validator,
+)
 
 from leviathan.specs._base import (
     NonNegativeVec6,
@@ -20,6 +32,7 @@ from leviathan.specs._base import (
     Vec3,
     _name_field,
 )
+from leviathan.specs._hull import HullSpec
 from leviathan.specs._sensors import CameraSpec, DVLSpec, ImagingSonarSpec, IMUSpec, SensorSpec
 
 
@@ -143,6 +156,24 @@ class VehicleSpec(SpecModel):
         default="",
         description="Why this is a test/reference model; required when role is 'test_reference'",
     )
+    hull: HullSpec | None = Field(
+        default=None,
+        description=(
+            "Hull geometry the other vehicles' sensors see (body FRD, metres, origin at the "
+            "CG); absent: the vehicle is not geometry"
+        ),
+    )
+
+    @model_serializer(mode="wrap")
+    def _omit_absent_hull(
+        self, handler: SerializerFunctionWrapHandler, info: SerializationInfo
+    ) -> dict[str, Any]:
+        # An absent hull is omitted, so a document without one dumps, saves and
+        # hashes exactly as it did before the field existed.
+        data = handler(self)
+        if self.hull is None:
+            data.pop("hull", None)
+        return data
 
     @field_validator("thrusters", "sensors")
     @classmethod

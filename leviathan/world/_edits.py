@@ -19,6 +19,7 @@ from leviathan.identity import content_hash
 from leviathan.specs import SensorSpec, VehicleSpec, WaterSpec
 from leviathan.world._environment import Environment
 from leviathan.world._errors import ThrusterFaultRefusedError
+from leviathan.world._hulls import check_hulls
 from leviathan.world._transactions import Transactional
 from leviathan.world._vehicles import LiveVehicle, check_controller_fits, tick_length_ns
 
@@ -153,6 +154,7 @@ class WorldEdits(Transactional):
                     "edit: nothing to change; give environment, or a vehicle and "
                     "its spec, sensors or controller"
                 )
+            check_hulls({n: self.vehicle_spec(n) for n in self.vehicle_names}, environment)
             with self._transaction():
                 self._commit_environment(environment)
             return
@@ -190,6 +192,10 @@ class WorldEdits(Transactional):
             time_ns=self.time_ns,
             dt_ns=self.clock.step_ns,
         )
+        specs = {n: self.vehicle_spec(n) for n in self.vehicle_names}
+        if new_spec is not None:
+            specs[vehicle] = new_spec
+        check_hulls(specs, self.environment if environment is None else environment)
         with self._transaction():
             if environment is not None:
                 self._commit_environment(environment)

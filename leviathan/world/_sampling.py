@@ -3,10 +3,12 @@
 At a committed tick the World hands the samples that fall due to
 :func:`take_samples`, which builds one immutable
 :class:`~leviathan.sensors.SampleContext` per sample from the World's public
-accessors (the scene at the instant, each vehicle's committed kinematics, the
-root seed, the water, the tracer) and asks the sensor registered for the
-spec's ``kind`` for its product (:func:`leviathan.sensors.sample_sensor`). No
-sensor type is named here: a new sensor kind needs no change in this module.
+accessors (the scene at the instant with the other vehicles' hulls posed in it,
+each vehicle's committed kinematics, the root seed, the water, the tracer) and
+asks the sensor registered for the spec's ``kind`` for its product
+(:func:`leviathan.sensors.sample_sensor`). No sensor type is named here: a new
+sensor kind needs no change in this module. Which hulls a vehicle's sensors see
+is stated in :mod:`leviathan.world._hulls`.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 from leviathan.schedule import SensorSchedule
 from leviathan.sensors import BodyKinematics, SampleContext, SensorProduct, sample_sensor
 from leviathan.time import Epoch
+from leviathan.world._hulls import scenes_seen
 
 if TYPE_CHECKING:
     from leviathan.world._world import World
@@ -40,7 +43,14 @@ def take_samples(
     Returns:
         The products keyed by sensor id (``"vehicle/sensor"``).
     """
-    scene = world.environment.scene_at(time_ns)
+    names = world.vehicle_names
+    specs = {name: world.vehicle_spec(name) for name in names}
+    scenes = scenes_seen(
+        world.environment.scene_at(time_ns),
+        specs,
+        {name: world.vehicle_state(name).T_world_body for name in names},
+        {vehicle for vehicle, _, _ in due},
+    )
     water = world.environment.water
     backend, device = world.tracing
     # One kinematics record per vehicle and instant, shared by its sensors.
@@ -54,7 +64,7 @@ def take_samples(
             sample_index=index,
             time_ns=time_ns,
             kinematics=kinematics[vehicle],
-            scene=scene,
+            scene=scenes[vehicle],
             root_seed=world.root_seed,
             water=water,
             backend=backend,

@@ -39,6 +39,7 @@ from leviathan.world._edits import WorldEdits
 from leviathan.world._environment import Environment
 from leviathan.world._errors import MAX_STEPS_PER_WORLD, WorldLimitError
 from leviathan.world._history import WorldHistory
+from leviathan.world._hulls import check_hulls
 from leviathan.world._records import CaptureGroup
 from leviathan.world._sampling import OffTickLog
 from leviathan.world._setup import VehicleSetup
@@ -133,6 +134,7 @@ class World(WorldEdits, WorldHistory):
         env = Environment() if environment is None else environment
         if not isinstance(env, Environment):
             raise TypeError(f"environment: expected an Environment, got {type(env).__name__}")
+        check_hulls({s.name: s.spec for s in setups}, env)
         for setup in setups:
             check_controller_fits(
                 f"vehicles[{setup.name!r}].controller",

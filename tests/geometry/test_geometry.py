@@ -343,3 +343,46 @@ def test_invalid_arguments_are_rejected(
 
 if __name__ == "__main__" and sys.argv[1:] == ["--worker"]:
     sys.stdout.write(_digests())
+
+
+def test_capsule_is_closed_outward_and_spans_its_length() -> None:
+    import trimesh
+
+    from leviathan.geometry import capsule_mesh
+
+    r, length, n, rings = 0.088, 1.8, 32, 8
+    mesh = capsule_mesh(r, length, segments=n, rings=rings)
+    assert mesh.vertices.shape == (2 + 2 * rings * n, 3)
+    assert mesh.faces.shape == (4 * rings * n, 3)
+    assert_array_equal(mesh.vertices.min(axis=0), [-0.9, -r, -r])
+    assert_array_equal(mesh.vertices.max(axis=0), [0.9, r, r])
+    solid = trimesh.Trimesh(mesh.vertices, mesh.faces, process=False)
+    assert solid.is_watertight and solid.is_winding_consistent
+    # Inscribed polygons: the volume lies just below the true capsule's, and above it
+    # shrunk by cos(pi / n) in radius.
+    exact = math.pi * r * r * (length - 2 * r) + 4.0 / 3.0 * math.pi * r**3
+    assert exact * math.cos(math.pi / n) ** 2 * math.cos(math.pi / (4 * rings)) < solid.volume
+    assert solid.volume < exact
+
+
+def test_capsule_shorter_than_its_diameter_is_refused() -> None:
+    from leviathan.geometry import capsule_mesh
+
+    with pytest.raises(ValueError, match="length_m"):
+        capsule_mesh(0.5, 0.9)
+
+
+def test_hull_meshes_match_their_declared_dimensions() -> None:
+    from leviathan.catalogue import get_vehicle
+    from leviathan.geometry import hull_mesh
+
+    for name, extent in (
+        ("reference_survey_vehicle", (1.8, 0.176, 0.176)),
+        ("torpedo_auv", (1.6, 0.153, 0.153)),
+        ("inspection_rov", (0.45, 0.34, 0.25)),
+    ):
+        mesh = hull_mesh(get_vehicle(name).hull)
+        span = mesh.vertices.max(axis=0) - mesh.vertices.min(axis=0)
+        np.testing.assert_allclose(span, extent, rtol=0, atol=1e-12)
+        # Centred on the CG (the body origin).
+        np.testing.assert_allclose(mesh.vertices.max(axis=0), np.array(extent) / 2, atol=1e-12)

@@ -21,8 +21,10 @@ from world_cases import TICK_NS, seabed_scene, small_inspector_spec, small_surve
 
 from leviathan.controllers import Autopilot
 from leviathan.frames import Transform, sensor_pose
+from leviathan.geometry import hull_mesh
 from leviathan.identity import content_hash
-from leviathan.scene import Scene
+from leviathan.materials import get_material
+from leviathan.scene import Instance, Scene
 from leviathan.sensors import (
     BodyKinematics,
     CameraSensor,
@@ -383,7 +385,25 @@ def test_sampling_through_the_protocol_equals_the_direct_calls() -> None:
     group = world.step(40)[-1]
     assert group.tick == world.tick == 40
     assert set(group.sensor_ids) == {"rov/front_camera", "survey/dvl", "survey/imu", "survey/sonar"}
-    scene = world.environment.scene_at(group.time_ns)
+    base = world.environment.scene_at(group.time_ns)
+
+    def seen_by(observer: str) -> Scene:
+        # The scene a vehicle's sensors see: the environment, then the other
+        # vehicle's hull posed at its committed pose (leviathan.world hull rule).
+        other = "rov" if observer == "survey" else "survey"
+        hull = world.vehicle_spec(other).hull
+        posed = Instance(
+            other,
+            hull_mesh(hull),
+            world.vehicle_state(other).T_world_body,
+            hull.semantic_label,
+            get_material(hull.material),
+            moving=True,
+            vehicle=other,
+        )
+        return Scene([*base.instances, posed], name=base.name)
+
+    scene = seen_by("survey")
     survey = world.vehicle_spec("survey")
     survey_kin = world.body_kinematics("survey")
 
@@ -418,7 +438,7 @@ def test_sampling_through_the_protocol_equals_the_direct_calls() -> None:
             survey.sensor("imu"), survey_kin, **ids("survey/imu"), seed=world.root_seed
         ),
         "rov/front_camera": render_camera(
-            scene,
+            seen_by("rov"),
             world.vehicle_spec("rov").sensor("front_camera"),
             world.vehicle_state("rov").T_world_body,
             **ids("rov/front_camera"),

@@ -553,3 +553,27 @@ def test_colliding_names_get_distinct_prims(inputs, tmp_path):
     assert twin_prim.GetAttribute("leviathan:objectId").Get() == "sea.surface"
     assert sea_prim.GetAttribute("leviathan:objectId").Get() == "sea_surface"
     assert stage.GetPrimAtPath("/World/NED/scene/sea_surface_3/display").IsA(UsdGeom.Plane)
+
+
+def test_each_hull_sits_under_its_vehicle_with_material_and_label(exported, inputs):
+    from leviathan.geometry import hull_mesh
+
+    _, stage = exported
+    for track in inputs["vehicles"]:
+        hull = track.spec.hull
+        assert hull is not None, track.name  # every catalogue vehicle declares one
+        prim = stage.GetPrimAtPath(f"/World/NED/vehicles/{track.name}/hull")
+        assert prim.IsValid() and prim.GetTypeName() == "Mesh"
+        mesh = hull_mesh(hull)
+        points = np.array(UsdGeom.Mesh(prim).GetPointsAttr().Get(), dtype=np.float32)
+        assert points.shape == mesh.vertices.shape
+        assert_array_equal(points, mesh.vertices.astype(np.float32))
+        indices = np.array(UsdGeom.Mesh(prim).GetFaceVertexIndicesAttr().Get())
+        assert_array_equal(indices, mesh.faces.ravel())
+        # No transform of its own: the vehicle prim's T_world_body poses it.
+        assert UsdGeom.Xformable(prim).GetOrderedXformOps() == []
+        assert prim.GetAttribute("leviathan:objectId").Get() == track.name
+        assert prim.GetAttribute("leviathan:acoustic:status").Get() == "known"
+        assert prim.GetAttribute("leviathan:acoustic:material").Get() == hull.material
+        labels = UsdSemantics.LabelsAPI(prim, "class").GetLabelsAttr().Get()
+        assert list(labels) == [hull.semantic_label]
