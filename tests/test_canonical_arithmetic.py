@@ -204,6 +204,35 @@ EXCLUDED_MODULES = {
     "leviathan/service/routers/_samples.py": "service face: I/O, no canonical arithmetic",
     "leviathan/service/routers/_service.py": "service face: I/O, no canonical arithmetic",
     "leviathan/service/routers/_worlds.py": "service face: I/O, no canonical arithmetic",
+    "leviathan/service/routers/_analytic.py": "service face: I/O around the analytic sonar image",
+    "leviathan/analytic/_sonar_noise.py": "analytic tier (not canonical): sonar noise from a "
+    "sensor's own numpy generator, never in a canonical hash",
+    "leviathan/analytic/_sonar_image.py": "analytic tier (not canonical): calls the canonical "
+    "render unchanged, then analytic noise and display",
+    "leviathan/analytic/_sonar_report.py": "analytic tier (not canonical): report figures and "
+    "fits, hashed only in the analytic domain",
+    "leviathan/analytic/_fan.py": "analytic tier (not canonical): fan raster and PNG drawing",
+    "leviathan/analytic/_sonar_image_files.py": "analytic tier (not canonical): writes an "
+    "analytic image's files",
+    "leviathan/analytic/__init__.py": "re-exports the analytic tier, computes nothing",
+    "leviathan/analytic/_scenario.py": "analytic tier (not canonical): scenario document schema",
+    "leviathan/analytic/_scenario_run.py": "analytic tier (not canonical): calls the canonical "
+    "controller, dynamics and sensor functions unchanged; faults and noise on top, hashed only "
+    "in the analytic domain",
+    "leviathan/analytic/_scenario_build.py": "analytic tier (not canonical): builds the "
+    "library objects a scenario declares, no arithmetic",
+    "leviathan/analytic/_scenario_records.py": "analytic tier (not canonical): run records, "
+    "hashed only in the analytic domain",
+    "leviathan/analytic/_scenario_outputs.py": "analytic tier (not canonical): writes npz, JSON "
+    "and PNG outputs, no arithmetic",
+    "leviathan/analytic/_faults.py": "analytic tier (not canonical): thruster faults rewrite "
+    "commands before the canonical dynamics, which run unchanged",
+    "leviathan/analytic/_generators.py": "analytic tier (not canonical): per-sensor numpy "
+    "generators",
+    "leviathan/analytic/_imu_noise.py": "analytic tier (not canonical): IMU error model",
+    "leviathan/analytic/_dvl_noise.py": "analytic tier (not canonical): DVL error model "
+    "(least squares with numpy.linalg)",
+    "leviathan/analytic/_plots.py": "analytic tier: PNG plots, display products outside every hash",
 }
 
 

@@ -64,11 +64,40 @@ UNTAGGED: dict[str, str] = {
     "task parameters, never hashed",
     "leviathan.learning.tasks.AltitudeSurvey": "learning tier (float32, not canonical): "
     "task parameters, never hashed",
+    "leviathan.analytic._faults._FaultBase": "analytic tier: shared fields of the fault "
+    "documents, never instantiated (each fault kind carries its own tag)",
+    "leviathan.analytic._scenario._Doc": "analytic tier: shared strict config of the scenario "
+    "documents, never instantiated (each document class carries its own tag)",
 }
 
 # Every hashed type: its public import path -> its pinned tag. The tags are the module
 # paths the classes had when tags were introduced; they never change when code moves.
 EXPECTED_TAGS: dict[str, str] = {
+    "leviathan.analytic.AutopilotDocument": "leviathan.analytic.AutopilotDocument",
+    "leviathan.analytic.DVLNoiseModel": "leviathan.analytic.DVLNoiseModel",
+    "leviathan.analytic.DeadFault": "leviathan.analytic.DeadFault",
+    "leviathan.analytic.DirectThrustDocument": "leviathan.analytic.DirectThrustDocument",
+    "leviathan.analytic.EnvironmentDocument": "leviathan.analytic.EnvironmentDocument",
+    "leviathan.analytic.GeneratorRecord": "leviathan.analytic.GeneratorRecord",
+    "leviathan.analytic.IMUNoiseModel": "leviathan.analytic.IMUNoiseModel",
+    "leviathan.analytic.LawnmowerDocument": "leviathan.analytic.LawnmowerDocument",
+    "leviathan.analytic.LossOfEffectivenessFault": "leviathan.analytic.LossOfEffectivenessFault",
+    "leviathan.analytic.ReducedLimitFault": "leviathan.analytic.ReducedLimitFault",
+    "leviathan.analytic.ReversedFault": "leviathan.analytic.ReversedFault",
+    "leviathan.analytic.ScenarioDocument": "leviathan.analytic.ScenarioDocument",
+    "leviathan.analytic.ScenarioResult": "leviathan.analytic.ScenarioResult",
+    "leviathan.analytic.SensorDocument": "leviathan.analytic.SensorDocument",
+    "leviathan.analytic.SensorStream": "leviathan.analytic.SensorStream",
+    "leviathan.analytic.SlowedResponseFault": "leviathan.analytic.SlowedResponseFault",
+    "leviathan.analytic.StuckFault": "leviathan.analytic.StuckFault",
+    "leviathan.analytic.VehicleDocument": "leviathan.analytic.VehicleDocument",
+    "leviathan.analytic.VehicleRun": "leviathan.analytic.VehicleRun",
+    "leviathan.analytic.WaypointFollowerDocument": "leviathan.analytic.WaypointFollowerDocument",
+    "leviathan.analytic.Figure": "leviathan.analytic.Figure",
+    "leviathan.analytic.SonarImage": "leviathan.analytic.SonarImage",
+    "leviathan.analytic.SonarImageReport": "leviathan.analytic.SonarImageReport",
+    "leviathan.analytic.SonarNoiseEffect": "leviathan.analytic.SonarNoiseEffect",
+    "leviathan.analytic.SonarNoiseModel": "leviathan.analytic.SonarNoiseModel",
     "leviathan.acoustics.MediumSupport": "leviathan.acoustics.MediumSupport",
     "leviathan.controllers.Autopilot": "leviathan.controllers.Autopilot",
     "leviathan.controllers.DirectThrust": "leviathan.controllers.DirectThrust",

@@ -26,6 +26,7 @@ from leviathan.service._auth import GuardMiddleware
 from leviathan.service._errors import InternalErrorMiddleware, install_error_handlers
 from leviathan.service._hosting import ServiceSettings, WorldHost
 from leviathan.service.routers import live_router, samples_router, service_router, worlds_router
+from leviathan.service.routers._analytic import router as analytic_router
 
 __all__ = ["create_app"]
 
@@ -89,7 +90,7 @@ def create_app(
     )
     app.state.host = host
     install_error_handlers(app)
-    for router in (service_router, worlds_router, samples_router, live_router):
+    for router in (service_router, worlds_router, samples_router, live_router, analytic_router):
         app.include_router(router)
     # Inside the gate, so a refused request never reaches it; outside the routes.
     app.add_middleware(InternalErrorMiddleware)

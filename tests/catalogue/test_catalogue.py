@@ -161,7 +161,7 @@ def test_reference_sonar_values() -> None:
     assert sonar.beam_pattern.elevation_3db_full_width_deg == 20.0
     assert sonar.schedule.period_ns == 200_000_000
     assert sonar.schedule.rate_hz == 5.0
-    assert (sonar.bearing_count, sonar.elevation_sample_count) == (256, 64)
+    assert (sonar.bearing_count, sonar.elevation_sample_count) == (256, 2177)
     assert (sonar.range_min_m, sonar.range_max_m, sonar.range_bin_count) == (0.5, 60.0, 512)
     assert (sonar.top_k, sonar.speckle) == (4, False)
     assert sonar.mount.rpy_deg == (0.0, -15.0, 0.0)

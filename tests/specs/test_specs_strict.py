@@ -460,7 +460,7 @@ def test_absurd_sonar_refused_without_allocating() -> None:
     # 10^12 bearings would need terabytes; validation must refuse it at once.
     data = _sonar_dict(bearing_count=10**12)
     (error,) = _errors(lambda: spec_from_dict(data, ImagingSonarSpec))
-    assert "1,000,000,000,000 x 64 = 64,000,000,000,000 rays per ping" in error
+    assert "1,000,000,000,000 x 2,177 = 2,177,000,000,000,000 rays per ping" in error
 
 
 # --------------------------------------------------------------- schedule bounds

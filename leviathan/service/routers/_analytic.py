@@ -1,0 +1,200 @@
+"""``/analytic``: analytic imaging-sonar images (not canonical) as PNG, npz and report JSON.
+
+Each handler calls :func:`leviathan.analytic.sonar_image`, the function a Python
+user calls: for a posed request over a built-in scene (``POST
+/analytic/sonar-image/{product}``) or for a hosted World's vehicle (``POST
+/analytic/worlds/{world_id}/vehicles/{vehicle}/sonar-image/{product}``, under the
+World's lock, changing nothing). ``product`` is ``fan.png``, ``bscan.png``,
+``arrays.npz`` or ``report.json``. Errors have the service's one JSON shape.
+"""
+
+from __future__ import annotations
+
+import io
+from functools import lru_cache
+from typing import Annotated, Any, Literal
+
+import numpy as np
+from fastapi import APIRouter, Depends, Response
+from pydantic import BaseModel, ConfigDict, Field
+
+from leviathan.analytic import SonarNoiseModel, sonar_image, sonar_image_png
+from leviathan.service._deps import get_host
+from leviathan.service._errors import ERROR_RESPONSES, ServiceError
+from leviathan.service._hosting import WorldHost
+from leviathan.specs import ImagingSonarSpec, WaterSpec
+
+__all__ = ["router"]
+
+router = APIRouter(prefix="/analytic", tags=["analytic"], responses=ERROR_RESPONSES)
+
+Host = Annotated[WorldHost, Depends(get_host)]
+
+Product = Literal["fan.png", "bscan.png", "arrays.npz", "report.json"]
+
+_BINARY = {
+    200: {"content": {"image/png": {}, "application/octet-stream": {}, "application/json": {}}}
+}
+
+
+class ImageOptions(BaseModel):
+    """Options of an analytic image (units in each description)."""
+
+    model_config = ConfigDict(strict=True, frozen=True, extra="forbid", allow_inf_nan=False)
+
+    noise: SonarNoiseModel | None = Field(default=None, description="analytic noise model")
+    seed: int | None = Field(
+        default=None, ge=0, lt=1 << 128, description="noise generator seed; null: unseeded"
+    )
+    elevation_sample_count: int | None = Field(
+        default=None, ge=1, description="exact elevation samples (overrides the fill rule) [-]"
+    )
+    max_ray_count: int = Field(
+        default=1 << 20, ge=1, le=1 << 22, description="cap on rays of the ping [-]"
+    )
+    saturation_ceiling_db: float | None = Field(
+        default=None,
+        ge=-400.0,
+        le=400.0,
+        description="receiver full scale [dB re 1]; null: the image peak",
+    )
+    bandwidth_hz: float | None = Field(
+        default=None, gt=0, description="declared pulse bandwidth for c/2B [Hz]"
+    )
+    beamwidth_3db_deg: float | None = Field(
+        default=None, gt=0, le=180, description="declared per-beam -3 dB width [deg]"
+    )
+
+
+class SurveyScene(BaseModel):
+    """The demo's survey scene (seabed, crate, drum, pipeline, ball) at time 0."""
+
+    model_config = ConfigDict(strict=True, frozen=True, extra="forbid")
+
+    kind: Literal["survey_demo"] = "survey_demo"
+    seabed_triangles: int = Field(
+        default=100_000, ge=2, le=1_000_000, description="seabed triangles [-]"
+    )
+
+
+class PosedImageRequest(ImageOptions):
+    """A vehicle pose over a built-in scene, with the sonar to image it."""
+
+    # Lists, not tuples: a strict model refuses JSON arrays for tuple fields.
+    position_ned_m: list[float] = Field(
+        default=[-12.0, -8.0, 20.0],
+        min_length=3,
+        max_length=3,
+        description="vehicle body position, world NED [m]",
+    )
+    rpy_deg: list[float] = Field(
+        default=[0.0, 0.0, 0.0],
+        min_length=3,
+        max_length=3,
+        description="vehicle roll, pitch, yaw, ZYX [deg]",
+    )
+    scene: SurveyScene = Field(default_factory=SurveyScene)
+    sonar: dict[str, Any] | None = Field(
+        default=None,
+        description="an imaging_sonar spec document; null: the reference survey vehicle's sonar",
+    )
+    water: dict[str, Any] | None = Field(
+        default=None, description="a water spec document; null: the survey scene's water"
+    )
+
+
+class VehicleImageRequest(ImageOptions):
+    """A hosted World's vehicle, at its committed pose."""
+
+    sensor: str = Field(default="sonar", min_length=1, description="the vehicle's sonar name")
+
+
+@lru_cache(maxsize=4)
+def _survey(seabed_triangles: int):
+    from leviathan.demo import survey_environment
+
+    return survey_environment(seabed_triangles)
+
+
+def _options(request: ImageOptions) -> dict[str, Any]:
+    return {
+        "noise": request.noise,
+        "seed": request.seed,
+        "elevation_sample_count": request.elevation_sample_count,
+        "max_ray_count": request.max_ray_count,
+        "saturation_ceiling_db": request.saturation_ceiling_db,
+        "bandwidth_hz": request.bandwidth_hz,
+        "beamwidth_3db_deg": request.beamwidth_3db_deg,
+    }
+
+
+def _respond(image: Any, product: str) -> Response:
+    if product == "report.json":
+        return Response(image.report.to_json_text(), media_type="application/json")
+    if product == "arrays.npz":
+        buffer = io.BytesIO()
+        np.savez(buffer, **{k: np.asarray(v) for k, v in image.arrays().items()})
+        return Response(
+            buffer.getvalue(),
+            media_type="application/octet-stream",
+            headers={"content-disposition": 'attachment; filename="sonar_image.npz"'},
+        )
+    view = "fan" if product == "fan.png" else "bscan"
+    return Response(sonar_image_png(image, view=view), media_type="image/png")
+
+
+@router.post(
+    "/sonar-image/{product}",
+    summary="Analytic sonar image from a pose over a built-in scene",
+    response_class=Response,
+    responses=_BINARY,
+)
+async def posed_sonar_image(product: Product, request: PosedImageRequest, host: Host) -> Response:
+    """Fan or B-scan PNG, the arrays (npz) or the report (JSON) of a posed ping."""
+    from leviathan.catalogue import get_vehicle
+    from leviathan.specs import spec_from_dict
+
+    def build() -> Any:
+        env = _survey(request.scene.seabed_triangles)
+        spec = (
+            get_vehicle("reference_survey_vehicle").sensor("sonar")
+            if request.sonar is None
+            else spec_from_dict(request.sonar, ImagingSonarSpec)
+        )
+        water = env.water if request.water is None else spec_from_dict(request.water, WaterSpec)
+        return sonar_image(
+            scene=env.scene_at(0),
+            spec=spec,
+            position_ned_m=request.position_ned_m,
+            rpy_deg=request.rpy_deg,
+            water=water,
+            **_options(request),
+        )
+
+    return _respond(await host.call(build), product)
+
+
+@router.post(
+    "/worlds/{world_id}/vehicles/{vehicle}/sonar-image/{product}",
+    summary="Analytic sonar image from a hosted World's vehicle",
+    response_class=Response,
+    responses=_BINARY,
+)
+async def vehicle_sonar_image(
+    world_id: str, vehicle: str, product: Product, request: VehicleImageRequest, host: Host
+) -> Response:
+    """The same products for a World's vehicle at its committed pose (the World is unchanged)."""
+
+    def build(world: Any) -> Any:
+        if vehicle not in world.vehicle_names:
+            raise ServiceError(
+                404,
+                "not_found",
+                f"vehicle: {world_id} has no vehicle {vehicle!r}",
+                field="vehicle",
+                value=vehicle,
+                expected=f"one of {', '.join(world.vehicle_names)}",
+            )
+        return sonar_image(world=world, vehicle=vehicle, sensor=request.sensor, **_options(request))
+
+    return _respond(await host.run(world_id, build, changes=False), product)
