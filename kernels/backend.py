@@ -14,10 +14,13 @@ triangle keeps its mesh index in ``tri_id`` for the tie rule and the output.
 
 from __future__ import annotations
 
+import itertools
 import logging
+import os
 import threading
 import time
 import weakref
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import lru_cache
@@ -27,10 +30,12 @@ import numpy as np
 from leviathan.raycast import PreparedInstance, PreparedScene, TraceResult, check_rays, check_t_max
 
 __all__ = [
+    "CPU_BATCH_RAYS",
     "CompileReport",
     "available_devices",
     "check_device",
     "compile_reports",
+    "cpu_trace_threads",
     "default_device",
     "load_kernels",
     "nearest_hits",
@@ -191,6 +196,130 @@ def _upload(prep: PreparedInstance, device: str) -> dict:
     return arrays
 
 
+#: Rays per batch when a CPU trace is split across threads: small enough that the
+#: threads share out uneven batches (rays over targets cost more), large enough that
+#: a batch's launch overhead (tens of microseconds) stays below 1 %.
+CPU_BATCH_RAYS = 4096
+
+_pool_lock = threading.Lock()
+_pools: dict[int, ThreadPoolExecutor] = {}
+
+
+def cpu_trace_threads() -> int:
+    """Host threads a CPU trace uses by default: the CPU cores this process may run on."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not Linux
+        return max(1, os.cpu_count() or 1)
+
+
+def _pool(threads: int) -> ThreadPoolExecutor:
+    with _pool_lock:
+        pool = _pools.get(threads)
+        if pool is None:
+            pool = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="leviathan-trace")
+            _pools[threads] = pool
+        return pool
+
+
+def _launch_rays(
+    o: np.ndarray,
+    d: np.ndarray,
+    t_max: float,
+    arrays: list[dict],
+    best_t: np.ndarray,
+    best_inst: np.ndarray,
+    best_tri: np.ndarray,
+    *,
+    device: str,
+    rays_per_thread: int,
+) -> None:
+    """Traces the rays ``o``/``d`` into ``best_*`` (CPU: in place, over numpy memory)."""
+    wp = _warp()
+    from leviathan.kernels.trace import launch_inverse_directions, launch_trace_instance
+
+    on_cpu = device == "cpu"
+    o_dev = wp.array(o, dtype=wp.vec3d, device=device, copy=not on_cpu)
+    d_dev = wp.array(d, dtype=wp.vec3d, device=device, copy=not on_cpu)
+    best_t_dev = wp.array(best_t, dtype=wp.float64, device=device, copy=not on_cpu)
+    best_inst_dev = wp.array(best_inst, dtype=wp.int32, device=device, copy=not on_cpu)
+    best_tri_dev = wp.array(best_tri, dtype=wp.int32, device=device, copy=not on_cpu)
+    inv_dev = wp.empty(o.shape[0], dtype=wp.vec3d, device=device)
+    launch_inverse_directions(directions=d_dev, inv_directions=inv_dev, device=device)
+    for k, uploaded in enumerate(arrays):
+        launch_trace_instance(
+            origins=o_dev,
+            directions=d_dev,
+            inv_directions=inv_dev,
+            t_max=t_max,
+            instance_index=k,
+            arrays=uploaded,
+            best_t=best_t_dev,
+            best_instance=best_inst_dev,
+            best_triangle=best_tri_dev,
+            rays_per_thread=rays_per_thread,
+            device=device,
+        )
+    if not on_cpu:
+        best_t[...] = best_t_dev.numpy()
+        best_inst[...] = best_inst_dev.numpy()
+        best_tri[...] = best_tri_dev.numpy()
+
+
+def _trace_cpu(
+    o: np.ndarray,
+    d: np.ndarray,
+    t_max: float,
+    arrays: list[dict],
+    best_t: np.ndarray,
+    best_inst: np.ndarray,
+    best_tri: np.ndarray,
+    *,
+    threads: int | None,
+) -> None:
+    """CPU trace in batches of consecutive rays, launched from a pool of ``threads``."""
+    threads = cpu_trace_threads() if threads is None else threads
+    n = o.shape[0]
+    batches = list(itertools.pairwise([*range(0, n, CPU_BATCH_RAYS), n]))
+
+    def run(batch: tuple[int, int]) -> None:
+        a, b = batch
+        _launch_rays(
+            o[a:b],
+            d[a:b],
+            t_max,
+            arrays,
+            best_t[a:b],
+            best_inst[a:b],
+            best_tri[a:b],
+            device="cpu",
+            rays_per_thread=CPU_RAYS_PER_THREAD,
+        )
+
+    if threads == 1 or len(batches) == 1:
+        run((0, n))
+    else:
+        # Each batch owns its rays' slots; list() re-raises the first error.
+        list(_pool(threads).map(run, batches))
+    _warp().synchronize_device("cpu")
+
+
+def _trace_device(
+    o: np.ndarray,
+    d: np.ndarray,
+    t_max: float,
+    arrays: list[dict],
+    best_t: np.ndarray,
+    best_inst: np.ndarray,
+    best_tri: np.ndarray,
+    *,
+    device: str,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """CUDA trace: every ray in one launch per instance, one ray per GPU thread."""
+    _launch_rays(o, d, t_max, arrays, best_t, best_inst, best_tri, device=device, rays_per_thread=1)
+    return best_t, best_inst, best_tri
+
+
 def nearest_hits(
     prepared: PreparedScene,
     origins: np.ndarray,
@@ -198,10 +327,13 @@ def nearest_hits(
     *,
     t_max: float,
     device: str = "cpu",
+    threads: int | None = None,
 ) -> TraceResult:
     """Nearest mesh hit per ray on a Warp device (instance culling, then BVH traversal).
 
-    Bit-identical to :func:`leviathan.reference_cpu.trace.nearest_hits`.
+    Bit-identical to :func:`leviathan.reference_cpu.trace.nearest_hits`, whatever
+    the thread count: every ray is traced on its own, and a ray's slots are written
+    by one launch at a time, instances in index order.
 
     Args:
         prepared: Prepared scene (:func:`leviathan.raycast.prepare_scene`, shared).
@@ -209,14 +341,19 @@ def nearest_hits(
         directions: Unit ray directions in world NED, float64 [ray_count, 3].
         t_max: Largest ray parameter of interest [m]; farther hits are ignored.
         device: Warp device, ``"cpu"`` or ``"cuda:N"``.
+        threads: CPU only: host threads that launch ray batches side by side
+            (``None``: :func:`cpu_trace_threads`). Warp runs a CPU launch on the
+            calling thread, and calls the compiled kernel through ctypes, which
+            releases the GIL, so batches launched from a thread pool run on every core.
     """
     o, d = check_rays(origins, directions)
     t_max = check_t_max(t_max)
     device = check_device(device)
+    if threads is not None and (
+        isinstance(threads, bool) or not isinstance(threads, int) or threads < 1
+    ):
+        raise ValueError(f"threads: expected None or an integer >= 1, got {threads!r}")
     load_kernels(device)
-    wp = _warp()
-    from leviathan.kernels.trace import launch_inverse_directions, launch_trace_instance
-
     n = o.shape[0]
     if n == 0:
         empty = np.zeros(0, dtype=np.int32)
@@ -224,34 +361,12 @@ def nearest_hits(
     best_t = np.full(n, float(t_max), dtype=np.float64)
     best_inst = np.full(n, -1, dtype=np.int32)
     best_tri = np.full(n, -1, dtype=np.int32)
-    # On the CPU the kernels read and write these numpy buffers in place.
-    on_cpu = device == "cpu"
-    o_dev = wp.array(o, dtype=wp.vec3d, device=device, copy=not on_cpu)
-    d_dev = wp.array(d, dtype=wp.vec3d, device=device, copy=not on_cpu)
-    best_t_dev = wp.array(best_t, dtype=wp.float64, device=device, copy=not on_cpu)
-    best_inst_dev = wp.array(best_inst, dtype=wp.int32, device=device, copy=not on_cpu)
-    best_tri_dev = wp.array(best_tri, dtype=wp.int32, device=device, copy=not on_cpu)
-    inv_dev = wp.empty(n, dtype=wp.vec3d, device=device)
-    launch_inverse_directions(directions=d_dev, inv_directions=inv_dev, device=device)
-    for k, prep in enumerate(prepared.instances):
-        launch_trace_instance(
-            origins=o_dev,
-            directions=d_dev,
-            inv_directions=inv_dev,
-            t_max=float(t_max),
-            instance_index=k,
-            arrays=_upload(prep, device),
-            best_t=best_t_dev,
-            best_instance=best_inst_dev,
-            best_triangle=best_tri_dev,
-            rays_per_thread=1 if device.startswith("cuda") else CPU_RAYS_PER_THREAD,
-            device=device,
-        )
-    if on_cpu:
-        wp.synchronize_device(device)
+    arrays = [_upload(prep, device) for prep in prepared.instances]
+    if device == "cpu":
+        _trace_cpu(o, d, float(t_max), arrays, best_t, best_inst, best_tri, threads=threads)
     else:
-        best_t = best_t_dev.numpy()
-        best_inst = best_inst_dev.numpy()
-        best_tri = best_tri_dev.numpy()
+        best_t, best_inst, best_tri = _trace_device(
+            o, d, float(t_max), arrays, best_t, best_inst, best_tri, device=device
+        )
     t = np.where(best_inst >= 0, best_t, np.inf)
     return TraceResult(t=t, instance=best_inst, triangle=best_tri)

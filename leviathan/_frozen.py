@@ -191,19 +191,43 @@ def freeze(value: Any) -> Any:
 
 def _freeze(value: Any, path: tuple[Any, ...]) -> Any:
     """Freeze a non-leaf ``value`` found at ``path`` (a chain of ``(parent, key)`` pairs)."""
+    kind = type(value)
+    # Exact-type shortcuts for what products are made of (dicts with str keys, lists of
+    # numbers, frozen parts): the same results as the general rules below, without a
+    # call per leaf or the abstract-base-class checks.
+    if kind is FrozenMapping:
+        return value
+    if kind is dict:
+        items = {}
+        for key, item in value.items():
+            if type(key) is not str:
+                return _freeze_mapping(value, path)
+            items[key] = item if type(item) in _SCALAR_TYPES else _freeze(item, (path, key))
+        return FrozenMapping._adopt(items)
+    if (kind is list or kind is tuple) and _SCALAR_TYPES.issuperset(map(type, value)):
+        return value if kind is tuple else tuple(value)
+    return _freeze_general(value, path)
+
+
+def _freeze_mapping(value: Mapping[Any, Any], path: tuple[Any, ...]) -> FrozenMapping:
+    items = {}
+    for key, item in value.items():
+        if type(key) not in _SCALAR_TYPES and not isinstance(key, _SCALAR_BASES):
+            raise TypeError(
+                f"{_format_path(path)}: mapping key {key!r} has type "
+                f"{type(key).__name__}; keys must be immutable scalars (str for content "
+                "identity)"
+            )
+        items[key] = item if type(item) in _SCALAR_TYPES else _freeze(item, (path, key))
+    return FrozenMapping._adopt(items)
+
+
+def _freeze_general(value: Any, path: tuple[Any, ...]) -> Any:
+    """:func:`_freeze` for every type, by the rules in :func:`freeze`'s docstring."""
     if isinstance(value, FrozenMapping):
         return value
     if isinstance(value, Mapping):
-        items = {}
-        for key, item in value.items():
-            if type(key) not in _SCALAR_TYPES and not isinstance(key, _SCALAR_BASES):
-                raise TypeError(
-                    f"{_format_path(path)}: mapping key {key!r} has type "
-                    f"{type(key).__name__}; keys must be immutable scalars (str for content "
-                    "identity)"
-                )
-            items[key] = item if type(item) in _SCALAR_TYPES else _freeze(item, (path, key))
-        return FrozenMapping._adopt(items)
+        return _freeze_mapping(value, path)
     if type(value) is np.ndarray:
         if value.dtype.hasobject:
             raise TypeError(

@@ -7,14 +7,16 @@ each seabed it reports the shared BVH build time and, side by side for every
 tracer asked for:
 
 * ``reference``: the numpy reference;
-* ``warp:cpu``: the Warp float64 kernels on the CPU (Warp runs a CPU launch on
-  one thread);
+* ``warp:cpu``: the Warp float64 kernels on the CPU, ray batches from a thread
+  pool on every core (the ctypes call into a compiled CPU kernel releases the
+  GIL), also timed on one thread (scaling, one-thread ratio to Embree);
 * ``warp:cuda:N``: the same kernels on each CUDA device present;
 
 the median trace time (rays/s), whether every ping's hits are bit-identical
 to the reference's, and the median full ping (trace + host physics + ground
-truth, pings/s). The machine is shared and noisy: medians are quoted, and
-every rate is also given as a ratio to a peer timed in the same run.
+truth, pings/s), its host stage (all but trace and cached preparation) broken
+down by :data:`leviathan.sonar.RENDER_STAGES`. The machine is shared and noisy:
+medians are quoted, every rate is also a ratio to a peer timed in the same run.
 
 The peer, on the same rays, is Intel Embree through ``embreex`` (float32, one
 thread, an ``rtcIntersect1`` loop), the tracer a user would otherwise pick:
@@ -93,9 +95,10 @@ def bench_sonar(
     """
     from leviathan.catalogue import get_vehicle
     from leviathan.frames import Transform
-    from leviathan.kernels import load_kernels
+    from leviathan.kernels import cpu_trace_threads, load_kernels
+    from leviathan.kernels import nearest_hits as warp_nearest_hits
     from leviathan.raycast import clear_prepared_cache, prepare_scene, trace_meshes
-    from leviathan.sonar import beam_grid_for, render
+    from leviathan.sonar import RENDER_STAGES, beam_grid_for, render
 
     if pings < 1:
         raise ValueError(f"pings: expected >= 1, got {pings}")
@@ -120,6 +123,8 @@ def bench_sonar(
         trace_times: dict[str, list[float]] = {_tracer_name(*t): [] for t in tracers}
         ping_times: dict[str, list[float]] = {_tracer_name(*t): [] for t in tracers}
         identical = dict.fromkeys(trace_times, True)
+        stage_times = {key: {stage: [] for stage in RENDER_STAGES} for key in trace_times}
+        one_thread_times: list[float] = []
         first_call: dict[str, float] = {}
         peer_times: list[float] = []
         agree = hits = 0
@@ -148,6 +153,12 @@ def bench_sonar(
                     ours = trace_meshes(prepared, o, d, t_max=t_max, backend=name, device=dev)
                     trace_times[key].append(time.perf_counter() - t0)
                     identical[key] = identical[key] and _same_hits(ours, truth)
+                    if dev == "cpu":
+                        t0 = time.perf_counter()
+                        single = warp_nearest_hits(prepared, o, d, t_max=t_max, threads=1)
+                        one_thread_times.append(time.perf_counter() - t0)
+                        identical[key] = identical[key] and _same_hits(single, truth)
+                stages: dict[str, float] = {}
                 t0 = time.perf_counter()
                 render(
                     scene,
@@ -158,8 +169,11 @@ def bench_sonar(
                     time_ns=k * 200_000_000,
                     backend=name,
                     device=dev,
+                    stage_times_s=stages,
                 )
                 ping_times[key].append(time.perf_counter() - t0)
+                for stage, seconds in stages.items():
+                    stage_times[key][stage].append(seconds)
             if peer is not None:
                 t0 = time.perf_counter()
                 inst, tri = peer.trace(o, d, t_max=t_max)
@@ -173,9 +187,22 @@ def bench_sonar(
                 )
         peer_rate = rays / statistics.median(peer_times) if peer is not None else None
         rows = []
-        for key in trace_times:
+        for name, dev in tracers:
+            key = _tracer_name(name, dev)
             trace_s = statistics.median(trace_times[key])
             ping_s = statistics.median(ping_times[key])
+            stage_s = {stage: statistics.median(v) for stage, v in stage_times[key].items()}
+            host_s = sum(v for k, v in stage_s.items() if k not in ("prepare", "trace"))
+            one_thread = {}
+            if name == "warp" and dev == "cpu":
+                one_s = statistics.median(one_thread_times)
+                one_thread = {
+                    "threads": cpu_trace_threads(),
+                    "one_thread_trace_median_s": one_s,
+                    "one_thread_rays_per_s": rays / one_s,
+                    "one_thread_ratio_to_embree": (rays / one_s) / peer_rate if peer_rate else None,
+                    "thread_scaling": one_s / trace_s,
+                }
             rows.append(
                 {
                     "tracer": key,
@@ -186,6 +213,10 @@ def bench_sonar(
                     "pings_per_s": 1.0 / ping_s,
                     "bit_identical_to_reference": identical[key],
                     "first_call_s": first_call.get(key),
+                    "threads": one_thread.get("threads", 1),
+                    "host_median_s": host_s,
+                    "stage_median_s": stage_s,
+                    **one_thread,
                 }
             )
         seabed: dict[str, Any] = {
@@ -291,6 +322,22 @@ def format_sonar_bench(result: dict[str, Any]) -> str:
                 f"  {r['tracer']:<14} {r['rays_per_s']:>11.0f} {ratio:>9} "
                 f"{r['ping_median_s']:>8.3f} {r['pings_per_s']:>8.2f} {first:>12}  "
                 f"{'yes' if r['bit_identical_to_reference'] else 'NO'}"
+            )
+            if "one_thread_rays_per_s" in r:
+                one = r["one_thread_ratio_to_embree"]
+                lines.append(
+                    f"    trace on {r['threads']} threads; on 1 thread "
+                    f"{r['one_thread_rays_per_s']:.0f} rays/s"
+                    + ("" if one is None else f" ({one:.3f} x Embree)")
+                    + f"; scaling {r['thread_scaling']:.2f}x"
+                )
+        for r in s["tracers"]:
+            stages = r["stage_median_s"].items()
+            parts = ", ".join(
+                f"{k} {1e3 * v:.1f}" for k, v in stages if k not in ("prepare", "trace")
+            )
+            lines.append(
+                f"  host stage {r['tracer']}: {1e3 * r['host_median_s']:.1f} ms/ping ({parts} ms)"
             )
         if "embree" in s:
             e = s["embree"]

@@ -118,6 +118,22 @@ def _cmd_bench(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_bench_world(args: argparse.Namespace) -> int:
+    from leviathan._bench_world import bench_world, format_world_bench
+
+    result = bench_world(
+        ticks=args.ticks,
+        runs=args.runs,
+        seabed_triangles=args.triangles,
+        sonar_size=None if args.sonar is None else (args.sonar[0], args.sonar[1]),
+        configurations=args.configurations,
+        snapshot_ticks=args.snapshot_ticks,
+        hash_mib=args.hash_mib,
+    )
+    print(json.dumps(result, indent=2, sort_keys=True) if args.json else format_world_bench(result))
+    return 0
+
+
 def _cmd_demo(args: argparse.Namespace) -> int:
     from leviathan.demo import TICK_NS, run_demo, ticks_for_duration
 
@@ -339,6 +355,39 @@ def _parser() -> argparse.ArgumentParser:
     b.add_argument("--clients", type=int, default=8, help="client threads")
     b.add_argument("--json", action="store_true", help="print JSON instead of a table")
     b.set_defaults(func=_cmd_bench_service)
+    b = bench_sub.add_parser(
+        "world", help="World ms/tick by sensor configuration, beside the dynamics-only tick"
+    )
+    b.add_argument("--ticks", type=int, default=200, help="ticks per timed run (default: 200)")
+    b.add_argument("--runs", type=int, default=3, help="timed runs; the median is reported")
+    b.add_argument(
+        "--triangles", type=int, default=20_000, help="seabed triangles (default: 20000)"
+    )
+    b.add_argument(
+        "--sonar",
+        type=int,
+        nargs=2,
+        default=None,
+        metavar=("BEARINGS", "ELEVATIONS"),
+        help="sonar size (default: the catalogue sonar)",
+    )
+    b.add_argument(
+        "--configurations",
+        nargs="+",
+        default=None,
+        help="dynamics +imu +dvl +sonar +camera (default: all; dynamics is always timed)",
+    )
+    b.add_argument(
+        "--snapshot-ticks",
+        type=int,
+        default=20_000,
+        help="ticks of the World whose snapshot is timed (0 skips; default: 20000)",
+    )
+    b.add_argument(
+        "--hash-mib", type=int, default=64, help="array size for the hashing figure (0 skips)"
+    )
+    b.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    b.set_defaults(func=_cmd_bench_world)
 
     p = sub.add_parser(
         "export-usd", help="run the survey demo World and write it as an OpenUSD stage"

@@ -126,6 +126,7 @@ from __future__ import annotations
 import dataclasses
 import enum
 import hashlib
+import math
 import struct
 from collections.abc import Mapping
 from decimal import Decimal
@@ -134,6 +135,8 @@ from typing import Any
 
 import numpy as np
 import pydantic
+
+from leviathan._frozen import FrozenMapping
 
 __all__ = [
     "CONTENT_DOMAIN",
@@ -189,6 +192,8 @@ _ARRAY_KINDS = frozenset("biufcUS")
 
 _U64 = struct.Struct("<Q")
 _F64 = struct.Struct("<d")
+_SMALL_ARRAY = 64
+_CHECK_BLOCK = 1 << 15
 
 
 def canonical_encode(obj: Any) -> bytes:
@@ -231,9 +236,23 @@ def _digest(domain: bytes, obj: Any) -> str:
     # Feed the encoded parts to SHA-256 one by one: large arrays are hashed from
     # their buffers without first being joined into one bytes object.
     h = hashlib.sha256(domain)
+    small: list[bytes | memoryview] = []
     for part in _encode_parts(obj):
+        if len(part) < _JOIN_BELOW:
+            small.append(part)
+            continue
+        if small:
+            h.update(b"".join(small))
+            small.clear()
         h.update(part)
+    if small:
+        h.update(b"".join(small))
     return h.hexdigest()
+
+
+# Encoded parts shorter than this are joined before hashing (one update call instead of
+# dozens); longer ones, array payloads, are hashed from their buffers without a copy.
+_JOIN_BELOW = 4096
 
 
 def display_hash(obj: Any) -> str:
@@ -322,6 +341,25 @@ def _encode_into(obj: Any, out: list[bytes], *, path: str, active: set[int]) -> 
     holds the ``id()`` of the containers being encoded, only to detect reference cycles
     (ids never enter the bytes).
     """
+    kind = type(obj)
+    # Exact builtin and container types first (none has a __content__ hook, so the
+    # dispatch order below gives them the same encoding): a product is mostly these.
+    if kind is float:
+        out.append(_TAG_FLOAT + _float_payload(obj))
+        return
+    if kind is str:
+        out.append(_TAG_STR + _str_payload(obj, path=path))
+        return
+    if kind is int:
+        out.append(_int_encoding(obj))
+        return
+    if kind is dict or kind is FrozenMapping:
+        _encode_mapping_entered(obj, out, path=path, active=active)
+        return
+    if kind is list or kind is tuple:
+        _encode_sequence(obj, out, path=path, active=active)
+        return
+
     if obj is None:
         out.append(_TAG_NONE)
         return
@@ -338,13 +376,13 @@ def _encode_into(obj: Any, out: list[bytes], *, path: str, active: set[int]) -> 
                 )
             out.append(_TAG_CONTENT_HOOK)
             out.append(_str_payload(_pinned_type_name(type(obj), path=path), path=path))
-            _encode_into(content, out, path=f"{path}.__content__()", active=active)
+            _encode_into(content, out, path=_Path(path, ".__content__()"), active=active)
         return
 
     if isinstance(obj, enum.Enum):
         out.append(_TAG_ENUM)
         out.append(_str_payload(_pinned_type_name(type(obj), path=path), path=path))
-        _encode_into(obj.value, out, path=f"{path}.value", active=active)
+        _encode_into(obj.value, out, path=_Path(path, ".value"), active=active)
         return
 
     if isinstance(obj, np.generic):
@@ -357,12 +395,7 @@ def _encode_into(obj: Any, out: list[bytes], *, path: str, active: set[int]) -> 
         return
 
     if isinstance(obj, int):
-        magnitude = abs(obj)
-        payload = magnitude.to_bytes((magnitude.bit_length() + 7) // 8, "little")
-        out.append(_TAG_INT)
-        out.append(b"\x01" if obj < 0 else b"\x00")
-        out.append(_U64.pack(len(payload)))
-        out.append(payload)
+        out.append(_int_encoding(obj))
         return
 
     if isinstance(obj, float):
@@ -408,16 +441,11 @@ def _encode_into(obj: Any, out: list[bytes], *, path: str, active: set[int]) -> 
         return
 
     if isinstance(obj, list | tuple):
-        with _entered(obj, path, active):
-            out.append(_TAG_SEQUENCE)
-            out.append(_U64.pack(len(obj)))
-            for i, item in enumerate(obj):
-                _encode_into(item, out, path=f"{path}[{i}]", active=active)
+        _encode_sequence(obj, out, path=path, active=active)
         return
 
     if isinstance(obj, Mapping):
-        with _entered(obj, path, active):
-            _encode_mapping(obj, out, path=path, active=active)
+        _encode_mapping_entered(obj, out, path=path, active=active)
         return
 
     if isinstance(obj, set | frozenset):
@@ -425,7 +453,7 @@ def _encode_into(obj: Any, out: list[bytes], *, path: str, active: set[int]) -> 
             encoded = []
             for element in obj:
                 parts: list[bytes] = []
-                _encode_into(element, parts, path=f"{path}{{element}}", active=active)
+                _encode_into(element, parts, path=_Path(path, "{element}"), active=active)
                 encoded.append(b"".join(parts))
             encoded.sort()
             out.append(_TAG_SET)
@@ -458,6 +486,79 @@ def _encode_into(obj: Any, out: list[bytes], *, path: str, active: set[int]) -> 
     )
 
 
+def _int_encoding(value: int) -> bytes:
+    """Tag 0x02: sign byte, ``u64(n)`` and the ``n`` little-endian bytes of ``abs(value)``."""
+    magnitude = abs(value)
+    payload = magnitude.to_bytes((magnitude.bit_length() + 7) // 8, "little")
+    return _TAG_INT + (b"\x01" if value < 0 else b"\x00") + _U64.pack(len(payload)) + payload
+
+
+def _encode_sequence(obj: Any, out: list[bytes], *, path: Any, active: set[int]) -> None:
+    """Append a tag-0x07 list/tuple; float items are written in place, without a call each."""
+    key = id(obj)
+    if key in active:
+        _entered(obj, path, active).__enter__()  # raises the cycle error
+    active.add(key)
+    try:
+        out.append(_TAG_SEQUENCE + _U64.pack(len(obj)))
+        for i, item in enumerate(obj):
+            if type(item) is float:
+                out.append(_TAG_FLOAT + _float_payload(item))
+            else:
+                _encode_into(item, out, path=_Path(path, i, _INDEX), active=active)
+    finally:
+        active.discard(key)
+
+
+def _encode_mapping_entered(
+    obj: Mapping[Any, Any], out: list[bytes], *, path: Any, active: set[int]
+) -> None:
+    """:func:`_encode_mapping` with the reference-cycle check around it."""
+    key = id(obj)
+    if key in active:
+        _entered(obj, path, active).__enter__()  # raises the cycle error
+    active.add(key)
+    try:
+        _encode_mapping(obj, out, path=path, active=active)
+    finally:
+        active.discard(key)
+
+
+_KEY = 0
+_INDEX = 1
+
+
+class _Path:
+    """Where a value sits in the top-level value, rendered only for an error message.
+
+    ``str()`` gives the same text as the f-strings it replaces (``$['a'][0].value``);
+    building the text eagerly for every value cost more than encoding it.
+    """
+
+    __slots__ = ("_form", "_parent", "_step")
+
+    def __init__(self, parent: Any, step: Any, form: int | None = None) -> None:
+        self._parent = parent
+        self._step = step
+        self._form = form
+
+    def __str__(self) -> str:
+        pieces = []
+        node: Any = self
+        while type(node) is _Path:
+            if node._form == _KEY:
+                pieces.append(f"[{node._step!r}]")
+            elif node._form == _INDEX:
+                pieces.append(f"[{node._step}]")
+            else:
+                pieces.append(node._step)
+            node = node._parent
+        return str(node) + "".join(reversed(pieces))
+
+    def __format__(self, spec: str) -> str:
+        return format(str(self), spec)
+
+
 class _entered:
     """Context manager marking a container as being encoded, to detect cycles."""
 
@@ -483,20 +584,27 @@ def _encode_mapping(
 ) -> None:
     """Append a tag-0x08 mapping: entries sorted by the keys' UTF-8 bytes."""
     entries = []
-    for key, value in obj.items():
+    # A FrozenMapping's own entries: its public items() makes a fresh view per array.
+    items = obj._items.items() if type(obj) is FrozenMapping else obj.items()
+    for key, value in items:
         if not isinstance(key, str):
             raise TypeError(
                 f"{path}: mapping key {key!r} has type {_type_name(type(key))}; content "
                 "identity requires str keys, so convert the key to a string"
             )
-        entries.append((_utf8(key, path=f"{path}[{key!r}]"), key, value))
+        try:
+            key_bytes = key.encode("utf-8")
+        except UnicodeEncodeError:
+            key_bytes = _utf8(key, path=_Path(path, key, _KEY))  # raises, naming the key
+        entries.append((key_bytes, key, value))
     entries.sort(key=lambda entry: entry[0])
-    out.append(_TAG_MAPPING)
-    out.append(_U64.pack(len(entries)))
+    out.append(_TAG_MAPPING + _U64.pack(len(entries)))
     for key_bytes, key, value in entries:
-        out.append(_U64.pack(len(key_bytes)))
-        out.append(key_bytes)
-        _encode_into(value, out, path=f"{path}[{key!r}]", active=active)
+        out.append(_U64.pack(len(key_bytes)) + key_bytes)
+        if type(value) is float:
+            out.append(_TAG_FLOAT + _float_payload(value))
+        else:
+            _encode_into(value, out, path=_Path(path, key, _KEY), active=active)
 
 
 def _encode_array(a: np.ndarray, out: list[bytes], *, path: str) -> None:
@@ -532,10 +640,23 @@ def _encode_array(a: np.ndarray, out: list[bytes], *, path: str) -> None:
 
 def _needs_canonicalizing(data: np.ndarray) -> bool:
     """Whether a float/complex array holds a NaN or a negative zero."""
+    if data.dtype.kind == "f" and data.size <= _SMALL_ARRAY:
+        # Python floats keep the sign of zero and NaN; cheaper than numpy on a few elements.
+        return any(
+            v != v or (v == 0.0 and math.copysign(1.0, v) < 0.0) for v in data.ravel().tolist()
+        )
     parts = (data.real, data.imag) if data.dtype.kind == "c" else (data,)
     for part in parts:
-        if np.isnan(part).any() or (np.signbit(part) & (part == 0)).any():
-            return True
+        flat = part.reshape(-1)
+        # -0.0 has exactly one bit pattern, the sign bit alone: one integer comparison.
+        itemsize = flat.dtype.itemsize
+        bits = flat.view(np.dtype(f"u{itemsize}").newbyteorder(flat.dtype.byteorder))
+        negative_zero = 1 << (8 * itemsize - 1)
+        # Block by block, so the boolean temporaries stay in cache on large arrays.
+        for start in range(0, flat.size, _CHECK_BLOCK):
+            stop = start + _CHECK_BLOCK
+            if np.isnan(flat[start:stop]).any() or (bits[start:stop] == negative_zero).any():
+                return True
     return False
 
 

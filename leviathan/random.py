@@ -56,15 +56,17 @@ seed and the algorithm version only when ``drawn`` is true.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import hashlib
 import math
+import struct
 from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from leviathan._validation import check_root_seed, is_integer
-from leviathan.identity import canonical_encode
+from leviathan._validation import SEED_LIMIT, check_root_seed, is_integer
+from leviathan.identity import CONTENT_DOMAIN
 
 __all__ = [
     "ALGORITHM",
@@ -90,6 +92,14 @@ _TWO_PI = 2.0 * np.pi
 
 _STREAM_FIRST_UNIFORM = 0
 _STREAM_SECOND_UNIFORM = 1
+
+# Below this many elements a draw runs on Python ints and floats (all lanes in one int,
+# see _small_uniforms): numpy's per-call overhead (some 100 calls a Philox pass) dwarfs
+# the work for the 3-element draws of an IMU or DVL sample. Both paths do the same exact
+# integer arithmetic and the same libm calls, so they give the same values bit for bit.
+_SMALL_DRAW = 32
+_U64 = struct.Struct("<Q")
+_LANE_ONE = _U64.pack(1)
 
 
 def _libm(fn: Any, values: NDArray[np.float64]) -> NDArray[np.float64]:
@@ -123,7 +133,10 @@ def uniform(
         ValueError: If an argument is out of range or empty.
     """
     key = _derive_key(root_seed, sensor_id, sample_index, effect)
-    return _uniform_stream(key, _validate_index(index), _STREAM_FIRST_UNIFORM)
+    idx = _validate_index(index)
+    if idx.size < _SMALL_DRAW:
+        return _as_array([u for u, _ in _small_uniforms(key, idx, pair=False)], idx.shape)
+    return _uniform_stream(key, idx, _STREAM_FIRST_UNIFORM)
 
 
 def exponential(
@@ -138,7 +151,12 @@ def exponential(
         float64 array with the shape of ``index``.
     """
     key = _derive_key(root_seed, sensor_id, sample_index, effect)
-    u = _uniform_stream(key, _validate_index(index), _STREAM_FIRST_UNIFORM)
+    idx = _validate_index(index)
+    if idx.size < _SMALL_DRAW:
+        log = math.log
+        values = [-log(u) for u, _ in _small_uniforms(key, idx, pair=False)]
+        return _as_array(values, idx.shape)
+    u = _uniform_stream(key, idx, _STREAM_FIRST_UNIFORM)
     return -_libm(math.log, u)
 
 
@@ -155,8 +173,16 @@ def normal(
     """
     key = _derive_key(root_seed, sensor_id, sample_index, effect)
     idx = _validate_index(index)
-    u0 = _uniform_stream(key, idx, _STREAM_FIRST_UNIFORM)
-    u1 = _uniform_stream(key, idx, _STREAM_SECOND_UNIFORM)
+    if idx.size < _SMALL_DRAW:
+        # The same operations as below on Python floats: math.sqrt is correctly rounded
+        # like np.sqrt, and log and cos are the same libm calls _libm makes.
+        log, cos, sqrt, two_pi = math.log, math.cos, math.sqrt, float(_TWO_PI)
+        values = [
+            sqrt(-2.0 * log(u0)) * cos(two_pi * u1)
+            for u0, u1 in _small_uniforms(key, idx, pair=True)
+        ]
+        return _as_array(values, idx.shape)
+    u0, u1 = _uniform_stream_pair(key, idx)
     return np.sqrt(-2.0 * _libm(math.log, u0)) * _libm(math.cos, _TWO_PI * u1)
 
 
@@ -249,22 +275,25 @@ def _philox4x32_10(
     The 32x32-bit products fit exactly in uint64, so their high and low halves are
     exact. Returns the four output words, each a uint64 array with values < 2**32.
     """
-    c0, c1, c2, c3 = (np.asarray(word, dtype=np.uint64) for word in counter)
-    k0, k1 = key
+    # Private copies updated in place: no temporaries are allocated per round, which
+    # matters for the 10**5-element draws of a sonar ping.
+    words = np.broadcast_arrays(*(np.asarray(word, dtype=np.uint64) for word in counter))
+    c0, c1, c2, c3 = (np.array(word, dtype=np.uint64) for word in words)
+    p0, p1 = np.empty_like(c0), np.empty_like(c2)
     mask = np.uint64(_MASK32)
     shift = np.uint64(32)
-    for round_index in range(_PHILOX_ROUNDS):
-        if round_index:
-            k0 = (k0 + _PHILOX_W0) & _MASK32
-            k1 = (k1 + _PHILOX_W1) & _MASK32
-        p0 = c0 * _PHILOX_M0
-        p1 = c2 * _PHILOX_M1
-        c0, c1, c2, c3 = (
-            (p1 >> shift) ^ c1 ^ np.uint64(k0),
-            p1 & mask,
-            (p0 >> shift) ^ c3 ^ np.uint64(k1),
-            p0 & mask,
-        )
+    for k0, k1 in _round_keys((int(key[0]), int(key[1]))):
+        np.multiply(c0, _PHILOX_M0, out=p0)
+        np.multiply(c2, _PHILOX_M1, out=p1)
+        # Each new word is written only after the old words it reads have been used.
+        np.right_shift(p1, shift, out=c0)
+        c0 ^= c1
+        c0 ^= np.uint64(k0)
+        np.bitwise_and(p1, mask, out=c1)
+        np.right_shift(p0, shift, out=c2)
+        c2 ^= c3
+        c2 ^= np.uint64(k1)
+        np.bitwise_and(p0, mask, out=c3)
     return c0, c1, c2, c3
 
 
@@ -294,9 +323,124 @@ def _uniform_stream(
 def _derive_key(root_seed: int, sensor_id: str, sample_index: int, effect: str) -> tuple[int, int]:
     """Return the two Philox key words for a validated key tuple (step 1)."""
     _validate_key_parts(root_seed, sensor_id, sample_index, effect)
-    encoded = canonical_encode((ALGORITHM, int(root_seed), sensor_id, int(sample_index), effect))
-    digest = hashlib.sha256(encoded).digest()
-    return int.from_bytes(digest[0:4], "little"), int.from_bytes(digest[4:8], "little")
+    return _key_words(int(root_seed), sensor_id, int(sample_index), effect)
+
+
+@functools.lru_cache(maxsize=4096)
+def _key_words(root_seed: int, sensor_id: str, sample_index: int, effect: str) -> tuple[int, int]:
+    """Key words of validated parts: the SHA-256 of the key tuple's canonical encoding.
+
+    The bytes are those :func:`canonical_encode` writes for the 5-tuple (tag 0x07,
+    count 5, then str, int, str, int, str items); SHA-256 resumes from a cached state
+    over the constant ``(ALGORITHM, root_seed, sensor_id)`` prefix.
+    """
+    digest = _key_prefix(root_seed, sensor_id).copy()
+    digest.update(_int_encoding(sample_index) + _str_encoding(effect))
+    words = digest.digest()
+    return int.from_bytes(words[0:4], "little"), int.from_bytes(words[4:8], "little")
+
+
+@functools.lru_cache(maxsize=256)
+def _key_prefix(root_seed: int, sensor_id: str) -> Any:
+    """SHA-256 state after the key tuple's first three items (see :func:`_key_words`)."""
+    return hashlib.sha256(
+        CONTENT_DOMAIN
+        + b"\x07"
+        + _U64.pack(5)
+        + _str_encoding(ALGORITHM)
+        + _int_encoding(root_seed)
+        + _str_encoding(sensor_id)
+    )
+
+
+def _int_encoding(value: int) -> bytes:
+    """Canonical encoding (tag 0x02) of a non-negative int."""
+    payload = value.to_bytes((value.bit_length() + 7) // 8, "little")
+    return b"\x02\x00" + _U64.pack(len(payload)) + payload
+
+
+def _str_encoding(text: str) -> bytes:
+    """Canonical encoding (tag 0x05) of a str."""
+    encoded = text.encode("utf-8")
+    return b"\x05" + _U64.pack(len(encoded)) + encoded
+
+
+@functools.lru_cache(maxsize=4096)
+def _round_keys(key: tuple[int, int]) -> tuple[tuple[int, int], ...]:
+    """The ten ``(k0, k1)`` round keys of a Philox key (bumped after each round)."""
+    k0, k1 = key
+    rounds = []
+    for round_index in range(_PHILOX_ROUNDS):
+        if round_index:
+            k0 = (k0 + _PHILOX_W0) & _MASK32
+            k1 = (k1 + _PHILOX_W1) & _MASK32
+        rounds.append((k0, k1))
+    return tuple(rounds)
+
+
+def _small_uniforms(
+    key: tuple[int, int], index: NDArray[np.uint64], *, pair: bool
+) -> list[tuple[float, float]]:
+    """Stream-0 (and, with ``pair``, stream-1) uniforms of each index, on Python ints.
+
+    Philox4x32-10 and the uniform map of steps 3 and 4 for every element in C order;
+    without ``pair`` the second value of each tuple is 0.0. The counters run side by
+    side in one Python int, 64 bits a lane (SIMD within a register): a 32-bit word
+    times a 32-bit multiplier fits its lane, so no carry crosses lanes, and masking
+    with ``0xFFFFFFFF`` in every lane gives each product's high and low halves exact.
+    """
+    indices = index.ravel().tolist()
+    count = len(indices)
+    streams = [_STREAM_FIRST_UNIFORM] * count
+    if pair:
+        indices = indices + indices
+        streams = streams + [_STREAM_SECOND_UNIFORM] * count
+    lanes = len(indices)
+    if not lanes:
+        return []
+    pack = struct.Struct(f"<{lanes}Q")
+    ones = int.from_bytes(_LANE_ONE * lanes, "little")
+    low = _MASK32 * ones
+    c0 = int.from_bytes(pack.pack(*[i & _MASK32 for i in indices]), "little")
+    c1 = int.from_bytes(pack.pack(*[i >> 32 for i in indices]), "little")
+    c2 = int.from_bytes(pack.pack(*streams), "little")
+    c3 = 0
+    m0, m1 = int(_PHILOX_M0), int(_PHILOX_M1)
+    for k0, k1 in _round_keys(key):
+        p0 = c0 * m0
+        p1 = c2 * m1
+        c0 = ((p1 >> 32) & low) ^ c1 ^ (k0 * ones)
+        c1 = p1 & low
+        c2 = ((p0 >> 32) & low) ^ c3 ^ (k1 * ones)
+        c3 = p0 & low
+    words = pack.unpack((c0 | (c1 << 32)).to_bytes(8 * lanes, "little"))
+    # (x >> 12) < 2**52: the float conversion, + 0.5 and the scale are exact.
+    u = [(float(x >> 12) + 0.5) * _UNIFORM_SCALE for x in words]
+    return list(zip(u[:count], u[count:], strict=True)) if pair else [(v, 0.0) for v in u]
+
+
+def _as_array(values: list[float], shape: tuple[int, ...]) -> NDArray[np.float64]:
+    return np.array(values, dtype=np.float64).reshape(shape)
+
+
+def _uniform_stream_pair(
+    key: tuple[int, int], index: NDArray[np.uint64]
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """Stream-0 and stream-1 uniforms of every index from one Philox pass over both."""
+    flat = index.ravel()
+    both = np.concatenate((flat, flat))
+    stream = np.empty(both.shape, dtype=np.uint64)
+    stream[: flat.size] = _STREAM_FIRST_UNIFORM
+    stream[flat.size :] = _STREAM_SECOND_UNIFORM
+    counter = (
+        both & np.uint64(_MASK32),
+        both >> np.uint64(32),
+        stream,
+        np.zeros(both.shape, dtype=np.uint64),
+    )
+    x0, x1, _, _ = _philox4x32_10(counter, key)
+    u = _uniform_from_words(x0, x1)
+    return u[: flat.size].reshape(index.shape), u[flat.size :].reshape(index.shape)
 
 
 def _validate_key_parts(root_seed: Any, sensor_id: Any, sample_index: Any, effect: Any) -> None:
@@ -305,6 +449,15 @@ def _validate_key_parts(root_seed: Any, sensor_id: Any, sample_index: Any, effec
 
 
 def _validate_binding(root_seed: Any, sensor_id: Any, sample_index: Any) -> None:
+    if (
+        type(root_seed) is int
+        and 0 <= root_seed < SEED_LIMIT
+        and type(sensor_id) is str
+        and sensor_id
+        and type(sample_index) is int
+        and sample_index >= 0
+    ):
+        return  # the usual case, decided without the abstract-base-class checks below
     check_root_seed("root_seed", root_seed)
     _require_non_empty_str(sensor_id, "sensor_id")
     if not is_integer(sample_index):
@@ -325,7 +478,12 @@ def _validate_index(index: ArrayLike) -> NDArray[np.uint64]:
             "beam indices as e.g. numpy.arange(n, dtype=numpy.int64)"
         )
     if array.size:
-        low, high = int(array.min()), int(array.max())
+        if array.size < _SMALL_DRAW:
+            # Python's min and max beat two numpy reductions on a few elements.
+            values = array.ravel().tolist()
+            low, high = min(values), max(values)
+        else:
+            low, high = int(array.min()), int(array.max())
         if low < 0 or high >= _INDEX_LIMIT:
             bad = low if low < 0 else high
             raise ValueError(f"index values must satisfy 0 <= index < 2**63, got {bad}")

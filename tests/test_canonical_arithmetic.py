@@ -152,6 +152,7 @@ EXCLUDED_MODULES = {
     "leviathan/_files.py": "atomic file writer: moves bytes computed elsewhere, no arithmetic",
     "leviathan/_lazy.py": "imports a package's public names on first use, computes nothing",
     "leviathan/bench.py": "benchmark timings and ratios: printed, never hashed or frozen",
+    "leviathan/_bench_world.py": "benchmark timings and ratios: printed, never hashed or frozen",
     "leviathan/cli.py": "argument parsing and printing around the library calls it makes",
     "leviathan/datasets/__init__.py": "re-exports the dataset writers, computes nothing",
     "leviathan/datasets/_hdf5_layout.py": "export format: how the HDF5 writer stores arrays and "

@@ -89,10 +89,16 @@ def _derivative(
     ur, vr, wr = u - cu, v - cv, w - cw
 
     # Thruster generalised force τ = T f, summed in thruster order.
-    tau = [0.0, 0.0, 0.0, 0.0, 0.0, 0.0]
-    for column, force in zip(model._columns, forces, strict=True):
-        for j in range(6):
-            tau[j] += column[j] * force
+    t0 = t1 = t2 = t3 = t4 = t5 = 0.0
+    for (m0, m1, m2, m3, m4, m5), force in zip(model._columns, forces, strict=True):
+        # Unrolled over the six components: the same products and sums, in order.
+        t0 += m0 * force
+        t1 += m1 * force
+        t2 += m2 * force
+        t3 += m3 * force
+        t4 += m4 * force
+        t5 += m5 * force
+    tau = (t0, t1, t2, t3, t4, t5)
 
     # Restoring force −g(η): net weight along body "down of the world", buoyancy moment.
     gx, gy, gz = r2  # R^T (0, 0, 1)

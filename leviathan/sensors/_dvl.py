@@ -50,14 +50,20 @@ from typing import Any
 
 import numpy as np
 
+from leviathan._frozen import freeze, frozen_array
 from leviathan._validation import check_sample_identifiers, check_seed
 from leviathan.frames import sensor_pose
 from leviathan.random import normal
 from leviathan.raycast import PreparedScene, trace_rays
 from leviathan.scene import Scene
-from leviathan.sensors._kinematics import BodyKinematics, _cross
+from leviathan.sensors._kinematics import BodyKinematics, _cross3, _float_vector, _rotate3
 from leviathan.sensors._protocol import SampleContext, register_sensor_kind
-from leviathan.sensors._sample import SensorSample, _noise_record, _prepared_for
+from leviathan.sensors._sample import (
+    SensorSample,
+    _noise_record,
+    _prepared_for,
+    _spec_derived,
+)
 from leviathan.specs import DVLSpec
 
 __all__ = [
@@ -77,6 +83,8 @@ DVL_VELOCITY_EFFECT = "dvl_velocity"
 
 MIN_BEAMS_FOR_LOCK = 3
 """Valid beams needed for a bottom lock (three non-coplanar beams fix a 3D velocity)."""
+
+_AXES = frozen_array(np.arange(3))
 
 
 def dvl_beam_directions(spec: DVLSpec) -> np.ndarray:
@@ -109,6 +117,20 @@ def _physics_spec(spec: DVLSpec) -> dict[str, Any]:
         "max_range_m": float(spec.max_range_m),
         "velocity_noise_std_m_per_s": float(spec.velocity_noise_std_m_per_s),
     }
+
+
+def _spec_constants(spec: DVLSpec) -> tuple[Any, ...]:
+    """Per-spec constants: ``T_body_sensor``, ``R_sensor_body`` rows, the lever arm [m],
+    the frozen beam directions and the frozen mount and spec metadata records."""
+    T_body_sensor = spec.mount.transform()
+    return (
+        T_body_sensor,
+        T_body_sensor.inverse().rotation.tolist(),
+        T_body_sensor.translation.tolist(),
+        frozen_array(dvl_beam_directions(spec)),
+        freeze(T_body_sensor.to_dict()),
+        freeze(_physics_spec(spec)),
+    )
 
 
 def measure_dvl(
@@ -172,11 +194,12 @@ def measure_dvl(
     check_seed(seed, needed_by="DVL velocity noise (std > 0)" if std > 0.0 else None)
     prepared = _prepared_for(scene, prepared)
 
-    T_body_sensor = spec.mount.transform()
+    T_body_sensor, R_sensor_body, r_body_sensor, dirs_sensor, mount_record, spec_record = (
+        _spec_derived(spec, _spec_constants)
+    )
     T_world_sensor = sensor_pose(kin.T_world_body, T_body_sensor)
 
     # Beams.
-    dirs_sensor = dvl_beam_directions(spec)
     d = T_world_sensor.apply_direction(dirs_sensor)
     o = np.ascontiguousarray(np.broadcast_to(T_world_sensor.translation, d.shape))
     hits = trace_rays(
@@ -207,23 +230,26 @@ def measure_dvl(
     else:
         altitude = math.nan
 
-    # Bottom-track velocity of the sensor origin.
-    r_body_sensor = T_body_sensor.translation
-    v_origin_body = kin.velocity_body_m_s + _cross(kin.angular_velocity_body_rad_s, r_body_sensor)
-    true_velocity = T_body_sensor.inverse().apply_direction(v_origin_body)
+    # Bottom-track velocity of the sensor origin, on Python floats in the order of the
+    # element-wise numpy and Transform.apply_direction arithmetic (bitwise the same).
+    velocity_body = kin.velocity_body_m_s.tolist()
+    omega = kin.angular_velocity_body_rad_s.tolist()
+    lever = _cross3(omega, r_body_sensor)
+    v_origin_body = [v + w for v, w in zip(velocity_body, lever, strict=True)]
+    true_velocity = _rotate3(R_sensor_body, v_origin_body)
 
     drawn = lock and std > 0.0
     if not lock:
         velocity = np.full(3, np.nan)
     elif drawn:
-        noise = normal(seed, sensor_id, sample_index, DVL_VELOCITY_EFFECT, np.arange(3))
-        velocity = true_velocity + noise * std
+        noise = normal(seed, sensor_id, sample_index, DVL_VELOCITY_EFFECT, _AXES).tolist()
+        velocity = _float_vector([v + n * std for v, n in zip(true_velocity, noise, strict=True)])
     else:
-        velocity = true_velocity.copy()
+        velocity = _float_vector(true_velocity)
 
     channels = {
         "velocity_sensor_m_s": velocity,
-        "true_velocity_sensor_m_s": true_velocity,
+        "true_velocity_sensor_m_s": _float_vector(true_velocity),
         "beam_range_m": beam_range,
         "beam_valid": valid.astype(np.uint8),
         "beam_instance": hits.instance.astype(np.int32),
@@ -232,12 +258,12 @@ def measure_dvl(
     }
     metadata = {
         "model": DVL_MODEL_VERSION,
-        "spec": _physics_spec(spec),
+        "spec": spec_record,
         "T_world_sensor": T_world_sensor.to_dict(),
-        "T_body_sensor": T_body_sensor.to_dict(),
+        "T_body_sensor": mount_record,
         "kinematics": {
-            "velocity_body_m_s": kin.velocity_body_m_s.tolist(),
-            "angular_velocity_body_rad_s": kin.angular_velocity_body_rad_s.tolist(),
+            "velocity_body_m_s": velocity_body,
+            "angular_velocity_body_rad_s": omega,
         },
         "beam_directions_sensor": dirs_sensor,
         "min_beams_for_lock": MIN_BEAMS_FOR_LOCK,

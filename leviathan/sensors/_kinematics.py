@@ -10,6 +10,8 @@ protocol's registry) can both build on it without an import cycle.
 
 from __future__ import annotations
 
+import math
+import struct
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -20,6 +22,9 @@ from leviathan.frames import Transform
 
 __all__ = ["GRAVITY_NED", "BodyKinematics"]
 
+_FLOAT64 = np.dtype("<f8")
+_PACK3 = struct.Struct("<3d")
+
 GRAVITY_NED: np.ndarray = frozen_array(np.array([0.0, 0.0, 9.81], dtype=np.float64))
 """Default gravitational acceleration in world NED [m/s²], shape (3,), read-only (down is +z)."""
 
@@ -29,6 +34,11 @@ GRAVITY_NED: np.ndarray = frozen_array(np.array([0.0, 0.0, 9.81], dtype=np.float
 
 def _vector3(name: str, value: Any) -> np.ndarray:
     """Return ``value`` as a read-only float64 (3,) array, refusing bad shapes and non-finite."""
+    if type(value) is np.ndarray and value.dtype == _FLOAT64 and value.shape == (3,):
+        # The common case (a World's kinematics): the same bytes, checked on Python floats.
+        x, y, z = value.tolist()
+        if math.isfinite(x) and math.isfinite(y) and math.isfinite(z):
+            return np.ndarray((3,), dtype=_FLOAT64, buffer=_PACK3.pack(x, y, z))
     try:
         array = np.array(value, dtype=np.float64, copy=True)
     except (TypeError, ValueError) as error:
@@ -50,6 +60,35 @@ def _cross(a: np.ndarray, b: np.ndarray) -> np.ndarray:
         ],
         dtype=np.float64,
     )
+
+
+def _cross3(a: list[float], b: list[float]) -> list[float]:
+    """:func:`_cross` on Python floats: the same products and differences in the same order."""
+    a0, a1, a2 = a
+    b0, b1, b2 = b
+    return [a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0]
+
+
+def _rotate3(rows: list[list[float]], v: list[float]) -> list[float]:
+    """``R v`` for one vector on Python floats, ``(R_i0 x + R_i1 y) + R_i2 z``.
+
+    The order of :meth:`leviathan.frames.Transform.apply_direction` (the frames
+    contract), so the result is bitwise the same; ``rows`` is ``R.tolist()``.
+    """
+    x, y, z = v
+    return [(row[0] * x + row[1] * y) + row[2] * z for row in rows]
+
+
+def _rotate3_transposed(rows: list[list[float]], v: list[float]) -> list[float]:
+    """``R^T v`` in the contract order: what ``T.inverse().apply_direction(v)`` computes."""
+    x, y, z = v
+    r0, r1, r2 = rows
+    return [(r0[i] * x + r1[i] * y) + r2[i] * z for i in range(3)]
+
+
+def _float_vector(values: list[float]) -> np.ndarray:
+    """A float64 array of ``values`` (a sample channel; the sample freezes its own copy)."""
+    return np.array(values, dtype=np.float64)
 
 
 # --------------------------------------------------------------------------- kinematics

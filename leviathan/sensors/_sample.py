@@ -25,7 +25,9 @@ camera's sRGB preview) have their own hashes, :meth:`SensorSample.display_hashes
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import functools
+import struct
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
@@ -45,6 +47,10 @@ __all__ = ["SensorSample"]
 
 # --------------------------------------------------------------------------- helpers
 
+_FLOAT64 = np.dtype("<f8")
+_NAN = float(np.nan)
+_SMALL_CHANNEL = 64
+
 
 def _canonical_channel(name: str, value: Any) -> np.ndarray:
     """Frozen C-ordered copy; float NaNs become the one quiet NaN and -0.0 becomes 0.0."""
@@ -53,6 +59,12 @@ def _canonical_channel(name: str, value: Any) -> np.ndarray:
         raise TypeError(
             f"channels[{name!r}]: expected a bool, integer or float array, got dtype {array.dtype}"
         )
+    if array.dtype == _FLOAT64 and array.size <= _SMALL_CHANNEL:
+        # The same canonical values on Python floats (a sample's channels are mostly a
+        # few elements): x + 0.0 turns -0.0 into 0.0, and each NaN becomes numpy.nan.
+        values = [v + 0.0 if v == v else _NAN for v in array.ravel().tolist()]
+        packed = struct.pack(f"<{len(values)}d", *values)
+        return np.ndarray(array.shape, dtype=_FLOAT64, buffer=packed)
     if array.dtype.kind == "f":
         # A private copy to canonicalise in place (other dtypes are copied only once,
         # by frozen_array, or not at all when already frozen).
@@ -64,15 +76,39 @@ def _canonical_channel(name: str, value: Any) -> np.ndarray:
     return frozen_array(array)
 
 
-def _noise_record(effect: str, *, drawn: bool, seed: int | None) -> dict[str, Any]:
-    """Identity record of one normal-noise effect; the seed is kept only when drawn."""
-    record = RandomEffectRecord(
-        effect=effect,
-        drawn=drawn,
-        root_seed=int(seed) if drawn else None,
-        distribution="normal",
-    )
-    return record.__content__()
+def _noise_record(effect: str, *, drawn: bool, seed: int | None) -> FrozenMapping:
+    """Identity record of one normal-noise effect; the seed is kept only when drawn.
+
+    Returned frozen and shared between samples (a sample freezes its metadata, and
+    freezing reuses frozen parts), so a World does not rebuild it per sample.
+    """
+    return _frozen_noise_record(effect, bool(drawn), int(seed) if drawn else None)
+
+
+@functools.lru_cache(maxsize=256)
+def _frozen_noise_record(effect: str, drawn: bool, seed: int | None) -> FrozenMapping:
+    record = RandomEffectRecord(effect=effect, drawn=drawn, root_seed=seed, distribution="normal")
+    return freeze(record.__content__())
+
+
+# Values derived from a spec alone (its mount transform, its physics fields), kept per
+# spec object: specs are frozen pydantic models, and a World samples the same spec
+# objects every tick. The entry holds the spec itself, so its id cannot be reused.
+_SPEC_DERIVED: dict[tuple[int, Any], tuple[Any, Any]] = {}
+_SPEC_DERIVED_LIMIT = 1024
+
+
+def _spec_derived(spec: Any, build: Callable[[Any], Any]) -> Any:
+    """``build(spec)``, computed once per spec object (and per ``build``)."""
+    key = (id(spec), build)
+    entry = _SPEC_DERIVED.get(key)
+    if entry is not None and entry[0] is spec:
+        return entry[1]
+    value = build(spec)
+    if len(_SPEC_DERIVED) >= _SPEC_DERIVED_LIMIT:
+        _SPEC_DERIVED.clear()
+    _SPEC_DERIVED[key] = (spec, value)
+    return value
 
 
 # --------------------------------------------------------------------------- sample

@@ -71,7 +71,13 @@ from leviathan.sonar._ground_truth import (
     FLAG_UNSUPPORTED_MEDIUM,
     FLAG_VALID,
 )
-from leviathan.sonar._render import SONAR_MODEL_VERSION, SPECKLE_EFFECT, beam_grid_for, render
+from leviathan.sonar._render import (
+    RENDER_STAGES,
+    SONAR_MODEL_VERSION,
+    SPECKLE_EFFECT,
+    beam_grid_for,
+    render,
+)
 
 __all__ = [
     "BASIS_CONTRIBUTION",
@@ -89,6 +95,7 @@ __all__ = [
     "FLAG_UNSUPPORTED_MATERIAL",
     "FLAG_UNSUPPORTED_MEDIUM",
     "FLAG_VALID",
+    "RENDER_STAGES",
     "SONAR_MODEL_VERSION",
     "SPECKLE_EFFECT",
     "SonarFrame",

@@ -14,6 +14,9 @@ are NaN where a value is missing (never 0); ``primary_acoustic_status`` is 0
 
 from __future__ import annotations
 
+import ctypes
+import math
+import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -60,6 +63,134 @@ class _OwnedChannels(dict):
     """Channels whose arrays the frame may canonicalise in place (no one else holds them)."""
 
 
+class _FrozenChannels(dict):
+    """Channels already over immutable bytes with one NaN bit pattern (a :class:`_ChannelBuffer`).
+
+    The frame adopts them as they are: no copy and no NaN pass.
+    """
+
+
+def _bytes_api() -> tuple[Any, Any] | None:
+    """CPython's ``PyBytes_FromStringAndSize`` and ``PyBytes_AsString`` through ctypes, if any."""
+    try:
+        api = ctypes.pythonapi
+    except AttributeError:  # not CPython
+        return None
+    new = api.PyBytes_FromStringAndSize
+    new.restype = ctypes.py_object
+    new.argtypes = [ctypes.c_void_p, ctypes.c_ssize_t]
+    as_string = api.PyBytes_AsString
+    as_string.restype = ctypes.c_void_p
+    as_string.argtypes = [ctypes.py_object]
+    return new, as_string
+
+
+_BYTES_API = _bytes_api()
+_HUGE_PAGE = 1 << 21
+_MADV_HUGEPAGE = 14
+
+
+def _madvise() -> Any:
+    """Linux's ``madvise`` through ctypes, or ``None`` elsewhere."""
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        madvise = ctypes.CDLL(None, use_errno=True).madvise
+    except (OSError, AttributeError):
+        return None
+    madvise.restype = ctypes.c_int
+    madvise.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
+    return madvise
+
+
+_MADVISE = _madvise()
+
+
+def _advise_huge_pages(address: int, size: int) -> None:
+    """Asks Linux to back the 2 MiB-aligned interior of fresh memory with huge pages.
+
+    A frame's buffer is tens of MB of memory the process has not touched yet; with
+    4 KiB pages, faulting it in costs more than writing it (numpy asks the same for
+    its own large arrays). Only a hint: the content is the same either way.
+    """
+    if _MADVISE is None:
+        return
+    start = -(-address // _HUGE_PAGE) * _HUGE_PAGE
+    end = (address + size) // _HUGE_PAGE * _HUGE_PAGE
+    if end > start:
+        _MADVISE(start, end - start, _MADV_HUGEPAGE)
+
+
+_ALIGN = 64
+
+
+class _ChannelBuffer:
+    """Every channel of one frame in one immutable ``bytes`` object, written once in place.
+
+    Freezing a finished array (:func:`leviathan._frozen.frozen_array`) copies it into
+    a new ``bytes`` object: at 512 x 512 cells that is 80 MB of fresh memory per ping,
+    written twice (sentinel fill, then the copy) and faulted in twice. Here the
+    ``bytes`` object is made first, uninitialised, with
+    ``PyBytes_FromStringAndSize(NULL, n)``; CPython's C API allows writing such an
+    object's contents until it is shared (``PyBytes_AsString``: "the data must not be
+    modified ... unless the object was just created using
+    PyBytes_FromStringAndSize(NULL, size)"). The writable views of :meth:`array`
+    live only inside ``render``; :meth:`finish` drops them and hands out read-only
+    arrays whose base is that ``bytes`` object, exactly what ``frozen_array`` gives.
+    Where ctypes cannot reach CPython's API, a ``bytearray`` is filled and copied to
+    ``bytes`` once instead (same content).
+
+    Args:
+        layout: ``(name, shape, dtype)`` of every channel, in frame order.
+    """
+
+    def __init__(self, layout: list[tuple[str, tuple[int, ...], Any]]) -> None:
+        offsets = {}
+        total = 0
+        for name, shape, dtype in layout:
+            dtype = np.dtype(dtype)
+            offsets[name] = (total, tuple(shape), dtype)
+            size = math.prod(shape) * dtype.itemsize
+            total += -(-size // _ALIGN) * _ALIGN
+        self._offsets = offsets
+        # A 0- or 1-byte bytes object may be a shared singleton: never write one.
+        if _BYTES_API is not None and total > 1:
+            new, as_string = _BYTES_API
+            self._bytes: bytes | None = new(None, total)
+            address = as_string(self._bytes)
+            _advise_huge_pages(address, total)
+            memory = (ctypes.c_uint8 * total).from_address(address)
+            self._memory: Any = memory
+        else:
+            self._bytes = None
+            self._memory = bytearray(max(total, 1))
+        self._writable = np.frombuffer(self._memory, dtype=np.uint8, count=total)
+        # Alignment padding is never part of a channel; zero it so no byte is undefined.
+        end = 0
+        for name, (offset, _, _) in offsets.items():
+            self._writable[end:offset] = 0
+            end = offset + self._view(self._writable, name).nbytes
+        self._writable[end:] = 0
+
+    def _view(self, memory: Any, name: str) -> np.ndarray:
+        offset, shape, dtype = self._offsets[name]
+        count = math.prod(shape)
+        return np.frombuffer(memory, dtype=dtype, count=count, offset=offset).reshape(shape)
+
+    def array(self, name: str, fill: Any) -> np.ndarray:
+        """The writable array of channel ``name``, every element set to ``fill``."""
+        a = self._view(self._writable, name)
+        a.fill(fill)
+        return a
+
+    def finish(self) -> _FrozenChannels:
+        """Read-only channels over the immutable bytes; the writable views end here."""
+        memory = self._bytes if self._bytes is not None else bytes(self._memory)
+        self._writable = None
+        self._memory = None
+        return _FrozenChannels({name: self._view(memory, name) for name in self._offsets})
+
+
 @dataclass(frozen=True, eq=False)
 class SonarFrame:
     """One imaging-sonar ping with per-cell ground truth.
@@ -98,9 +229,15 @@ class SonarFrame:
         # Either way the frame keeps its own copy over immutable bytes (frozen_array),
         # so nothing can make its arrays writable again or stale its content_hash.
         adopt = isinstance(self.channels, _OwnedChannels)
+        canonical = isinstance(self.channels, _FrozenChannels)
         for name in CHANNEL_NAMES:
             if name in self.channels:
                 a = np.asarray(self.channels[name])
+                if canonical:
+                    # Built by render over immutable bytes, NaNs already canonical:
+                    # frozen_array returns a new view without copying.
+                    frozen[name] = frozen_array(a)
+                    continue
                 if a.dtype.hasobject:
                     raise TypeError(
                         f"channels[{name!r}]: expected a numeric array, got dtype {a.dtype}"

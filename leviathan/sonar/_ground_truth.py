@@ -31,8 +31,10 @@ __all__ = [
     "FLAG_UNSUPPORTED_MATERIAL",
     "FLAG_UNSUPPORTED_MEDIUM",
     "FLAG_VALID",
+    "canonical_nan",
     "cell_channels",
     "cell_ground_truth",
+    "channel_layout",
 ]
 
 # Cell validity flags (uint16 bit mask).
@@ -68,6 +70,8 @@ _STATUS_KNOWN = 1
 _STATUS_UNKNOWN = 2
 _STATUS_UNSUPPORTED = 3
 _STATUS_INTERFACE = 4
+# Set bits of each byte value: statuses are codes below 8, so their masks fit a byte.
+_POPCOUNT_8 = np.array([bin(v).count("1") for v in range(256)], dtype=np.int64)
 
 
 def cell_ground_truth(
@@ -108,17 +112,29 @@ def cell_ground_truth(
     n = sample_cell.shape[0]
     count = sample_count
 
+    # Samples grouped by cell (ties in sample order): per occupied cell, the run
+    # [start, start + count) of ``by_cell``. Most cells hold a single sample.
+    by_cell = np.argsort(sample_cell, kind="stable")
+    sorted_cell = sample_cell[by_cell]
+    run_start = np.ones(n, dtype=bool)
+    run_start[1:] = sorted_cell[1:] != sorted_cell[:-1]
+    starts = np.nonzero(run_start)[0]
+    occupied = sorted_cell[starts]  # ascending cell indices with at least one sample
+
+    # Status bits per cell (bitwise or: exact in any order).
+    status_bits = np.left_shift(1, sample_status.astype(np.int64))
+    status_occ = (
+        np.bitwise_or.reduceat(status_bits[by_cell], starts) if n else np.zeros(0, np.int64)
+    )
     status_mask = np.zeros(cells, dtype=np.int64)
-    np.bitwise_or.at(status_mask, sample_cell, np.left_shift(1, sample_status.astype(np.int64)))
-    known_only = status_mask == (1 << _STATUS_KNOWN)
-    nonempty = count > 0
+    status_mask[occupied] = status_occ
+    known_only_occ = status_occ == (1 << _STATUS_KNOWN)
 
     basis = np.zeros(cells, dtype=np.uint8)
     if medium_supported:
-        basis[nonempty & known_only] = BASIS_CONTRIBUTION
-        basis[nonempty & ~known_only] = BASIS_GEOMETRIC
+        basis[occupied] = np.where(known_only_occ, BASIS_CONTRIBUTION, BASIS_GEOMETRIC)
     else:
-        basis[nonempty] = BASIS_GEOMETRIC_NO_ABSORPTION
+        basis[occupied] = BASIS_GEOMETRIC_NO_ABSORPTION
     sample_basis = basis[sample_cell]
     dominance = np.where(
         sample_basis == BASIS_CONTRIBUTION,
@@ -130,47 +146,68 @@ def cell_ground_truth(
     # instance, triangle — all ascending — within each cell. A cell holds at most
     # one sample per elevation, so (cell, elevation) is already unique and the
     # instance and triangle keys can never decide: sorting without them gives the
-    # same permutation, faster.
-    order = np.lexsort((sample_elevation, sample_range, -dominance, sample_cell))
-    sorted_cell = sample_cell[order]
-    first_of_cell = np.searchsorted(sorted_cell, sorted_cell, side="left")
-    rank_sorted = np.arange(n, dtype=np.int64) - first_of_cell
+    # same permutation, faster. Only cells with several samples need the sort:
+    # the lexsort over their samples (taken in sample order) orders each such
+    # cell as a lexsort over all samples would, and lists those cells in
+    # ascending order, just as their runs appear in ``by_cell``.
+    several = np.nonzero(count[sample_cell] > 1)[0]
+    several = several[
+        np.lexsort(
+            (
+                sample_elevation[several],
+                sample_range[several],
+                -dominance[several],
+                sample_cell[several],
+            )
+        )
+    ]
+    order = by_cell.copy()
+    order[count[sorted_cell] > 1] = several
+    positions = np.arange(n, dtype=np.int64)
+    first_of_cell = np.maximum.accumulate(np.where(run_start, positions, 0)) if n else positions
+    rank_sorted = positions - first_of_cell
     rank = np.empty(n, dtype=np.int64)
     rank[order] = rank_sorted
 
-    # Share of the return outside the top-K, summed in rank order.
+    # Share of the return outside the top-K, summed in rank order (one indexed add
+    # per rank; a cell has at most one sample of each rank).
     rest = np.zeros(cells, dtype=np.float64)
-    max_rank = int(rank.max()) if n else -1
-    for r in range(top_k, max_rank + 1):
-        idx = order[rank_sorted == r]
-        rest[sample_cell[idx]] += contribution[idx]
-    with np.errstate(divide="ignore", invalid="ignore"):
-        truncation = np.where(count > top_k, rest / linear_return, 0.0)
-    truncation = np.where(np.isfinite(linear_return) & (linear_return > 0.0), truncation, np.nan)
-    truncation = np.where(nonempty, truncation, np.nan)
+    beyond = rank_sorted >= top_k
+    if beyond.any():
+        tail = order[beyond]
+        tail_rank = rank_sorted[beyond]
+        for r in range(top_k, int(tail_rank.max()) + 1):
+            idx = tail[tail_rank == r]
+            rest[sample_cell[idx]] += contribution[idx]
+    # NaN where the cell is empty or its return is not a positive finite number; 0
+    # where it has no more than top_k contributors; else rest / linear_return.
+    truncation = np.full(cells, np.nan, dtype=np.float64)
+    ret_occ = linear_return[occupied]
+    positive = np.isfinite(ret_occ) & (ret_occ > 0.0)
+    truncation[occupied[positive]] = 0.0
+    cut = occupied[positive & (count[occupied] > top_k)]
+    truncation[cut] = rest[cut] / linear_return[cut]
 
-    inst_min = np.full(cells, np.iinfo(np.int64).max, dtype=np.int64)
-    inst_max = np.full(cells, -1, dtype=np.int64)
-    np.minimum.at(inst_min, sample_cell, sample_instance)
-    np.maximum.at(inst_max, sample_cell, sample_instance)
+    # Several instances: a sample whose instance differs from its cell's first one.
+    inst_sorted = sample_instance[order]
+    differs = inst_sorted != inst_sorted[first_of_cell]
+    multiple = np.zeros(cells, dtype=bool)
+    multiple[sorted_cell[differs]] = True
 
-    validity = np.zeros(cells, dtype=np.uint16)
-    validity[~nonempty] |= FLAG_EMPTY
-    validity[nonempty & np.isfinite(linear_return)] |= FLAG_VALID
-    validity[(status_mask & (1 << _STATUS_UNKNOWN)) != 0] |= FLAG_UNKNOWN_MATERIAL
-    validity[(status_mask & (1 << _STATUS_UNSUPPORTED)) != 0] |= FLAG_UNSUPPORTED_MATERIAL
-    validity[(status_mask & (1 << _STATUS_INTERFACE)) != 0] |= FLAG_SEA_SURFACE
+    # Empty cells carry FLAG_EMPTY alone; the other flags are built over occupied cells.
+    validity = np.full(cells, FLAG_EMPTY, dtype=np.uint16)
+    flags = np.zeros(occupied.shape[0], dtype=np.uint16)
+    flags[np.isfinite(ret_occ)] |= FLAG_VALID
+    flags[(status_occ & (1 << _STATUS_UNKNOWN)) != 0] |= FLAG_UNKNOWN_MATERIAL
+    flags[(status_occ & (1 << _STATUS_UNSUPPORTED)) != 0] |= FLAG_UNSUPPORTED_MATERIAL
+    flags[(status_occ & (1 << _STATUS_INTERFACE)) != 0] |= FLAG_SEA_SURFACE
     if not medium_supported:
-        validity[nonempty] |= FLAG_UNSUPPORTED_MEDIUM
-    # Mixed status: more than one status bit set (only non-empty cells have any).
-    occupied = np.nonzero(nonempty)[0]
-    occupied_mask = status_mask[occupied]
-    popcount = np.zeros(occupied.shape[0], dtype=np.int64)
-    for s in range(8):
-        popcount += (occupied_mask >> s) & 1
-    validity[occupied[popcount > 1]] |= FLAG_MIXED_STATUS
-    validity[nonempty & (inst_min != inst_max)] |= FLAG_MULTIPLE_INSTANCES
-    validity[count > top_k] |= FLAG_TRUNCATED
+        flags |= FLAG_UNSUPPORTED_MEDIUM
+    # Mixed status: more than one status bit set.
+    flags[_POPCOUNT_8[status_occ & 0xFF] > 1] |= FLAG_MIXED_STATUS
+    flags[multiple[occupied]] |= FLAG_MULTIPLE_INSTANCES
+    flags[count[occupied] > top_k] |= FLAG_TRUNCATED
+    validity[occupied] = flags
 
     return {
         "primary_basis": basis,
@@ -181,8 +218,65 @@ def cell_ground_truth(
     }
 
 
+def channel_layout(
+    shape: tuple[int, int], top_k: int, *, speckle: bool
+) -> list[tuple[str, tuple[int, ...], Any]]:
+    """``(name, shape, dtype)`` of every channel of a frame, in the frame's order.
+
+    Args:
+        shape: Image shape ``(range_bin_count, bearing_count)``.
+        top_k: Contributors kept per cell.
+        speckle: Whether ``speckle_return`` is drawn.
+    """
+    cell, vec3, topk = shape, (*shape, 3), (*shape, top_k)
+    f8, i4, u1 = np.float64, np.int32, np.uint8
+    layout = {
+        "linear_return": (cell, f8),
+        "speckle_return": (cell, f8),
+        "sample_count": (cell, i4),
+        "validity": (cell, np.uint16),
+        "primary_basis": (cell, u1),
+        "truncation": (cell, f8),
+        "primary_instance": (cell, i4),
+        "primary_object": (cell, i4),
+        "primary_triangle": (cell, i4),
+        "primary_range_m": (cell, f8),
+        "primary_elevation_rad": (cell, f8),
+        "primary_incidence_rad": (cell, f8),
+        "primary_hit_point_world": (vec3, f8),
+        "primary_normal_world": (vec3, f8),
+        "primary_semantic": (cell, i4),
+        "primary_acoustic_status": (cell, u1),
+        "primary_moving": (cell, u1),
+        "topk_instance": (topk, i4),
+        "topk_triangle": (topk, i4),
+        "topk_range_m": (topk, f8),
+        "topk_elevation_rad": (topk, f8),
+        "topk_contribution": (topk, f8),
+        "topk_geometric_weight": (topk, f8),
+        "topk_energy_fraction": (topk, f8),
+    }
+    if not speckle:
+        del layout["speckle_return"]
+    return [(name, shape_, dtype) for name, (shape_, dtype) in layout.items()]
+
+
+def canonical_nan(values: np.ndarray) -> np.ndarray:
+    """``values`` with every NaN replaced by ``numpy.nan``'s one bit pattern.
+
+    x86 and ARM differ in the sign of a default NaN; frames compare byte for byte
+    across backends and platforms, so every NaN written into a channel is this one.
+    Returns ``values`` itself when it holds no NaN.
+    """
+    nan = np.isnan(values)
+    if not nan.any():
+        return values
+    return np.where(nan, np.nan, values)
+
+
 def cell_channels(
     *,
+    buffer: Any,
     shape: tuple[int, int],
     top_k: int,
     cells: dict[str, np.ndarray],
@@ -197,10 +291,15 @@ def cell_channels(
     status: np.ndarray,
     tables: dict[str, np.ndarray],
     terms: dict[str, np.ndarray],
-) -> dict[str, np.ndarray]:
-    """The frame's channels over ``[range_bin, bearing]`` from the cell and sample arrays.
+) -> None:
+    """Writes the frame's channels over ``[range_bin, bearing]`` into ``buffer``.
+
+    Each channel is written once: its sentinel fill, then its values scattered into
+    the cells that have them (NaNs made canonical first, see :func:`canonical_nan`).
 
     Args:
+        buffer: The frame's :class:`leviathan.sonar._frame._ChannelBuffer`, laid out by
+            :func:`channel_layout` (``speckle_return`` is left to the caller).
         shape: Image shape ``(range_bin_count, bearing_count)``.
         top_k: Contributors kept per cell.
         cells: :func:`leviathan.sonar._binning.bin_samples` and :func:`cell_ground_truth`
@@ -214,60 +313,59 @@ def cell_channels(
         status: Acoustic status code of each sample, uint8 [n].
         tables: The scene's per-instance lookup tables (``scene.instance_tables``).
         terms: :func:`leviathan.reference_cpu.sonar.sample_physics` outputs.
-
-    Returns:
-        Channels by name, in the frame's documented order (without ``speckle_return``).
     """
     n_cells = shape[0] * shape[1]
     rank = cells["sample_rank"]
     ret = cells["linear_return"]
 
-    def full(fill: Any, dtype: Any, extra: tuple[int, ...] = ()) -> np.ndarray:
-        return np.full((n_cells, *extra), fill, dtype=dtype)
+    def put(name: str, values: np.ndarray) -> None:
+        a = buffer.array(name, 0).reshape(n_cells)
+        a[...] = canonical_nan(values) if values.dtype.kind == "f" else values
 
-    out: dict[str, np.ndarray] = {
-        "linear_return": ret.reshape(shape),
-        "sample_count": cells["sample_count"].reshape(shape),
-        "validity": cells["validity"].reshape(shape),
-        "primary_basis": cells["primary_basis"].reshape(shape),
-        "truncation": cells["truncation"].reshape(shape),
-    }
+    put("linear_return", ret)
+    put("sample_count", cells["sample_count"])
+    put("validity", cells["validity"])
+    put("primary_basis", cells["primary_basis"])
+    put("truncation", cells["truncation"])
 
-    p = rank == 0
+    p = np.nonzero(rank == 0)[0]
     pc = sample_cell[p]
+    ip = inst[p]
     primary = {
-        "primary_instance": (full(-1, np.int32), inst[p]),
-        "primary_object": (full(-1, np.int32), tables["object_index"][inst[p]]),
-        "primary_triangle": (full(-1, np.int32), tri[p]),
-        "primary_range_m": (full(np.nan, np.float64), R[p]),
-        "primary_elevation_rad": (full(np.nan, np.float64), elevation[p]),
+        "primary_instance": (-1, ip),
+        "primary_object": (-1, tables["object_index"][ip]),
+        "primary_triangle": (-1, tri[p]),
+        "primary_range_m": (np.nan, R[p]),
+        "primary_elevation_rad": (np.nan, elevation[p]),
         # The angle is needed for primary samples only.
-        "primary_incidence_rad": (full(np.nan, np.float64), acos_clipped(cos_incidence[p])),
-        "primary_hit_point_world": (full(np.nan, np.float64, (3,)), point[p]),
-        "primary_normal_world": (full(np.nan, np.float64, (3,)), normal[p]),
-        "primary_semantic": (full(-1, np.int32), tables["semantic_index"][inst[p]]),
-        "primary_acoustic_status": (full(0, np.uint8), status[p]),
-        "primary_moving": (full(0, np.uint8), tables["moving"][inst[p]]),
+        "primary_incidence_rad": (np.nan, acos_clipped(cos_incidence[p])),
+        "primary_hit_point_world": (np.nan, point[p]),
+        "primary_normal_world": (np.nan, normal[p]),
+        "primary_semantic": (-1, tables["semantic_index"][ip]),
+        "primary_acoustic_status": (0, status[p]),
+        "primary_moving": (0, tables["moving"][ip]),
     }
-    for name, (arr, values) in primary.items():
-        arr[pc] = values
-        out[name] = arr.reshape(*shape, *arr.shape[1:])
+    for name, (fill, values) in primary.items():
+        a = buffer.array(name, fill)
+        a = a.reshape(n_cells, *a.shape[2:])
+        a[pc] = canonical_nan(values) if values.dtype.kind == "f" else values
 
-    kk = rank < top_k
+    kk = np.nonzero(rank < top_k)[0]
     kc, kr = sample_cell[kk], rank[kk]
+    ret_k = ret[kc]
+    contribution_k = terms["contribution"][kk]
     with np.errstate(divide="ignore", invalid="ignore"):
-        fraction = terms["contribution"] / ret[sample_cell]
-    fraction = np.where(ret[sample_cell] > 0.0, fraction, np.nan)
+        fraction = contribution_k / ret_k
+    fraction = np.where(ret_k > 0.0, fraction, np.nan)
     topk = {
-        "topk_instance": (full(-1, np.int32, (top_k,)), inst),
-        "topk_triangle": (full(-1, np.int32, (top_k,)), tri),
-        "topk_range_m": (full(np.nan, np.float64, (top_k,)), R),
-        "topk_elevation_rad": (full(np.nan, np.float64, (top_k,)), elevation),
-        "topk_contribution": (full(np.nan, np.float64, (top_k,)), terms["contribution"]),
-        "topk_geometric_weight": (full(np.nan, np.float64, (top_k,)), terms["geometric_weight"]),
-        "topk_energy_fraction": (full(np.nan, np.float64, (top_k,)), fraction),
+        "topk_instance": (-1, inst[kk]),
+        "topk_triangle": (-1, tri[kk]),
+        "topk_range_m": (np.nan, R[kk]),
+        "topk_elevation_rad": (np.nan, elevation[kk]),
+        "topk_contribution": (np.nan, contribution_k),
+        "topk_geometric_weight": (np.nan, terms["geometric_weight"][kk]),
+        "topk_energy_fraction": (np.nan, fraction),
     }
-    for name, (arr, values) in topk.items():
-        arr[kc, kr] = values[kk]
-        out[name] = arr.reshape(*shape, top_k)
-    return out
+    for name, (fill, values) in topk.items():
+        a = buffer.array(name, fill).reshape(n_cells, top_k)
+        a[kc, kr] = canonical_nan(values) if values.dtype.kind == "f" else values

@@ -21,6 +21,7 @@
 from __future__ import annotations
 
 import math
+import time
 from functools import lru_cache
 from typing import Any
 
@@ -33,12 +34,18 @@ from leviathan.raycast import prepare_scene, resolve_backend, trace_rays
 from leviathan.reference_cpu import sonar as ref
 from leviathan.scene import Scene
 from leviathan.sonar._binning import bin_samples, range_bin_edges
-from leviathan.sonar._frame import SonarFrame, _OwnedChannels
-from leviathan.sonar._ground_truth import CELL_FLAGS, cell_channels, cell_ground_truth
+from leviathan.sonar._frame import SonarFrame, _ChannelBuffer
+from leviathan.sonar._ground_truth import (
+    CELL_FLAGS,
+    canonical_nan,
+    cell_channels,
+    cell_ground_truth,
+    channel_layout,
+)
 from leviathan.sonar._physics import Medium, integrated_samples, medium_at, sample_terms
 from leviathan.specs import ImagingSonarSpec, WaterSpec
 
-__all__ = ["SONAR_MODEL_VERSION", "SPECKLE_EFFECT", "beam_grid_for", "render"]
+__all__ = ["RENDER_STAGES", "SONAR_MODEL_VERSION", "SPECKLE_EFFECT", "beam_grid_for", "render"]
 
 SPECKLE_EFFECT = "speckle"
 SONAR_MODEL_VERSION = "leviathan.imaging_sonar.v1"
@@ -153,6 +160,7 @@ def render(
     water: WaterSpec | None = None,
     backend: str = "auto",
     device: str | None = None,
+    stage_times_s: dict[str, float] | None = None,
 ) -> SonarFrame:
     """Renders one imaging-sonar ping with per-cell ground truth.
 
@@ -169,10 +177,18 @@ def render(
             (Warp on CUDA when present, else Warp on the CPU), ``"reference"`` (numpy)
             or ``"warp"``. Every backend gives the same frame, bit for bit.
         device: Device for the backend: ``None`` (its default), ``"cpu"`` or ``"cuda:N"``.
+        stage_times_s: If given, a dict that receives the wall time of each stage [s]
+            under :data:`RENDER_STAGES` names (``leviathan bench sonar`` reports them).
+            Timing changes nothing in the frame.
 
     Returns:
         The frame; identical content (and hash) for identical inputs.
     """
+    if stage_times_s is not None and not isinstance(stage_times_s, dict):
+        raise TypeError(
+            f"stage_times_s: expected None or a dict to fill, got {type(stage_times_s).__name__}"
+        )
+    clock = _StageClock(stage_times_s)
     _validate(scene, spec, sensor_pose, sensor_id, sample_index, time_ns, seed)
     backend, device = resolve_backend(backend, device)
     water = WaterSpec() if water is None else water
@@ -189,7 +205,9 @@ def render(
     grid, dirs_sensor = beam_grid_for(spec)
     d = sensor_pose.apply_direction(dirs_sensor)
     o = np.ascontiguousarray(np.broadcast_to(sensor_pose.translation, d.shape))
+    clock.lap("rays")
     prepared = prepare_scene(scene)
+    clock.lap("prepare")
     hits = trace_rays(
         prepared,
         o,
@@ -200,12 +218,16 @@ def render(
         device=device,
     )
 
+    clock.lap("trace")
+
     # 4. Per-sample physics.
     samples = integrated_samples(
         hits, o, d, scene=scene, prepared=prepared, bearing_count=B, window=window
     )
     medium = medium_at(spec.frequency_hz, water, depth_m=float(sensor_pose.translation[2]))
     terms = sample_terms(samples, grid, medium)
+
+    clock.lap("physics")
 
     # 5. Binning.
     binned = bin_samples(
@@ -216,6 +238,8 @@ def render(
         sample_elevation=samples.elevation_index,
         contribution=terms["contribution"],
     )
+
+    clock.lap("binning")
 
     # 6. Ground truth.
     truth = cell_ground_truth(
@@ -231,7 +255,10 @@ def render(
         geometric_weight_no_absorption=terms["geometric_weight_no_absorption"],
         **binned,
     )
-    channels = cell_channels(
+    clock.lap("ground_truth")
+    buffer = _ChannelBuffer(channel_layout((N, B), K, speckle=bool(spec.speckle)))
+    cell_channels(
+        buffer=buffer,
         shape=(N, B),
         top_k=K,
         cells={**binned, **truth},
@@ -248,8 +275,17 @@ def render(
         terms=terms,
     )
 
+    clock.lap("channels")
+
     # 7. Frame.
-    speckle = _speckle(channels, spec, seed=seed, sensor_id=sensor_id, sample_index=sample_index)
+    speckle = _speckle(
+        buffer,
+        binned["linear_return"],
+        spec,
+        seed=seed,
+        sensor_id=sensor_id,
+        sample_index=sample_index,
+    )
     metadata = _metadata(
         scene,
         spec,
@@ -263,31 +299,67 @@ def render(
         time_ns=time_ns,
         speckle=speckle,
     )
-    return SonarFrame(
-        channels=_OwnedChannels(channels),
+    frame = SonarFrame(
+        channels=buffer.finish(),
         metadata=metadata,
         backend=backend,
         device=device,
         display={"dynamic_range_db": float(spec.dynamic_range_db)},
     )
+    clock.lap("frame")
+    return frame
+
+
+#: The stages :func:`render` times into ``stage_times_s``, in order: validation and
+#: rays, scene preparation (BVH, cached), tracing with the sea surface, per-sample
+#: physics, binning, ground truth, channel arrays, speckle + metadata + frame.
+RENDER_STAGES: tuple[str, ...] = (
+    "rays",
+    "prepare",
+    "trace",
+    "physics",
+    "binning",
+    "ground_truth",
+    "channels",
+    "frame",
+)
+
+
+class _StageClock:
+    """Writes the seconds since the previous lap under each stage name (or does nothing)."""
+
+    def __init__(self, out: dict[str, float] | None) -> None:
+        self._out = out
+        self._t = time.perf_counter()
+
+    def lap(self, stage: str) -> None:
+        if self._out is not None:
+            now = time.perf_counter()
+            self._out[stage] = now - self._t
+            self._t = now
 
 
 def _speckle(
-    channels: dict[str, np.ndarray],
+    buffer: _ChannelBuffer,
+    linear_return: np.ndarray,
     spec: ImagingSonarSpec,
     *,
     seed: int | None,
     sensor_id: str,
     sample_index: int,
 ) -> dict[str, Any]:
-    """Adds ``speckle_return`` when the spec asks for it; returns the speckle record."""
+    """Writes ``speckle_return`` when the spec asks for it; returns the speckle record.
+
+    ``linear_return`` is the flat cell sum of :func:`leviathan.sonar._binning.bin_samples`.
+    """
     if not spec.speckle:
         return {"effect": SPECKLE_EFFECT, "drawn": False, "root_seed": None}
     N, B = spec.range_bin_count, spec.bearing_count
     draw = exponential(
         seed, sensor_id, sample_index, SPECKLE_EFFECT, np.arange(N * B, dtype=np.int64)
     )
-    channels["speckle_return"] = channels["linear_return"] * draw.reshape(N, B)
+    out = buffer.array("speckle_return", 0).reshape(N * B)
+    out[...] = canonical_nan(linear_return * draw)
     return {"effect": SPECKLE_EFFECT, "drawn": True, "root_seed": int(seed)}
 
 

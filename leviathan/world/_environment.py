@@ -60,6 +60,17 @@ class SceneObject:
 
     def instance_at(self, time_ns: int) -> Instance:
         """The scene instance at ``time_ns`` (seconds derived from the integer time)."""
+        if not self.moving:
+            return self._static_instance
+        return self._build_instance(time_ns)
+
+    @cached_property
+    def _static_instance(self) -> Instance:
+        # A static object's instance is the same at every instant; instances are
+        # immutable, so one is built and shared by every scene the World forms.
+        return self._build_instance(0)
+
+    def _build_instance(self, time_ns: int) -> Instance:
         T = self.T_world_object
         if self.moving:
             t_s = ns_to_seconds(time_ns)
@@ -104,7 +115,17 @@ class Environment:
 
     def scene_at(self, time_ns: int) -> Scene:
         """The canonical scene at the sample instant ``time_ns``."""
+        if self._static_scene is not None:
+            return self._static_scene
         return Scene([o.instance_at(time_ns) for o in self.objects], name=self.name)
+
+    @cached_property
+    def _static_scene(self) -> Scene | None:
+        # Without moving objects the scene is the same at every instant: one immutable
+        # Scene serves every sample, and its content hash and prepared BVH are reused.
+        if any(o.moving for o in self.objects):
+            return None
+        return Scene([o.instance_at(0) for o in self.objects], name=self.name)
 
     def current_ned(self, depth_m: float) -> np.ndarray:
         """Current velocity in world NED at a depth [m/s]."""

@@ -32,6 +32,7 @@ from leviathan._validation import check_root_seed
 from leviathan.dynamics import RigidBodyModel, VehicleState, accelerations
 from leviathan.dynamics import step as dynamics_step
 from leviathan.raycast import resolve_backend
+from leviathan.schedule import SensorSchedule
 from leviathan.sensors import BodyKinematics
 from leviathan.time import Clock
 from leviathan.world import _sampling as sampling
@@ -46,6 +47,23 @@ from leviathan.world._setup import VehicleSetup
 from leviathan.world._vehicles import LiveVehicle, check_controller_fits, tick_length_ns
 
 __all__ = ["World"]
+
+
+# Runtime schedules by schedule spec object: specs are frozen, and each tick asks every
+# sensor for its schedule. The entry holds the spec, so its id cannot be reused.
+_SCHEDULES: dict[int, tuple[Any, SensorSchedule]] = {}
+
+
+def _schedule_of(schedule_spec: Any) -> SensorSchedule:
+    """``schedule_spec.schedule()``, built once per spec object."""
+    entry = _SCHEDULES.get(id(schedule_spec))
+    if entry is not None and entry[0] is schedule_spec:
+        return entry[1]
+    schedule = schedule_spec.schedule()
+    if len(_SCHEDULES) >= 1024:
+        _SCHEDULES.clear()
+    _SCHEDULES[id(schedule_spec)] = (schedule_spec, schedule)
+    return schedule
 
 
 def _norm3(v: Sequence[float]) -> float:
@@ -338,7 +356,7 @@ class World(WorldEdits, WorldHistory):
         due: list[sampling.DueSample] = []
         for v in self._vehicles.values():
             for spec in v.spec.sensors:
-                schedule = spec.schedule.schedule()
+                schedule = _schedule_of(spec.schedule)
                 window = schedule.tick_window(t_ns, after_ns=after_ns)
                 self._off_tick.record(
                     f"{v.name}/{spec.name}",

@@ -43,6 +43,8 @@ WARP_ONLY = {
     "tri9d": "device record of one triangle (v0, e1, e2)",
     "STACK_CAPACITY": "traversal stack slots per thread (the reference walks a wavefront)",
     "CompileReport": "device management: compile/load report",
+    "CPU_BATCH_RAYS": "rays per batch when a CPU trace is split across host threads",
+    "cpu_trace_threads": "host threads of a CPU trace (the reference is numpy, one thread)",
     "available_devices": "device management",
     "check_device": "device management",
     "compile_reports": "device management",
@@ -102,10 +104,13 @@ def test_mirrored_constants_are_the_same_float64_values() -> None:
 
 
 def test_the_stage_twins_take_the_same_arguments_plus_the_device() -> None:
+    # Plus ``threads``: host threads of a CPU trace, which the numpy reference has no use for.
     assert kernels.nearest_hits is kb.nearest_hits
     reference = inspect.signature(ref.nearest_hits).parameters
     warp = inspect.signature(kb.nearest_hits).parameters
     assert [(p.name, p.kind) for p in reference.values()] == [
-        (p.name, p.kind) for p in warp.values() if p.name != "device"
+        (p.name, p.kind) for p in warp.values() if p.name not in ("device", "threads")
     ]
     assert warp["device"].kind is inspect.Parameter.KEYWORD_ONLY
+    assert warp["threads"].kind is inspect.Parameter.KEYWORD_ONLY
+    assert warp["threads"].default is None
