@@ -7,6 +7,10 @@ demo or the whole test suite. Needs only a Python 3.11+ interpreter.
 
 The install is redone only when ``pyproject.toml`` changes (a stamp file in
 ``.venv`` records its SHA-256), so repeated runs start quickly.
+
+Before the tests, ``test`` says whether the Dashboard's browser tests (marked
+``browser``) will run: they need Debian's Chromium at ``/usr/bin/chromium`` and the
+``playwright`` package in ``.venv`` (one of the test extras), and skip without them.
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent
 VENV = ROOT / ".venv"
 STAMP = VENV / ".leviathan-install-stamp"
+CHROMIUM = Path("/usr/bin/chromium")
 
 
 def _venv_python() -> Path:
@@ -47,6 +52,28 @@ def _ensure_environment() -> Path:
     return python
 
 
+def _browser_test_notice(python: Path) -> str:
+    """A plain line: whether the browser tests run, and if not, why and how to enable them."""
+    missing = []
+    if not CHROMIUM.exists():
+        missing.append(
+            f"Chromium is not at {CHROMIUM} (install Debian's chromium package: "
+            "apt-get install chromium, as root)"
+        )
+    # Asked of the venv's interpreter, which is the one that runs the tests.
+    probe = subprocess.run(
+        [str(python), "-c", "import playwright.sync_api"], capture_output=True, cwd=ROOT
+    )
+    if probe.returncode != 0:
+        missing.append(
+            "the playwright package is missing from .venv "
+            f"(install it: {python} -m pip install playwright)"
+        )
+    if not missing:
+        return f"[dev] browser tests will run (Chromium at {CHROMIUM}, playwright in .venv)"
+    return "[dev] browser tests will be SKIPPED: " + "; and ".join(missing)
+
+
 def main(argv: list[str]) -> int:
     usage = "usage: python3 dev.py {demo|test} [extra arguments]"
     if not argv or argv[0] not in {"demo", "test"}:
@@ -57,6 +84,7 @@ def main(argv: list[str]) -> int:
     if command == "demo":
         args = [str(python), "-m", "leviathan", "demo", *extra]
     else:
+        print(_browser_test_notice(python), flush=True)
         args = [str(python), "-m", "pytest", "-n", "auto", *extra]
     return subprocess.run(args, cwd=ROOT).returncode
 

@@ -206,6 +206,9 @@ EXCLUDED_MODULES = {
     "leviathan/service/routers/_service.py": "service face: I/O, no canonical arithmetic",
     "leviathan/service/routers/_worlds.py": "service face: I/O, no canonical arithmetic",
     "leviathan/service/routers/_analytic.py": "service face: I/O around the analytic sonar image",
+    "leviathan/service/routers/_scene.py": "service face: I/O, the Viewport's geometry",
+    "leviathan/service/routers/_dashboard.py": "service face: serves the Dashboard's files",
+    "leviathan/service/_catalogue.py": "service face: the catalogue for a client's forms",
     "leviathan/analytic/_sonar_noise.py": "analytic tier (not canonical): sonar noise from a "
     "sensor's own numpy generator, never in a canonical hash",
     "leviathan/analytic/_sonar_image.py": "analytic tier (not canonical): calls the canonical "

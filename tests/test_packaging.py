@@ -171,3 +171,24 @@ def test_installed_parity_refuses_a_missing_fixture_directory(
         f"error: fixture: the fixture directory {missing} does not exist; pass --fixtures DIR "
         "(or set LEVIATHAN_FIXTURES) to a folder holding manifest.json and the scene .npz files"
     ]
+
+
+def test_installed_package_ships_every_dashboard_file(
+    installed_python: Path, tmp_path: Path
+) -> None:
+    # `leviathan serve` serves the Dashboard from package data: every file in the
+    # checkout's dashboard folder (modules, styles, vendored libraries, licences,
+    # VENDOR.json) must be installed, byte for byte.
+    code = "from leviathan.service.routers._dashboard import dashboard_dir; print(dashboard_dir())"
+    out = subprocess.run(
+        [installed_python, "-c", code], capture_output=True, text=True, cwd=tmp_path, check=True
+    )
+    installed = Path(out.stdout.strip())
+    assert "site-packages" in installed.parts
+    source = ROOT / "leviathan" / "service" / "dashboard"
+    files = sorted(p.relative_to(source) for p in source.rglob("*") if p.is_file())
+    assert {"index.html", "vendor/VENDOR.json", "vendor/three/LICENSE"} <= {
+        p.as_posix() for p in files
+    }
+    for relative in files:
+        assert (installed / relative).read_bytes() == (source / relative).read_bytes(), relative

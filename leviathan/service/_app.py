@@ -9,7 +9,9 @@ the token, body size and shutdown (:mod:`leviathan.service._auth`).
 
 The OpenAPI schema is served at ``/openapi.json``; the interactive docs pages are
 disabled, since FastAPI's would load their scripts from a CDN (nothing is fetched
-from the internet). CORS headers are sent only for the origins configured.
+from the internet). The Dashboard is served at ``/`` from package data
+(:mod:`leviathan.service.routers._dashboard`). CORS headers are sent only for the
+origins configured.
 """
 
 from __future__ import annotations
@@ -27,6 +29,9 @@ from leviathan.service._errors import InternalErrorMiddleware, install_error_han
 from leviathan.service._hosting import ServiceSettings, WorldHost
 from leviathan.service.routers import live_router, samples_router, service_router, worlds_router
 from leviathan.service.routers._analytic import router as analytic_router
+from leviathan.service.routers._dashboard import is_public_path
+from leviathan.service.routers._dashboard import router as dashboard_router
+from leviathan.service.routers._scene import router as scene_router
 
 __all__ = ["create_app"]
 
@@ -90,7 +95,15 @@ def create_app(
     )
     app.state.host = host
     install_error_handlers(app)
-    for router in (service_router, worlds_router, samples_router, live_router, analytic_router):
+    for router in (
+        service_router,
+        worlds_router,
+        samples_router,
+        live_router,
+        analytic_router,
+        scene_router,
+        dashboard_router,
+    ):
         app.include_router(router)
     # Inside the gate, so a refused request never reaches it; outside the routes.
     app.add_middleware(InternalErrorMiddleware)
@@ -99,6 +112,7 @@ def create_app(
         token=token,
         max_body_bytes=settings.max_body_bytes,
         is_shutting_down=lambda: host.shutting_down,
+        is_public=is_public_path,
     )
     if settings.cors_origins:
         from fastapi.middleware.cors import CORSMiddleware

@@ -83,6 +83,8 @@ class GuardMiddleware:
         token: The token every request must carry, or ``None`` for none.
         max_body_bytes: Largest request body [bytes].
         is_shutting_down: Returns whether the service is stopping.
+        is_public: ``(method, path) -> bool``: requests served without the token (the
+            Dashboard's static files); the body bound and shutdown still apply.
     """
 
     def __init__(
@@ -92,14 +94,18 @@ class GuardMiddleware:
         token: str | None,
         max_body_bytes: int,
         is_shutting_down: Callable[[], bool],
+        is_public: Callable[[str, str], bool] = lambda method, path: False,
     ) -> None:
         self.app = app
         self.token = token.encode() if token else None
         self.max_body_bytes = max_body_bytes
         self.is_shutting_down = is_shutting_down
+        self.is_public = is_public
 
     def _authorised(self, scope: dict[str, Any]) -> bool:
         if self.token is None:
+            return True
+        if scope["type"] == "http" and self.is_public(scope.get("method", ""), scope["path"]):
             return True
         given = b""
         for name, value in scope.get("headers", ()):

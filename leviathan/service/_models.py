@@ -30,13 +30,19 @@ __all__ = [
     "MeshDocument",
     "PlayRequest",
     "PlayStatus",
+    "PoseDocument",
+    "SceneMeshGeometry",
     "SceneObjectDocument",
+    "SceneObjectGeometry",
+    "SceneResponse",
+    "SensorGeometry",
     "SnapshotResponse",
     "StateResponse",
     "StepLengthRequest",
     "StepRequest",
     "StepResponse",
     "TrackResponse",
+    "VehicleGeometry",
     "VehicleSetupDocument",
     "WaypointFollowerDocument",
     "WorldInfo",
@@ -357,3 +363,90 @@ class HealthResponse(BaseModel):
     max_ticks_per_request: int
     max_body_bytes: int
     catalogue: list[str]
+
+
+# --------------------------------------------------------------------------- scene (Viewport)
+
+
+class PoseDocument(BaseModel):
+    """A rigid transform ``T_A_B`` (maps B into A): rotation 3x3 row-major, translation [m]."""
+
+    rotation: list[list[float]] = Field(description="R_A_B, 3 rows of 3.")
+    translation: list[float] = Field(description="t_A_B [m], 3 values.")
+
+
+class SceneMeshGeometry(BaseModel):
+    """A triangle mesh for display, in its own frame (object-local or body FRD) [m].
+
+    ``encoding = "lists"``: ``vertices`` [vertex_count, 3] float64 and ``indices``
+    [triangle_count, 3] as nested lists (exact). ``"base64"``: ``vertices`` is
+    little-endian float32 x, y, z per vertex and ``indices`` little-endian uint32,
+    three per triangle, each base64-encoded (compact, for display only).
+    """
+
+    encoding: Literal["lists", "base64"]
+    vertex_count: int
+    triangle_count: int
+    vertices: list[list[float]] | str
+    indices: list[list[int]] | str
+
+
+class SceneObjectGeometry(BaseModel):
+    """One environment object: its mesh and its pose in world NED."""
+
+    object_id: str
+    semantic_label: str
+    material: str | None = Field(description="Acoustic material name (null: unknown).")
+    moving: bool
+    velocity_ned_m_per_s: Vec3 = Field(description="Constant velocity in world NED [m/s].")
+    T_world_object_t0: PoseDocument = Field(description="Pose in world NED at t = 0.")
+    T_world_object: PoseDocument = Field(
+        description="Pose in world NED at the committed time (time_ns of the response)."
+    )
+    mesh: SceneMeshGeometry
+
+
+class SensorGeometry(BaseModel):
+    """One sensor's mount and field of view, for drawing (values from its spec)."""
+
+    sensor_id: str = Field(description="'vehicle/sensor'.")
+    name: str
+    kind: str
+    T_body_sensor: PoseDocument = Field(description="Mount: sensor FRD into body FRD.")
+    field_of_view: dict[str, float] = Field(
+        description="Kind-specific spec values [deg, m, px]: imaging_sonar azimuth_fov_deg, "
+        "elevation_aperture_deg, range_min_m, range_max_m; camera width_px, height_px, "
+        "fx_px, fy_px, cx_px, cy_px, near_m, far_m (optical axis = sensor x); dvl "
+        "beam_count, beam_angle_deg, min_range_m, max_range_m; imu none."
+    )
+
+
+class VehicleGeometry(BaseModel):
+    """One vehicle: its hull in body FRD (or none) and its sensors' mounts."""
+
+    name: str
+    spec_name: str
+    spec_hash: str = Field(description="Content hash of the vehicle's current document.")
+    hull_shape: str | None = Field(description="'cylinder', 'box', 'mesh' or null (no hull).")
+    hull_label: str | None
+    hull: SceneMeshGeometry | None = Field(description="Hull mesh in body FRD [m], or null.")
+    sensors: list[SensorGeometry]
+
+
+class SceneResponse(BaseModel):
+    """Geometry of a World for the Viewport, in LEVIATHAN's frames.
+
+    World NED (x north, y east, z down, origin at the sea surface, the plane
+    z = 0); body and sensor frames FRD; metres. Poses are ``T_A_B`` with
+    rotation and translation; vehicles' poses live in the state (``/state``,
+    the WebSocket stream), not here.
+    """
+
+    world_id: str
+    tick: int
+    time_ns: int
+    environment_name: str
+    environment_hash: str
+    sea_surface_down_m: float = Field(description="Depth of the sea surface: 0 (z = 0 plane).")
+    objects: list[SceneObjectGeometry]
+    vehicles: list[VehicleGeometry]

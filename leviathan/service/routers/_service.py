@@ -8,6 +8,7 @@ from fastapi import APIRouter, Depends
 
 from leviathan.catalogue import get_vehicle, vehicle_names
 from leviathan.service import _models as m
+from leviathan.service._catalogue import CatalogueResponse, catalogue_response
 from leviathan.service._deps import get_host
 from leviathan.service._errors import ERROR_RESPONSES, ServiceError
 from leviathan.service._hosting import WorldHost
@@ -36,6 +37,13 @@ async def health(host: Host) -> m.HealthResponse:
         max_body_bytes=s.max_body_bytes,
         catalogue=list(vehicle_names()),
     )
+
+
+@router.get("/catalogue", response_model=CatalogueResponse, summary="The catalogue")
+async def catalogue_list() -> CatalogueResponse:
+    """Every built-in vehicle with its sensors and thrusters, and every controller kind
+    with the fields ``POST /worlds`` accepts for it (for building a create form)."""
+    return catalogue_response()
 
 
 @router.get("/catalogue/{name}", summary="A catalogue vehicle's document")

@@ -1,0 +1,165 @@
+"""``GET /worlds/{world_id}/scene``: a World's geometry for the Viewport, in LEVIATHAN's frames.
+
+The Viewport draws what this returns and poses it from the World's state (the
+``/state`` endpoint and the ``/stream`` WebSocket); it converts NED to its display
+axes itself, in one place. Everything here is in LEVIATHAN's frames: world NED
+(x north, y east, z down, origin at the sea surface), body and sensor FRD, metres,
+mount poses as ``T_body_sensor``.
+
+* **Environment objects**, in the environment's order (their instance indices):
+  the object-local mesh, the pose at t = 0 and at the World's committed time
+  (objects with a constant velocity move as ``t(t) = t(0) + v t``), label and
+  material name.
+* **Vehicles**, in name order: the hull mesh in body FRD
+  (:func:`leviathan.geometry.hull_mesh` of the vehicle's current document, the
+  same mesh the other vehicles' sensors see) or none, and each sensor's mount and
+  the spec values that bound its field of view.
+* The sea surface is the plane z = 0 (an analytic interface, no mesh).
+
+Meshes come as exact float64 lists by default; ``encoding=base64`` gives
+little-endian float32 vertices and uint32 indices, a third of the size, for display.
+Nothing is computed here that a Python user could not read from
+:attr:`World.environment` and :meth:`World.vehicle_spec`.
+"""
+
+from __future__ import annotations
+
+import base64
+from typing import Annotated, Any, Literal
+
+from fastapi import APIRouter, Depends, Query
+
+from leviathan.frames import Transform
+from leviathan.geometry import hull_mesh
+from leviathan.identity import content_hash
+from leviathan.scene import TriangleMesh
+from leviathan.service import _models as m
+from leviathan.service._deps import get_host
+from leviathan.service._errors import ERROR_RESPONSES
+from leviathan.service._hosting import WorldHost
+from leviathan.specs import VehicleSpec
+from leviathan.world import World
+
+__all__ = ["router", "scene_geometry"]
+
+router = APIRouter(prefix="/worlds", tags=["scene"], responses=ERROR_RESPONSES)
+
+Host = Annotated[WorldHost, Depends(get_host)]
+Encoding = Literal["lists", "base64"]
+
+# Spec fields that bound each sensor kind's field of view, as the Viewport draws it.
+_FIELD_OF_VIEW: dict[str, tuple[str, ...]] = {
+    "imaging_sonar": ("azimuth_fov_deg", "elevation_aperture_deg", "range_min_m", "range_max_m"),
+    "camera": ("width_px", "height_px", "fx_px", "fy_px", "cx_px", "cy_px", "near_m", "far_m"),
+    "dvl": ("beam_count", "beam_angle_deg", "min_range_m", "max_range_m"),
+    "imu": (),
+}
+
+
+def _pose(T: Transform) -> m.PoseDocument:
+    data = T.to_dict()
+    return m.PoseDocument(rotation=data["rotation"], translation=data["translation"])
+
+
+def _mesh(mesh: TriangleMesh, encoding: Encoding) -> m.SceneMeshGeometry:
+    vertices, faces = mesh.vertices, mesh.faces
+    if encoding == "lists":
+        v: Any = vertices.tolist()
+        f: Any = faces.tolist()
+    else:
+        # Display only: float32 is what the renderer draws with; local coordinates
+        # (object or body frame) keep the rounding below a millimetre for any
+        # mesh under ~8 km across.
+        v = base64.b64encode(vertices.astype("<f4").tobytes()).decode("ascii")
+        f = base64.b64encode(faces.astype("<u4").tobytes()).decode("ascii")
+    return m.SceneMeshGeometry(
+        encoding=encoding,
+        vertex_count=int(vertices.shape[0]),
+        triangle_count=int(faces.shape[0]),
+        vertices=v,
+        indices=f,
+    )
+
+
+def _sensors(vehicle: str, spec: VehicleSpec) -> list[m.SensorGeometry]:
+    out = []
+    for sensor in spec.sensors:
+        fields = _FIELD_OF_VIEW.get(sensor.kind, ())
+        out.append(
+            m.SensorGeometry(
+                sensor_id=f"{vehicle}/{sensor.name}",
+                name=sensor.name,
+                kind=sensor.kind,
+                T_body_sensor=_pose(sensor.mount.transform()),
+                field_of_view={name: float(getattr(sensor, name)) for name in fields},
+            )
+        )
+    return out
+
+
+def scene_geometry(world_id: str, world: World, *, encoding: Encoding = "lists") -> m.SceneResponse:
+    """The Viewport's geometry of ``world`` at its committed time (see the module docstring).
+
+    Args:
+        world_id: The World's id in the service.
+        world: The World (read under its lock by the caller).
+        encoding: ``"lists"`` (exact float64) or ``"base64"`` (float32/uint32, display).
+
+    Returns:
+        Environment objects in their order, vehicles in name order, with their sensors.
+    """
+    env = world.environment
+    scene_now = env.scene_at(world.time_ns)
+    objects = []
+    for obj, instance in zip(env.objects, scene_now.instances, strict=True):
+        objects.append(
+            m.SceneObjectGeometry(
+                object_id=obj.object_id,
+                semantic_label=obj.semantic_label,
+                material=None if obj.material is None else obj.material.name,
+                moving=obj.moving,
+                velocity_ned_m_per_s=obj.velocity_ned_m_per_s,
+                T_world_object_t0=_pose(obj.T_world_object),
+                T_world_object=_pose(instance.T_world_object),
+                mesh=_mesh(obj.mesh, encoding),
+            )
+        )
+    vehicles = []
+    for name in world.vehicle_names:
+        spec = world.vehicle_spec(name)
+        hull = spec.hull
+        vehicles.append(
+            m.VehicleGeometry(
+                name=name,
+                spec_name=spec.name,
+                spec_hash=content_hash(spec),
+                hull_shape=None if hull is None else hull.shape,
+                hull_label=None if hull is None else hull.semantic_label,
+                hull=None if hull is None else _mesh(hull_mesh(hull), encoding),
+                sensors=_sensors(name, spec),
+            )
+        )
+    return m.SceneResponse(
+        world_id=world_id,
+        tick=world.tick,
+        time_ns=world.time_ns,
+        environment_name=env.name,
+        environment_hash=env.content_hash,
+        sea_surface_down_m=0.0,
+        objects=objects,
+        vehicles=vehicles,
+    )
+
+
+@router.get("/{world_id}/scene", response_model=m.SceneResponse, summary="Scene geometry")
+async def get_scene(
+    world_id: str,
+    host: Host,
+    encoding: Annotated[
+        Encoding, Query(description="'lists' (exact float64) or 'base64' (float32, display)")
+    ] = "lists",
+) -> m.SceneResponse:
+    """Environment meshes and poses, vehicle hulls and sensor mounts, in world NED / FRD."""
+    return await host.run(
+        world_id, lambda w: scene_geometry(world_id, w, encoding=encoding), changes=False
+    )

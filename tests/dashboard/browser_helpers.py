@@ -1,0 +1,139 @@
+"""Shared by the Dashboard's browser tests: finding Chromium, watching a page, screenshots.
+
+The fixtures themselves (``service``, ``browser``, ``watch``, ``page``) are in
+``tests/dashboard/conftest.py``; this module holds the plain functions and the
+:class:`PageWatch` record they use, so test modules can import them by name
+(``from browser_helpers import open_dashboard, shot``).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+ROOT = Path(__file__).resolve().parents[2]
+CHROMIUM = Path("/usr/bin/chromium")
+ARTIFACTS = ROOT / "test-artifacts" / "dashboard"
+"""Screenshots land here (gitignored; created when the first one is taken)."""
+
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+]
+"""Headless Chromium flags: no sandbox (containers), software rendering, and no
+traffic of Chromium's own (updates, safe browsing) that would leave the machine."""
+
+LOCAL_HOSTS = frozenset({"127.0.0.1", "localhost", "::1", "[::1]"})
+_LOCAL_SCHEMES = frozenset({"data", "blob", "about"})
+
+
+def browser_missing_reason() -> str | None:
+    """Why the browser tests cannot run here, in plain words, or ``None`` if they can."""
+    try:
+        import playwright.sync_api  # noqa: F401
+    except ImportError:
+        return (
+            "playwright is not installed: install the test extra "
+            "(pip install -e '.[test]') to run the browser tests"
+        )
+    if not CHROMIUM.exists():
+        return (
+            f"Chromium not found at {CHROMIUM}: install Debian's chromium package to run the "
+            "browser tests"
+        )
+    return None
+
+
+def is_local_url(url: str) -> bool:
+    """Whether a request to ``url`` stays on this machine (loopback, data:, blob:)."""
+    parts = urlsplit(url)
+    if parts.scheme in _LOCAL_SCHEMES:
+        return True
+    return parts.hostname in LOCAL_HOSTS
+
+
+@dataclass
+class PageWatch:
+    """What a page did that a test must not allow: console errors, uncaught page errors
+    and requests that would leave localhost (those are aborted, and recorded).
+
+    A test that provokes a service error on purpose calls :meth:`allow` with a
+    pattern for the console line Chromium writes for the failed request (e.g.
+    ``"status of 409"``); every other console error still fails the test.
+    """
+
+    console_errors: list[str] = field(default_factory=list)
+    page_errors: list[str] = field(default_factory=list)
+    foreign_requests: list[str] = field(default_factory=list)
+    allowed: list[re.Pattern[str]] = field(default_factory=list)
+
+    def allow(self, pattern: str) -> None:
+        """Lets console errors matching the regular expression ``pattern`` pass."""
+        self.allowed.append(re.compile(pattern))
+
+    def on_console(self, message: Any) -> None:
+        if message.type == "error":
+            location = message.location or {}
+            self.console_errors.append(f"{message.text} ({location.get('url', '?')})")
+
+    def on_page_error(self, error: Any) -> None:
+        self.page_errors.append(str(error))
+
+    def on_route(self, route: Any) -> None:
+        url = route.request.url
+        if is_local_url(url):
+            route.continue_()
+        else:
+            self.foreign_requests.append(url)
+            route.abort()
+
+    def on_websocket(self, websocket: Any) -> None:
+        # Page routes do not see WebSockets; their URLs are checked here instead.
+        if not is_local_url(websocket.url.replace("ws://", "http://", 1)):
+            self.foreign_requests.append(websocket.url)
+
+    def problems(self) -> list[str]:
+        """Everything that should fail the test, one line each."""
+        console = [e for e in self.console_errors if not any(p.search(e) for p in self.allowed)]
+        return (
+            [f"console error: {e}" for e in console]
+            + [f"page error: {e}" for e in self.page_errors]
+            + [f"request leaving localhost: {u}" for u in self.foreign_requests]
+        )
+
+    def attach(self, page: Any) -> None:
+        """Watches ``page``: listeners for console and page errors, a route for every request."""
+        page.on("console", self.on_console)
+        page.on("pageerror", self.on_page_error)
+        page.on("websocket", self.on_websocket)
+        page.route("**/*", self.on_route)
+
+
+def open_dashboard(page: Any, base_url: str, *, token: str | None = None) -> None:
+    """Loads the Dashboard at ``base_url`` and waits until every panel has mounted.
+
+    ``app.js`` sets ``data-ready="true"`` on ``<body>`` once each panel's ``mount`` ran
+    (a panel that failed to load shows its error in its own section instead).
+    """
+    url = base_url.rstrip("/") + "/"
+    if token is not None:
+        url += f"?token={token}"
+    page.goto(url)
+    page.wait_for_selector("body[data-ready='true']", timeout=15_000)
+
+
+def shot(page: Any, name: str, *, selector: str | None = None) -> Path:
+    """Saves a PNG screenshot of the page (or of the element ``selector``) as
+    ``test-artifacts/dashboard/<name>.png``; returns its path."""
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    path = ARTIFACTS / f"{name}.png"
+    if selector is None:
+        page.screenshot(path=str(path), full_page=True)
+    else:
+        page.locator(selector).screenshot(path=str(path))
+    return path

@@ -1,0 +1,367 @@
+"""The World panel in a real Chromium against a real service: every button, checked
+through the API (never through the page alone)."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from browser_helpers import open_dashboard, shot
+
+from leviathan.catalogue import get_vehicle
+from leviathan.controllers import Autopilot
+from leviathan.service import ServiceSettings
+from leviathan.world import VehicleSetup, World
+
+pytestmark = pytest.mark.browser
+
+TICK = "[data-role=clock] [data-value=tick]"
+HASH = "[data-role=clock] [data-value=snapshot-hash]"
+ERROR = "#world-panel [data-role=error]"
+
+
+def _api(service: Any, token: str | None = None) -> httpx.Client:
+    headers = {"Authorization": f"Bearer {token}"} if token else {}
+    return httpx.Client(base_url=service.url, headers=headers, timeout=30)
+
+
+def _wait(predicate: Any, what: str, timeout_s: float = 15.0) -> Any:
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(0.05)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+def _create_in_panel(page: Any, *, step_s: str = "0.01") -> str:
+    """Creates a World with the form's defaults (one reference_survey_vehicle 'auv' at
+    N 0, E 0, D 2 under an autopilot: 1 m/s, 5 m, heading 0) and returns its id.
+
+    Ticks of 0.01 s keep Step 20 cheap: the sensors sample on their own schedules, so
+    0.2 s of simulated time renders few sonar pings and camera frames.
+    """
+    page.fill("[data-role=create-form] [name=step_s]", step_s)
+    page.click("[data-action=create]")
+    page.wait_for_function("window.leviathanTest.worldPanelWorld() !== null")
+    world_id = page.evaluate("window.leviathanTest.worldPanelWorld()")
+    page.wait_for_selector(f"[data-role=clock] [data-value=world]:text-is('{world_id}')")
+    return world_id
+
+
+def _panel_tick(page: Any) -> int:
+    return int(page.inner_text(TICK))
+
+
+def _in_process_world() -> World:
+    """The World the panel's default form describes, built in-process."""
+    setup = VehicleSetup(
+        "auv",
+        get_vehicle("reference_survey_vehicle"),
+        Autopilot(speed_m_per_s=1.0, depth_m=5.0, heading_rad=0.0),
+        position_ned_m=(0.0, 0.0, 2.0),
+        rpy_rad=(0.0, 0.0, 0.0),
+    )
+    return World.create(vehicles=[setup], root_seed=0, step_s="0.01")
+
+
+def test_create_makes_the_world_the_form_describes(page: Any, service: Any) -> None:
+    open_dashboard(page, service.url)
+    world_id = _create_in_panel(page)
+    with _api(service) as api:
+        info = api.get(f"/worlds/{world_id}").json()
+        state = api.get(f"/worlds/{world_id}/state").json()["state"]
+        snapshot = api.get(f"/worlds/{world_id}/snapshot").json()
+    assert info["vehicles"] == ["auv"]
+    assert info["step_ns"] == 10_000_000
+    assert info["tick"] == 0
+    assert state["vehicles"]["auv"]["position_ned_m"] == [0.0, 0.0, 2.0]
+    # The same World built in-process has the same identity: the form sent exactly it.
+    assert snapshot["content_hash"] == _in_process_world().snapshot().content_hash
+    assert page.inner_text(HASH) == snapshot["content_hash"]
+
+
+def test_step_20_advances_exactly_20_ticks_and_grows_the_track(page: Any, service: Any) -> None:
+    open_dashboard(page, service.url)
+    # As in Figure 2.2: one second of simulated time (20 ticks of 0.05 s).
+    world_id = _create_in_panel(page, step_s="0.05")
+    assert page.evaluate("window.leviathanTest.trackPointCount()") == 1
+    page.click("[data-action=step]")
+    page.wait_for_function(f"document.querySelector('{TICK}').textContent === '20'")
+    with _api(service) as api:
+        info = api.get(f"/worlds/{world_id}").json()
+        track = api.get(f"/worlds/{world_id}/track", params={"vehicle": "auv"}).json()
+        snapshot = api.get(f"/worlds/{world_id}/snapshot").json()
+        state = api.get(f"/worlds/{world_id}/state").json()["state"]
+    assert info["tick"] == 20
+    assert info["time_ns"] == 20 * 50_000_000
+    page.wait_for_function("window.leviathanTest.trackPointCount() === 21")
+    assert len(track["ticks"]) == 21
+    assert page.inner_text("[data-role=clock] [data-value=simulation-time]") == "1 s"
+    page.wait_for_function(
+        f"document.querySelector('{HASH}').textContent === '{snapshot['content_hash']}'"
+    )
+    auv = state["vehicles"]["auv"]
+    row = page.locator("[data-role=vehicles] tr[data-vehicle=auv]")
+    assert row.locator("[data-value=depth]").inner_text() == f"{auv['depth_m']:.3f}"
+    assert row.locator("[data-value=north]").inner_text() == f"{auv['position_ned_m'][0]:.3f}"
+    assert row.locator("[data-value=speed]").inner_text() == (f"{auv['speed_over_ground_m_s']:.3f}")
+    # North up, east right, the same metres per pixel on both axes.
+    scale = page.evaluate("window.leviathanTest.trackPlotScale()")
+    assert scale["east_m_per_px"] == pytest.approx(scale["north_m_per_px"], rel=1e-9)
+    path = shot(page, "world_panel", selector="#world-panel")
+    assert path.stat().st_size > 0
+
+
+def test_reset_returns_to_tick_0_with_the_starting_hash(page: Any, service: Any) -> None:
+    open_dashboard(page, service.url)
+    world_id = _create_in_panel(page)
+    with _api(service) as api:
+        start_hash = api.get(f"/worlds/{world_id}/snapshot").json()["content_hash"]
+        page.click("[data-action=step]")
+        page.wait_for_function(f"document.querySelector('{TICK}').textContent === '20'")
+        assert api.get(f"/worlds/{world_id}/snapshot").json()["content_hash"] != start_hash
+        page.click("[data-action=reset]")
+        page.wait_for_function(f"document.querySelector('{TICK}').textContent === '0'")
+        snapshot = api.get(f"/worlds/{world_id}/snapshot").json()
+    assert snapshot["tick"] == 0
+    assert snapshot["content_hash"] == start_hash
+    page.wait_for_function(f"document.querySelector('{HASH}').textContent === '{start_hash}'")
+    assert page.evaluate("window.leviathanTest.trackPointCount()") == 1
+
+
+def test_export_usd_downloads_a_stage_usd_core_opens(
+    page: Any, service: Any, tmp_path: Path
+) -> None:
+    from pxr import Usd
+
+    open_dashboard(page, service.url)
+    world_id = _create_in_panel(page)
+    page.click("[data-action=step]")
+    page.wait_for_function(f"document.querySelector('{TICK}').textContent === '20'")
+    with page.expect_download() as download_info:
+        page.click("[data-action=usd]")
+    download = download_info.value
+    assert download.suggested_filename == f"{world_id}-tick20.usda"
+    path = tmp_path / download.suggested_filename
+    download.save_as(path)
+    stage = Usd.Stage.Open(str(path))
+    assert stage is not None
+    assert stage.GetDefaultPrim().IsValid()
+    with _api(service) as api:
+        assert path.read_bytes() == api.get(f"/worlds/{world_id}/usd").content
+
+
+# Deleting a World the other panels are reading can make their reads in flight 404
+# (shown in their own sections); Chromium logs each such response as a console error.
+_DELETED_WORLD_READ = r"status of 404 \(Not Found\) \(http://127\.0\.0\.1:\d+/(analytic/)?worlds/"
+
+
+def test_delete_removes_the_world(page: Any, service: Any, watch: Any) -> None:
+    watch.allow(_DELETED_WORLD_READ)
+    open_dashboard(page, service.url)
+    world_id = _create_in_panel(page)
+    page.click("[data-action=delete]")
+    page.wait_for_function("window.leviathanTest.worldPanelWorld() === null")
+    with _api(service) as api:
+        assert api.get(f"/worlds/{world_id}").status_code == 404
+        assert world_id not in [w["id"] for w in api.get("/worlds").json()["worlds"]]
+    assert page.locator(f"[data-role=world-select] option[value='{world_id}']").count() == 0
+    assert page.locator("[data-action=step]").is_disabled()
+
+
+def test_the_current_control_sets_the_worlds_current(page: Any, service: Any) -> None:
+    open_dashboard(page, service.url)
+    world_id = _create_in_panel(page)
+    page.fill("[name=current_north]", "0.3")
+    page.fill("[name=current_east]", "0.4")
+    page.fill("[name=current_down]", "0")
+    page.click("[data-action=set-current]")
+    page.wait_for_selector("[data-role=current-shown]:has-text('north 0.300')")
+    with _api(service) as api:
+        state = api.get(f"/worlds/{world_id}/state").json()["state"]
+        # At rest in a 0.5 m/s current, the vehicle moves at 0.5 m/s through the water.
+        assert state["vehicles"]["auv"]["speed_through_water_m_s"] == pytest.approx(0.5, abs=1e-12)
+        page.click("[data-action=step]")
+        page.wait_for_function(f"document.querySelector('{TICK}').textContent === '20'")
+        remote = api.get(f"/worlds/{world_id}/snapshot").json()["content_hash"]
+    # Exactly the current set in-process: the same World after 20 ticks has the same hash.
+    world = _in_process_world()
+    world.set_current((0.3, 0.4, 0.0))
+    world.step(20)
+    assert remote == world.snapshot().content_hash
+
+
+def test_the_current_as_speed_and_direction(page: Any, service: Any) -> None:
+    open_dashboard(page, service.url)
+    world_id = _create_in_panel(page)
+    page.select_option("[data-role=current-mode]", "polar")
+    page.fill("[name=current_speed]", "0.7")
+    page.fill("[name=current_direction_deg]", "90")
+    page.click("[data-action=set-current]")
+    page.wait_for_selector("[data-role=current-shown]:has-text('east 0.700')")
+    with _api(service) as api:
+        state = api.get(f"/worlds/{world_id}/state").json()["state"]
+        assert state["vehicles"]["auv"]["speed_through_water_m_s"] == pytest.approx(0.7, abs=1e-12)
+        page.click("[data-action=step]")
+        page.wait_for_function(f"document.querySelector('{TICK}').textContent === '20'")
+        east = api.get(f"/worlds/{world_id}/state").json()["state"]["vehicles"]["auv"]
+    # Heading north, a current towards the east carries the vehicle east.
+    assert east["position_ned_m"][1] > 0.01
+
+
+def test_play_advances_ticks_and_pause_stops_them(page: Any, service: Any) -> None:
+    open_dashboard(page, service.url)
+    world_id = _create_in_panel(page)
+    with _api(service) as api:
+        page.click("[data-action=play]")
+        _wait(lambda: api.get(f"/worlds/{world_id}").json()["tick"] >= 5, "Play to step")
+        page.wait_for_function("window.leviathanTest.trackPointCount() > 3")
+        assert page.locator("[data-action=pause]").is_enabled()
+        page.click("[data-action=pause]")
+        _wait(lambda: not api.get(f"/worlds/{world_id}/play").json()["playing"], "Pause")
+        paused_at = api.get(f"/worlds/{world_id}").json()["tick"]
+        time.sleep(0.3)  # 30 ticks of real time at 0.01 s a tick, had it kept playing
+        assert api.get(f"/worlds/{world_id}").json()["tick"] == paused_at
+    page.wait_for_selector("[data-role=clock] [data-value=playing]:text-is('no')")
+    assert page.inner_text(TICK) == str(paused_at)
+    assert page.locator("[data-action=play]").is_enabled()
+    assert page.locator("[data-action=pause]").is_disabled()
+
+
+def test_show_in_viewport_announces_the_world(page: Any, service: Any) -> None:
+    open_dashboard(page, service.url)
+    world_id = _create_in_panel(page)
+    page.evaluate(
+        "import('./api.js').then((m) => { window.shownInViewport = [];"
+        " m.on('show-in-viewport', (d) => window.shownInViewport.push(d.id)); })"
+    )
+    page.click("[data-action=viewport]")
+    page.wait_for_function("window.shownInViewport.length === 1")
+    assert page.evaluate("window.shownInViewport") == [world_id]
+
+
+def test_two_vehicles_give_two_traces(page: Any, service: Any) -> None:
+    open_dashboard(page, service.url)
+    page.click("[data-action=add-vehicle]")
+    second = page.locator("[data-role=vehicle-row]").nth(1)
+    second.locator("[name=spec]").select_option("torpedo_auv")
+    second.locator("[name=controller_kind]").select_option("direct_thrust")
+    commands = second.locator("[name=commands_n]")
+    # One command per thruster of the chosen vehicle, from the catalogue.
+    assert commands.input_value() == ", ".join("0" for _ in get_vehicle("torpedo_auv").thrusters)
+    commands.fill("10, 0, 0, 0, 0")
+    world_id = _create_in_panel(page)
+    page.click("[data-action=step]")
+    page.wait_for_function(f"document.querySelector('{TICK}').textContent === '20'")
+    with _api(service) as api:
+        info = api.get(f"/worlds/{world_id}").json()
+        spec = api.get(f"/worlds/{world_id}/vehicles/auv2/spec").json()
+    assert info["vehicles"] == ["auv", "auv2"]
+    assert spec["name"] == "torpedo_auv"
+    for vehicle in ("auv", "auv2"):
+        page.wait_for_function(f"window.leviathanTest.trackPointCount('{vehicle}') === 21")
+    assert page.locator("[data-role=vehicles] tbody tr").count() == 2
+
+
+def test_a_bad_value_is_shown_in_plain_words(page: Any, service: Any, watch: Any) -> None:
+    watch.allow(r"status of 422")
+    open_dashboard(page, service.url)
+    with _api(service) as api:
+        before = len(api.get("/worlds").json()["worlds"])
+        page.fill("[data-role=create-form] [name=step_s]", "soon")
+        page.click("[data-action=create]")
+        page.wait_for_selector(f"{ERROR}:not([hidden])")
+        assert len(api.get("/worlds").json()["worlds"]) == before
+    text = page.inner_text(ERROR)
+    assert text.startswith("The service refused a value.")
+    assert "soon" in text
+
+
+def test_a_world_deleted_elsewhere_is_shown_in_plain_words(
+    page: Any, service: Any, watch: Any
+) -> None:
+    watch.allow(_DELETED_WORLD_READ)
+    open_dashboard(page, service.url)
+    world_id = _create_in_panel(page)
+    with _api(service) as api:
+        assert api.delete(f"/worlds/{world_id}").status_code == 204
+    # The World's stream says it closed; the panel says so and lets it go.
+    page.wait_for_selector(f"{ERROR}:not([hidden])")
+    assert page.inner_text(ERROR).startswith("That World is no longer open")
+    page.wait_for_function("window.leviathanTest.worldPanelWorld() === null")
+    assert page.locator("[data-action=step]").is_disabled()
+
+
+def test_choosing_a_deleted_world_is_shown_in_plain_words(
+    page: Any, service: Any, watch: Any
+) -> None:
+    watch.allow(r"status of 404")
+    with _api(service) as api:
+        body = {
+            "vehicles": [
+                {
+                    "name": "rov",
+                    "spec": "inspection_rov",
+                    "controller": {"kind": "direct_thrust", "commands_n": [0.0] * 6},
+                }
+            ],
+            "step_s": "0.1",
+        }
+        world_id = api.post("/worlds", json=body).json()["id"]
+        open_dashboard(page, service.url)  # the list still shows it
+        assert api.delete(f"/worlds/{world_id}").status_code == 204
+    page.select_option("[data-role=world-select]", world_id)
+    page.wait_for_selector(f"{ERROR}:not([hidden])")
+    assert page.inner_text(ERROR).startswith("That World is no longer open")
+    assert world_id in page.inner_text(ERROR)
+    page.wait_for_function(
+        f"!document.querySelector(\"[data-role=world-select] option[value='{world_id}']\")"
+    )
+
+
+def test_the_33rd_world_is_refused_in_plain_words(
+    page: Any, service_factory: Any, watch: Any
+) -> None:
+    watch.allow(r"status of 409")
+    small = service_factory(ServiceSettings(max_worlds=1))
+    open_dashboard(page, small.url)
+    _create_in_panel(page)
+    page.click("[data-action=create]")
+    page.wait_for_selector(f"{ERROR}:not([hidden])")
+    text = page.inner_text(ERROR)
+    assert text.startswith("The service's limit is reached.")
+    assert "the limit is 1" in text
+    with _api(small) as api:
+        assert len(api.get("/worlds").json()["worlds"]) == 1
+
+
+def test_with_a_token_the_page_sends_it(page: Any, service_factory: Any) -> None:
+    guarded = service_factory(token="s3cret")
+    open_dashboard(page, guarded.url, token="s3cret")
+    world_id = _create_in_panel(page)
+    page.click("[data-action=step]")
+    page.wait_for_function(f"document.querySelector('{TICK}').textContent === '20'")
+    with _api(guarded, token="s3cret") as api:
+        assert api.get(f"/worlds/{world_id}").json()["tick"] == 20
+    with _api(guarded) as api:
+        assert api.get("/worlds").status_code == 401
+
+
+def test_a_request_leaving_localhost_is_aborted_and_reported(
+    page: Any, service: Any, watch: Any
+) -> None:
+    # The guard every test here relies on: it must be able to fail.
+    watch.allow(r"net::ERR_FAILED")
+    open_dashboard(page, service.url)
+    outcome = page.evaluate(
+        "fetch('https://cdn.example.com/lib.js').then(() => 'loaded', () => 'blocked')"
+    )
+    assert outcome == "blocked"
+    assert watch.foreign_requests == ["https://cdn.example.com/lib.js"]
+    assert watch.problems() == ["request leaving localhost: https://cdn.example.com/lib.js"]
+    watch.foreign_requests.clear()
