@@ -93,6 +93,8 @@ def depth_thrust_plot(result: Any, path: Path) -> Path:
         axes[0].plot(run.time_ns / 1e9, run.states[:, 2], label=name)
     axes[0].invert_yaxis()
     axes[0].set_ylabel("depth [m]")
+    # Depth is held to millimetres: plain metres on the axis, not an offset like "+1.9999e1".
+    axes[0].ticklabel_format(axis="y", useOffset=False, style="plain")
     axes[0].legend(loc="best", fontsize=8)
     for ax, (name, run) in zip(axes[1:], result.vehicles.items(), strict=True):
         t = run.time_ns / 1e9
