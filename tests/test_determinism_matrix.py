@@ -17,8 +17,9 @@ One worker (this file run as a script) computes, and prints as one JSON line:
   loaded from Warp's cache, warmed once by the parent first);
 * ``survey/*``: the survey demo's World (:func:`leviathan.demo.build_demo_world`,
   default tracer) for :data:`SURVEY_TICKS` ticks (two sonar pings), nothing
-  written: every capture group's hash, the demo's run hash over them, the snapshot hash, and the number of sonar cells
-  the inspection ROV's hull gives in each survey ping (a second vehicle in view).
+  written: every capture group's hash, the demo's run hash over them, the
+  snapshot hash, and the number of sonar cells the inspection ROV's hull gives
+  in each survey ping (a second vehicle in view).
 
 The worker runs in subprocesses that inherit this process's environment and
 change one thing each (:data:`VARIANTS`): the OpenBLAS kernel
