@@ -158,16 +158,18 @@ def sensor_ray_directions(grid: BeamGrid) -> np.ndarray:
 
 def _pow10_neg(x: np.ndarray) -> np.ndarray:
     """``10**-x`` element by element with the platform libm (``math.pow``), not numpy's SIMD."""
-    x = np.asarray(x, dtype=np.float64)
+    # Iterating a memoryview hands math.pow each element as a float without
+    # building a list of them first (the values are the same as tolist's).
+    neg = np.ascontiguousarray(-np.asarray(x, dtype=np.float64))
     return np.fromiter(
-        map(math.pow, repeat(10.0, x.shape[0]), (-x).tolist()), dtype=np.float64, count=x.shape[0]
+        map(math.pow, repeat(10.0), memoryview(neg)), dtype=np.float64, count=neg.shape[0]
     )
 
 
 def acos_clipped(x: np.ndarray) -> np.ndarray:
     """``acos(min(x, 1))`` element by element with the platform libm (``math.acos``)."""
-    x = np.minimum(np.asarray(x, dtype=np.float64), 1.0)
-    return np.fromiter(map(math.acos, x.tolist()), dtype=np.float64, count=x.shape[0])
+    x = np.ascontiguousarray(np.minimum(np.asarray(x, dtype=np.float64), 1.0))
+    return np.fromiter(map(math.acos, memoryview(x)), dtype=np.float64, count=x.shape[0])
 
 
 def sample_physics(

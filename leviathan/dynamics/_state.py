@@ -9,6 +9,7 @@ import math
 import struct
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -155,9 +156,13 @@ class VehicleState:
             thrust_n=np.zeros(int(thruster_count)),
         )
 
-    @property
+    @cached_property
     def T_world_body(self) -> Transform:
-        """Pose ``T_world_body`` (body FRD into world NED)."""
+        """Pose ``T_world_body`` (body FRD into world NED).
+
+        Built (and validated) once per state: the state and the transform are both
+        immutable, and the World asks for it several times per tick.
+        """
         return Transform(
             rotation_rows_from_quaternion(*self.attitude_q.tolist()), self.position_ned_m
         )

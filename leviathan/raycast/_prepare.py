@@ -20,8 +20,8 @@ arithmetic order is fixed by :mod:`leviathan.frames`.
 
 Static content is prepared once: prepared instances are cached by (mesh hash,
 world transform, leaf size), so a seabed is built on its first ping and reused
-after. A vehicle hull (an instance with ``vehicle`` set) is at a new pose at
-every sample, so it is prepared differently: its BVH is built once per hull mesh
+after. A vehicle hull (an instance with ``vehicle`` set) or a moving object (``moving``)
+is at a new pose at every sample, so it is prepared differently: its BVH is built once per hull mesh
 from the object-local triangles and only refitted at each pose
 (:func:`prepare_posed_instance`), in a cache of its own that never evicts the
 static scene's entries.
@@ -195,13 +195,13 @@ def prepare_scene(scene, *, leaf_size: int = DEFAULT_LEAF_SIZE) -> PreparedScene
     Prepared instances are cached by (mesh hash, world transform, leaf size), so
     a static seabed is prepared once across pings; the cache never changes a
     result because preparation is a pure function of those keys. Vehicle hulls
-    go through :func:`prepare_posed_instance` (tree built once per hull, refitted
-    per pose).
+    and moving objects go through :func:`prepare_posed_instance` (tree built once
+    per mesh, refitted per pose; the nearest hits are those of a fresh build).
     """
     prepared = []
     for inst in scene.instances:
         T = inst.T_world_object
-        if inst.vehicle is not None:
+        if inst.vehicle is not None or inst.moving:
             prepared.append(prepare_posed_instance(inst.mesh, T, leaf_size=leaf_size))
             continue
         key = (inst.mesh.content_hash, _transform_key(T), leaf_size)

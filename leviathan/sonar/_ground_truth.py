@@ -112,29 +112,16 @@ def cell_ground_truth(
     n = sample_cell.shape[0]
     count = sample_count
 
-    # Samples grouped by cell (ties in sample order): per occupied cell, the run
-    # [start, start + count) of ``by_cell``. Most cells hold a single sample.
-    by_cell = np.argsort(sample_cell, kind="stable")
-    sorted_cell = sample_cell[by_cell]
-    run_start = np.ones(n, dtype=bool)
-    run_start[1:] = sorted_cell[1:] != sorted_cell[:-1]
-    starts = np.nonzero(run_start)[0]
-    occupied = sorted_cell[starts]  # ascending cell indices with at least one sample
-
-    # Status bits per cell (bitwise or: exact in any order).
-    status_bits = np.left_shift(1, sample_status.astype(np.int64))
-    status_occ = (
-        np.bitwise_or.reduceat(status_bits[by_cell], starts) if n else np.zeros(0, np.int64)
-    )
-    status_mask = np.zeros(cells, dtype=np.int64)
-    status_mask[occupied] = status_occ
-    known_only_occ = status_occ == (1 << _STATUS_KNOWN)
-
+    # Per-cell status bits first: they give the basis, hence the dominance, which
+    # the contributor order needs.
+    status_mask = _cell_status_mask(sample_cell, sample_status, cells)
     basis = np.zeros(cells, dtype=np.uint8)
+    filled = count > 0
     if medium_supported:
-        basis[occupied] = np.where(known_only_occ, BASIS_CONTRIBUTION, BASIS_GEOMETRIC)
+        known_only = status_mask == (1 << _STATUS_KNOWN)
+        basis[filled] = np.where(known_only, BASIS_CONTRIBUTION, BASIS_GEOMETRIC)[filled]
     else:
-        basis[occupied] = BASIS_GEOMETRIC_NO_ABSORPTION
+        basis[filled] = BASIS_GEOMETRIC_NO_ABSORPTION
     sample_basis = basis[sample_cell]
     dominance = np.where(
         sample_basis == BASIS_CONTRIBUTION,
@@ -143,42 +130,37 @@ def cell_ground_truth(
     )
 
     # Deterministic contributor order: dominance (descending), range, elevation,
-    # instance, triangle — all ascending — within each cell. A cell holds at most
-    # one sample per elevation, so (cell, elevation) is already unique and the
-    # instance and triangle keys can never decide: sorting without them gives the
-    # same permutation, faster. Only cells with several samples need the sort:
-    # the lexsort over their samples (taken in sample order) orders each such
-    # cell as a lexsort over all samples would, and lists those cells in
-    # ascending order, just as their runs appear in ``by_cell``.
-    several = np.nonzero(count[sample_cell] > 1)[0]
-    several = several[
-        np.lexsort(
-            (
-                sample_elevation[several],
-                sample_range[several],
-                -dominance[several],
-                sample_cell[several],
-            )
-        )
-    ]
-    order = by_cell.copy()
-    order[count[sorted_cell] > 1] = several
+    # instance, triangle — all ascending — within each cell; cells ascending. A
+    # cell holds at most one sample per elevation, so (cell, elevation) is already
+    # unique and the instance and triangle keys can never decide.
+    order = _contributor_order(sample_cell, -dominance, sample_range, sample_elevation, cells)
+    sorted_cell = sample_cell[order]
+    run_start = np.ones(n, dtype=bool)
+    run_start[1:] = sorted_cell[1:] != sorted_cell[:-1]
+    starts = np.nonzero(run_start)[0]
+    occupied = sorted_cell[starts]  # ascending cell indices with at least one sample
+    status_occ = status_mask[occupied]
+    count_occ = count[occupied]
     positions = np.arange(n, dtype=np.int64)
-    first_of_cell = np.maximum.accumulate(np.where(run_start, positions, 0)) if n else positions
+    first_of_cell = np.repeat(starts, count_occ)
     rank_sorted = positions - first_of_cell
     rank = np.empty(n, dtype=np.int64)
     rank[order] = rank_sorted
 
     # Share of the return outside the top-K, summed in rank order (one indexed add
-    # per rank; a cell has at most one sample of each rank).
+    # per rank; a cell has at most one sample of each rank). Cells by descending
+    # count: those holding rank r are a prefix.
     rest = np.zeros(cells, dtype=np.float64)
-    beyond = rank_sorted >= top_k
-    if beyond.any():
-        tail = order[beyond]
-        tail_rank = rank_sorted[beyond]
-        for r in range(top_k, int(tail_rank.max()) + 1):
-            idx = tail[tail_rank == r]
-            rest[sample_cell[idx]] += contribution[idx]
+    if n and int(count_occ.max()) > top_k:
+        by_count = np.argsort(-count_occ, kind="stable")
+        desc_count = count_occ[by_count]
+        desc_start = starts[by_count]
+        desc_cell = occupied[by_count]
+        holding = np.searchsorted(-desc_count, -np.arange(int(desc_count[0])), side="left")
+        for r in range(top_k, int(desc_count[0])):
+            k = holding[r]
+            idx = order[desc_start[:k] + r]
+            rest[desc_cell[:k]] += contribution[idx]
     # NaN where the cell is empty or its return is not a positive finite number; 0
     # where it has no more than top_k contributors; else rest / linear_return.
     truncation = np.full(cells, np.nan, dtype=np.float64)
@@ -216,6 +198,81 @@ def cell_ground_truth(
         "sample_rank": rank,
         "sample_dominance": dominance,
     }
+
+
+def _cell_status_mask(sample_cell: np.ndarray, sample_status: np.ndarray, cells: int) -> np.ndarray:
+    """Bit ``s`` of cell ``c`` set when a sample of ``c`` has status ``s``, int64 [cells].
+
+    One scatter per status code present (codes are below 8, uint8 in): a bitwise
+    or, exact in any order, without sorting the samples by cell first.
+    """
+    mask = np.zeros(cells, dtype=np.int64)
+    present = np.nonzero(np.bincount(sample_status, minlength=8))[0]
+    for code in present.tolist():
+        has = np.zeros(cells, dtype=bool)
+        has[sample_cell[sample_status == code]] = True
+        mask[has] |= 1 << int(code)
+    return mask
+
+
+def _float_order_key(values: np.ndarray) -> np.ndarray:
+    """uint64 keys that order like ``values`` in :func:`numpy.sort`, float64 [n] in.
+
+    ``-0.0`` and ``0.0`` get the same key (numpy compares them equal) and every NaN
+    the largest key (numpy sorts NaNs last, all equal): the float's bits with the
+    magnitude flipped for negatives, then the sign bit flipped, order like the floats.
+    """
+    bits = (values + 0.0).view(np.int64)  # + 0.0: -0.0 becomes 0.0, NaN stays NaN
+    signed = bits ^ ((bits >> 63) & np.int64(0x7FFFFFFFFFFFFFFF))
+    signed[np.isnan(values)] = np.iinfo(np.int64).max
+    return signed.view(np.uint64) ^ np.uint64(1 << 63)
+
+
+def _contributor_order(
+    cell: np.ndarray,
+    key1: np.ndarray,
+    key2: np.ndarray,
+    key3: np.ndarray,
+    cells: int,
+) -> np.ndarray:
+    """``numpy.lexsort((key3, key2, key1, cell))``, the same permutation, faster.
+
+    The cell and the leading bits of ``key1`` are packed into one uint64 whose
+    order is that of ``(cell, key1)`` up to ties; samples whose packed keys tie
+    (a rare few: equal cells and ``key1`` values close to within the dropped
+    bits) are put in order by the full lexsort among themselves. Sorting the
+    packed keys needs no stability: every tie is resolved that way.
+
+    Args:
+        cell: Flat cell index, int64 [n], in ``[0, cells)``.
+        key1, key2: float64 [n] (ordered as :func:`numpy.sort` orders floats).
+        key3: int64 [n].
+        cells: Number of cells.
+
+    Returns:
+        int64 [n]: sample indices by cell, then ``key1``, ``key2``, ``key3``, then
+        sample index (lexsort is stable).
+    """
+    cell_bits = max(1, (max(cells, 1) - 1).bit_length())
+    if cell.shape[0] < 2 or cell_bits > 32:
+        return np.lexsort((key3, key2, key1, cell))
+    packed = (cell.astype(np.uint64) << np.uint64(64 - cell_bits)) | (
+        _float_order_key(key1) >> np.uint64(cell_bits)
+    )
+    order = np.argsort(packed)
+    packed_sorted = packed[order]
+    tie = packed_sorted[1:] == packed_sorted[:-1]
+    if tie.any():
+        in_tie = np.zeros(order.shape[0], dtype=bool)
+        in_tie[1:] = tie
+        in_tie[:-1] |= tie
+        where = np.nonzero(in_tie)[0]
+        # Ascending sample indices first, so that the stable lexsort breaks full
+        # ties by sample index as the reference does; the packed key keeps each
+        # tied run in its place.
+        tied = np.sort(order[where])
+        order[where] = tied[np.lexsort((key3[tied], key2[tied], key1[tied], packed[tied]))]
+    return order
 
 
 def channel_layout(
@@ -366,6 +423,7 @@ def cell_channels(
         "topk_geometric_weight": (np.nan, terms["geometric_weight"][kk]),
         "topk_energy_fraction": (np.nan, fraction),
     }
+    flat = kc * top_k + kr  # one flat index instead of a (cell, rank) pair per channel
     for name, (fill, values) in topk.items():
-        a = buffer.array(name, fill).reshape(n_cells, top_k)
-        a[kc, kr] = canonical_nan(values) if values.dtype.kind == "f" else values
+        a = buffer.array(name, fill).reshape(n_cells * top_k)
+        a[flat] = canonical_nan(values) if values.dtype.kind == "f" else values

@@ -108,17 +108,13 @@ def integrated_samples(
     i = ray % B
     cell = ray_bin[ray] * B + i
 
-    d, o = directions, origins
-    dx, dy, dz = d[ray, 0], d[ray, 1], d[ray, 2]
-    ox, oy, oz = o[ray, 0], o[ray, 1], o[ray, 2]
-    point = np.stack([ox + R * dx, oy + R * dy, oz + R * dz], axis=1)
-    normal = np.zeros((ray.shape[0], 3), dtype=np.float64)
-    surface = inst == scene.sea_surface_instance
-    normal[surface] = scene.sea_surface.normal_world
-    for k, prep in enumerate(prepared.instances):
-        sel = inst == k
-        if np.any(sel):
-            normal[sel] = prep.normal[tri[sel]]
+    # One gather of whole rows, then the same per-component arithmetic:
+    # ``o + R * d`` component by component is ``ox + R * dx`` etc.
+    d = directions[ray]
+    dx, dy, dz = d[:, 0], d[:, 1], d[:, 2]
+    point = origins[ray].astype(np.float64, copy=False)
+    point += R[:, None] * d
+    normal = _sample_normals(inst, tri, scene=scene, prepared=prepared)
     cos_inc = np.abs((normal[:, 0] * dx + normal[:, 1] * dy) + normal[:, 2] * dz)
 
     status = scene.instance_tables["acoustic_status"][inst]
@@ -145,6 +141,27 @@ def integrated_samples(
         mu=mu_by_instance[inst],
         known=status == int(AcousticStatus.KNOWN),
     )
+
+
+def _sample_normals(
+    inst: np.ndarray, tri: np.ndarray, *, scene: Scene, prepared: PreparedScene
+) -> np.ndarray:
+    """Unit normal of each sample's triangle in world NED (the sea surface's own), float64 [n, 3].
+
+    The instances' normal tables are stacked, with the sea surface's normal as the
+    last row, so one gather serves every instance.
+    """
+    tables = [prep.normal for prep in prepared.instances]
+    starts = [0]
+    for table in tables:
+        starts.append(starts[-1] + int(table.shape[0]))
+    offset = np.array(starts, dtype=np.int64)  # first row of each instance; the sea surface last
+    stacked = np.concatenate(
+        [*tables, np.asarray(scene.sea_surface.normal_world, dtype=np.float64).reshape(1, 3)]
+    )
+    surface = inst == scene.sea_surface_instance
+    row = np.where(surface, offset[-1], offset[np.where(surface, 0, inst)] + tri)
+    return stacked[row]
 
 
 def medium_at(frequency_hz: float, water: WaterSpec, *, depth_m: float) -> Medium:
