@@ -19,6 +19,7 @@ __all__ = [
     "ControllerDocument",
     "CreateWorldRequest",
     "CurrentRequest",
+    "CurrentResponse",
     "DirectThrustDocument",
     "EditRequest",
     "EnvironmentDocument",
@@ -308,6 +309,18 @@ class CurrentRequest(_Body):
     current_ned_m_per_s: Vec3 | None = None
     profile: list[dict[str, Any]] | None = Field(
         None, max_length=1024, description="CurrentLayer documents."
+    )
+
+
+class CurrentResponse(BaseModel):
+    """The World's current as its environment holds it: uniform, or a depth profile."""
+
+    world_id: str
+    current_ned_m_per_s: Vec3 = Field(
+        description="Uniform water velocity in world NED [m/s] ((0, 0, 0) with a profile)"
+    )
+    profile: list[dict[str, Any]] = Field(
+        description="CurrentLayer documents in increasing depth; empty for a uniform current"
     )
 
 

@@ -32,6 +32,12 @@ LOCAL_HOSTS = frozenset({"127.0.0.1", "localhost", "::1", "[::1]"})
 _LOCAL_SCHEMES = frozenset({"data", "blob", "about"})
 
 
+# Deleting a World the panels are reading can make their reads in flight 404 (each panel
+# shows it in its own section); Chromium logs each such response as a console error, so
+# the tests that delete a World allow exactly this pattern and nothing else.
+DELETED_WORLD_READ = r"status of 404 \(Not Found\) \(http://127\.0\.0\.1:\d+/(analytic/)?worlds/"
+
+
 def browser_missing_reason() -> str | None:
     """Why the browser tests cannot run here, in plain words, or ``None`` if they can."""
     try:

@@ -18,7 +18,7 @@ from typing import Any
 import httpx
 import numpy as np
 import pytest
-from browser_helpers import open_dashboard, shot
+from browser_helpers import DELETED_WORLD_READ, open_dashboard, shot
 
 from leviathan.catalogue import get_vehicle
 from leviathan.client import ServiceClient
@@ -326,7 +326,10 @@ def test_the_display_conversion_is_a_rotation_with_up_for_up(page: Any, service:
     assert frames["back"] == {"north": 3.5, "east": -2.25, "down": 7.125}
 
 
-def test_a_deleted_world_leaves_the_viewport_with_a_plain_message(page: Any, service: Any) -> None:
+def test_a_deleted_world_leaves_the_viewport_with_a_plain_message(
+    page: Any, service: Any, watch: Any
+) -> None:
+    watch.allow(DELETED_WORLD_READ)
     world_id = _create_world(service)
     _show(page, service, world_id)
     assert httpx.delete(f"{service.url}/worlds/{world_id}", timeout=30).status_code == 204

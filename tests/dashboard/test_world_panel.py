@@ -9,7 +9,7 @@ from typing import Any
 
 import httpx
 import pytest
-from browser_helpers import open_dashboard, shot
+from browser_helpers import DELETED_WORLD_READ, open_dashboard, shot
 
 from leviathan.catalogue import get_vehicle
 from leviathan.controllers import Autopilot
@@ -156,13 +156,8 @@ def test_export_usd_downloads_a_stage_usd_core_opens(
         assert path.read_bytes() == api.get(f"/worlds/{world_id}/usd").content
 
 
-# Deleting a World the other panels are reading can make their reads in flight 404
-# (shown in their own sections); Chromium logs each such response as a console error.
-_DELETED_WORLD_READ = r"status of 404 \(Not Found\) \(http://127\.0\.0\.1:\d+/(analytic/)?worlds/"
-
-
 def test_delete_removes_the_world(page: Any, service: Any, watch: Any) -> None:
-    watch.allow(_DELETED_WORLD_READ)
+    watch.allow(DELETED_WORLD_READ)
     open_dashboard(page, service.url)
     world_id = _create_in_panel(page)
     page.click("[data-action=delete]")
@@ -183,6 +178,11 @@ def test_the_current_control_sets_the_worlds_current(page: Any, service: Any) ->
     page.click("[data-action=set-current]")
     page.wait_for_selector("[data-role=current-shown]:has-text('north 0.300')")
     with _api(service) as api:
+        # The World holds the current the form set, and the panel shows the World's reading.
+        current = api.get(f"/worlds/{world_id}/current").json()
+        assert current["current_ned_m_per_s"] == [0.3, 0.4, 0.0] and current["profile"] == []
+        shown = page.text_content("[data-role=current-shown]")
+        assert shown == "The World's current: north 0.300, east 0.400, down 0.000 m/s"
         state = api.get(f"/worlds/{world_id}/state").json()["state"]
         # At rest in a 0.5 m/s current, the vehicle moves at 0.5 m/s through the water.
         assert state["vehicles"]["auv"]["speed_through_water_m_s"] == pytest.approx(0.5, abs=1e-12)
@@ -285,7 +285,7 @@ def test_a_bad_value_is_shown_in_plain_words(page: Any, service: Any, watch: Any
 def test_a_world_deleted_elsewhere_is_shown_in_plain_words(
     page: Any, service: Any, watch: Any
 ) -> None:
-    watch.allow(_DELETED_WORLD_READ)
+    watch.allow(DELETED_WORLD_READ)
     open_dashboard(page, service.url)
     world_id = _create_in_panel(page)
     with _api(service) as api:

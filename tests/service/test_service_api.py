@@ -492,3 +492,33 @@ def test_concurrent_steps_on_one_world_are_serialised(client) -> None:
         got.update({g.tick: g.content_hash for g in groups})
     assert got == expected
     assert world.snapshot().content_hash == local.snapshot().content_hash
+
+
+def test_current_reads_back_what_was_set_uniform_or_profile(client) -> None:
+    autopilot = Autopilot(speed_m_per_s=1.0, depth_m=5.0, heading_rad=0.0)
+    world = client.create_world(
+        vehicles=[VehicleSetup("auv", "torpedo_auv", autopilot)], step_s="0.01"
+    )
+    path = f"/worlds/{world.id}/current"
+    assert client.json("GET", path) == {
+        "world_id": world.id,
+        "current_ned_m_per_s": [0.0, 0.0, 0.0],
+        "profile": [],
+    }
+    world.set_current([0.1, -0.05, 0.0])
+    assert client.json("GET", path)["current_ned_m_per_s"] == [0.1, -0.05, 0.0]
+    world.set_current(
+        profile=[
+            CurrentLayer(depth_m=0.0, current_ned_m_per_s=(0.2, 0.0, 0.0)),
+            CurrentLayer(depth_m=10.0, current_ned_m_per_s=(0.0, 0.1, 0.0)),
+        ]
+    )
+    got = client.json("GET", path)
+    assert got["current_ned_m_per_s"] == [0.0, 0.0, 0.0]
+    assert [(layer["depth_m"], layer["current_ned_m_per_s"]) for layer in got["profile"]] == [
+        (0.0, [0.2, 0.0, 0.0]),
+        (10.0, [0.0, 0.1, 0.0]),
+    ]
+    with pytest.raises(ServiceNotFoundError) as refused:
+        client.json("GET", "/worlds/no-such-world/current")
+    assert refused.value.status == 404 and refused.value.code == "world_not_found"

@@ -96,7 +96,7 @@ class WorldPanel {
     this.state = null;
     this.hash = null;
     this.tracks = new Map(); // vehicle -> {ticks, east, north}
-    this.currents = new Map(); // world id -> last current set from this page [m/s]
+    this.currents = new Map(); // world id -> its current as GET .../current reported it
     this.socket = null;
     this.refreshing = null;
     this.refreshAgain = false;
@@ -438,9 +438,11 @@ class WorldPanel {
     const id = this.worldId;
     if (id === null) return;
     const path = `/worlds/${encodeURIComponent(id)}`;
-    const [info, state, snapshot] = await Promise.all([
-      this.api.get(path), this.api.get(`${path}/state`), this.api.get(`${path}/snapshot`)]);
+    const [info, state, snapshot, current] = await Promise.all([
+      this.api.get(path), this.api.get(`${path}/state`), this.api.get(`${path}/snapshot`),
+      this.api.get(`${path}/current`)]);
     if (id !== this.worldId) return;
+    this.currents.set(id, current);
     this.info = info;
     this.state = state.state;
     this.hash = snapshot.content_hash;
@@ -481,10 +483,14 @@ class WorldPanel {
       this.buttons.pause.disabled = !playing;
       this.plot.update(Object.fromEntries([...this.tracks].map(([n, t]) => [n, { east: t.east, north: t.north }])));
     }
+    // The World's current as the service reports it (GET .../current), not what the form holds.
     const current = this.currents.get(this.worldId);
-    this.currentShown.textContent = current
-      ? `Set from this page: north ${fixed(current[0], 3)}, east ${fixed(current[1], 3)}, down ${fixed(current[2], 3)} m/s`
-      : "";
+    const c = current?.current_ned_m_per_s;
+    this.currentShown.textContent = !current
+      ? ""
+      : current.profile.length
+        ? `The World's current: a depth profile of ${current.profile.length} layers`
+        : `The World's current: north ${fixed(c[0], 3)}, east ${fixed(c[1], 3)}, down ${fixed(c[2], 3)} m/s`;
   }
 
   renderClock() {
@@ -589,8 +595,11 @@ class WorldPanel {
       const towards = read("current_direction_deg") / DEG;
       ned = [speed * Math.cos(towards), speed * Math.sin(towards), 0];
     }
+    const id = this.worldId;
     const result = await this.api.put(this.path("/current"), { current_ned_m_per_s: ned });
-    this.currents.set(this.worldId, ned);
+    const current = await this.api.get(this.path("/current"));
+    if (id !== this.worldId) return;
+    this.currents.set(id, current);
     this.state = result.state;
     await this.settle();
     emit("world-changed", { id: this.worldId });

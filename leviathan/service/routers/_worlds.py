@@ -225,6 +225,21 @@ async def edit_world(world_id: str, body: m.EditRequest, host: Host) -> m.WorldI
     return await host.run(world_id, edit)
 
 
+@router.get("/{world_id}/current", response_model=m.CurrentResponse, summary="The current")
+async def get_current(world_id: str, host: Host) -> m.CurrentResponse:
+    """The current the World's environment holds (what ``PUT .../current`` set)."""
+
+    def read(w: World) -> m.CurrentResponse:
+        water = w.environment.water
+        return m.CurrentResponse(
+            world_id=world_id,
+            current_ned_m_per_s=tuple(water.current_ned_m_per_s),
+            profile=[layer.model_dump(mode="json") for layer in water.current_profile],
+        )
+
+    return await host.run(world_id, read)
+
+
 @router.put("/{world_id}/current", response_model=m.StateResponse, summary="Set the current")
 async def set_current(world_id: str, body: m.CurrentRequest, host: Host) -> m.StateResponse:
     """:meth:`World.set_current`: a uniform NED current [m/s] or a depth profile."""
