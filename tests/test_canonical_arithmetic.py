@@ -101,6 +101,7 @@ CANONICAL_MODULES = (
     "leviathan/sensors/__init__.py",
     "leviathan/sensors/_camera.py",
     "leviathan/sensors/_dvl.py",
+    "leviathan/sensors/_dvl_relative.py",
     "leviathan/sensors/_imaging_sonar.py",
     "leviathan/sensors/_imu.py",
     "leviathan/sensors/_kinematics.py",

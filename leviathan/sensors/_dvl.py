@@ -38,14 +38,29 @@ it like on any mesh, and the metadata's ``beam_surfaces`` names what each beam
 hit: ``object_id``, ``semantic_label``, ``vehicle`` (the World name of the
 vehicle whose hull it is, or None) and ``moving``, or None for a beam that hit
 nothing (the key is absent from samples over scenes without vehicles, which keep
-their identity). The velocity model treats every surface as static ground: a
-beam on a moving hull is reported (``moving``) but its Doppler is not that
-hull's relative motion.
+their identity).
+
+Moving surfaces. A real bottom-track DVL measures each beam's Doppler relative
+to the surface it hit. ``surface_kinematics`` (a World's
+:attr:`~leviathan.sensors.SampleContext.surface_kinematics`) gives the committed
+kinematics of moving surfaces by ``object_id``: every hull's vehicle, every
+moving environment object. When the DVL locks and at least one valid beam hit a
+``moving`` instance listed there, the velocity is the relative track of
+:mod:`leviathan.sensors._dvl_relative`: per-beam radial velocities
+``m_k = (v_sensor - u_k) · d_k`` (``u_k`` the hit point's velocity, zero on
+static surfaces) solved by least squares; ``true_velocity_sensor_m_s`` is that
+noise-free solution and the noise is added to it as above. The metadata then
+carries ``relative_track``: ``ground_velocity_sensor_m_s`` (``v_sensor``),
+``beam_radial_velocity_m_s`` and ``beam_surface_velocity_world_m_s`` per beam
+(None for invalid beams; zeros on static surfaces). Otherwise (every valid beam
+on static surfaces, a moving surface of unknown motion, or no lock) the velocity
+is ``v_sensor`` over ground exactly as above and the sample carries no such key.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
@@ -56,7 +71,18 @@ from leviathan.frames import sensor_pose
 from leviathan.random import normal
 from leviathan.raycast import PreparedScene, trace_rays
 from leviathan.scene import Scene
-from leviathan.sensors._kinematics import BodyKinematics, _cross3, _float_vector, _rotate3
+from leviathan.sensors._dvl_relative import (
+    beam_radial_velocity,
+    solve_beam_velocity,
+    surface_point_velocity_world,
+)
+from leviathan.sensors._kinematics import (
+    BodyKinematics,
+    _cross3,
+    _float_vector,
+    _rotate3,
+    _rotate3_transposed,
+)
 from leviathan.sensors._protocol import SampleContext, register_sensor_kind
 from leviathan.sensors._sample import (
     SensorSample,
@@ -145,6 +171,7 @@ def measure_dvl(
     prepared: PreparedScene | None = None,
     backend: str = "auto",
     device: str | None = None,
+    surface_kinematics: Mapping[str, BodyKinematics] | None = None,
 ) -> SensorSample:
     """Take one bottom-track DVL sample.
 
@@ -162,6 +189,9 @@ def measure_dvl(
         backend: Tracing backend (:data:`leviathan.raycast.BACKENDS`); every backend
             gives the same sample, bit for bit.
         device: Device for the backend (``None``: its default).
+        surface_kinematics: Committed kinematics of moving surfaces by ``object_id``
+            (see "Moving surfaces" in the module docstring); ``None``: every surface
+            is static ground.
 
     Returns:
         A ``kind="dvl"`` :class:`SensorSample` with channels
@@ -169,7 +199,8 @@ def measure_dvl(
         * ``velocity_sensor_m_s`` float64 (3,): measured velocity in the sensor
           frame [m/s]; NaN without a lock;
         * ``true_velocity_sensor_m_s`` float64 (3,): noise-free ``v_sensor`` [m/s],
-          given with or without a lock;
+          given with or without a lock (relative to the surfaces hit when a valid
+          beam is on a moving surface of known motion);
         * ``beam_range_m`` float64 [beam_count]: slant range of valid beams [m], NaN
           elsewhere;
         * ``beam_valid`` uint8 [beam_count]: 1 for a valid beam;
@@ -237,6 +268,15 @@ def measure_dvl(
     lever = _cross3(omega, r_body_sensor)
     v_origin_body = [v + w for v, w in zip(velocity_body, lever, strict=True)]
     true_velocity = _rotate3(R_sensor_body, v_origin_body)
+    relative = (
+        _relative_track(
+            scene, surface_kinematics, T_world_sensor, d, hits, valid, dirs_sensor, true_velocity
+        )
+        if lock and surface_kinematics
+        else None
+    )
+    if relative is not None:
+        true_velocity = relative.pop("solution")
 
     drawn = lock and std > 0.0
     if not lock:
@@ -273,6 +313,8 @@ def measure_dvl(
     }
     if scene.vehicle_names:
         metadata["beam_surfaces"] = _beam_surfaces(scene, hits.instance)
+    if relative is not None:
+        metadata["relative_track"] = relative
     return SensorSample(
         kind="dvl",
         sensor_id=sensor_id,
@@ -281,6 +323,64 @@ def measure_dvl(
         channels=channels,
         metadata=metadata,
     )
+
+
+def _relative_track(
+    scene: Scene,
+    surface_kinematics: Mapping[str, BodyKinematics],
+    T_world_sensor: Any,
+    d_world: np.ndarray,
+    hits: Any,
+    valid: np.ndarray,
+    dirs_sensor: np.ndarray,
+    v_sensor: list[float],
+) -> dict[str, Any] | None:
+    """The relative track (module docstring), or None when no valid beam is on a
+    moving surface of known motion (the ground-track path is then taken unchanged)."""
+    instances = scene.instances
+    beam_kin: list[BodyKinematics | None] = []
+    for k, ok in zip(hits.instance.tolist(), valid.tolist(), strict=True):
+        # A valid beam's instance is a mesh instance (never the sea surface).
+        entry = instances[k] if ok else None
+        kin = None
+        if entry is not None and entry.moving:
+            kin = surface_kinematics.get(entry.object_id)
+        beam_kin.append(kin)
+    if all(kin is None for kin in beam_kin):
+        return None
+    R_world_sensor = T_world_sensor.rotation.tolist()
+    origin = T_world_sensor.translation.tolist()
+    ranges = hits.t.tolist()
+    directions, radial = [], []
+    radial_out: list[float | None] = []
+    surface_out: list[list[float] | None] = []
+    for k, ok in enumerate(valid.tolist()):
+        if not ok:
+            radial_out.append(None)
+            surface_out.append(None)
+            continue
+        kin = beam_kin[k]
+        if kin is None:
+            u_world = [0.0, 0.0, 0.0]
+            u_sensor = [0.0, 0.0, 0.0]
+        else:
+            t = ranges[k]
+            point = [o + t * di for o, di in zip(origin, d_world[k].tolist(), strict=True)]
+            u_world = surface_point_velocity_world(kin, point)
+            u_sensor = _rotate3_transposed(R_world_sensor, u_world)
+        direction = dirs_sensor[k].tolist()
+        m = beam_radial_velocity(v_sensor, u_sensor, direction)
+        directions.append(direction)
+        radial.append(m)
+        radial_out.append(m)
+        surface_out.append(u_world)
+    solution = solve_beam_velocity(directions, radial)
+    return {
+        "solution": [math.nan] * 3 if solution is None else solution,
+        "ground_velocity_sensor_m_s": list(v_sensor),
+        "beam_radial_velocity_m_s": radial_out,
+        "beam_surface_velocity_world_m_s": surface_out,
+    }
 
 
 def _beam_surfaces(scene: Scene, instance: np.ndarray) -> list[dict[str, Any] | None]:
@@ -320,6 +420,7 @@ class DVLSensor:
             seed=context.root_seed,
             backend=context.backend,
             device=context.device,
+            surface_kinematics=context.surface_kinematics,
         )
 
 

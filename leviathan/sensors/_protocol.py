@@ -22,7 +22,7 @@ that module in ``leviathan/sensors/__init__.py``.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Protocol, runtime_checkable
 
@@ -70,6 +70,12 @@ class SampleContext:
             ``resolve_backend`` (``"reference"`` or ``"warp"``); every backend
             gives the same product, bit for bit.
         device: Device of that backend (``"cpu"``, ``"cuda:0"``, ...).
+        surface_kinematics: Committed kinematics of the moving surfaces of
+            ``scene`` at the instant, by ``object_id``: each hull's vehicle's
+            kinematics, and each moving environment object's pose with its
+            translation velocity in its own frame (ω = 0). A read-only mapping;
+            empty (the default) when nothing moves. Only sensors whose physics
+            depends on the motion of what they see read it (the DVL's Doppler).
     """
 
     sensor_id: str
@@ -81,6 +87,9 @@ class SampleContext:
     water: WaterSpec
     backend: str
     device: str
+    surface_kinematics: Mapping[str, BodyKinematics] = field(
+        default_factory=lambda: MappingProxyType({})
+    )
 
     def __post_init__(self) -> None:
         check_sample_identifiers(self.sensor_id, self.sample_index, self.time_ns)
@@ -108,6 +117,20 @@ class SampleContext:
                 )
         object.__setattr__(self, "sample_index", int(self.sample_index))
         object.__setattr__(self, "time_ns", int(self.time_ns))
+        surfaces = self.surface_kinematics
+        if not isinstance(surfaces, Mapping):
+            raise TypeError(
+                "surface_kinematics: expected a mapping of object_id -> BodyKinematics, got "
+                f"{type(surfaces).__name__}"
+            )
+        for key, value in surfaces.items():
+            if not isinstance(key, str) or not key or not isinstance(value, BodyKinematics):
+                raise TypeError(
+                    "surface_kinematics: expected non-empty object_id strings mapped to "
+                    f"BodyKinematics, got {key!r} -> {type(value).__name__}"
+                )
+        # A private copy: the caller's mapping may change after the context is built.
+        object.__setattr__(self, "surface_kinematics", MappingProxyType(dict(surfaces)))
         object.__setattr__(self, "root_seed", int(self.root_seed))
 
     @property

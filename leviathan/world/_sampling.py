@@ -4,7 +4,8 @@ At a committed tick the World hands the samples that fall due to
 :func:`take_samples`, which builds one immutable
 :class:`~leviathan.sensors.SampleContext` per sample from the World's public
 accessors (the scene at the instant with the other vehicles' hulls posed in it,
-each vehicle's committed kinematics, the root seed, the water, the tracer) and
+each vehicle's committed kinematics, the kinematics of every moving surface (hulls
+and moving environment objects), the root seed, the water, the tracer) and
 asks the sensor registered for the spec's ``kind`` for its product
 (:func:`leviathan.sensors.sample_sensor`). No sensor type is named here: a new
 sensor kind needs no change in this module. Which hulls a vehicle's sensors see
@@ -14,7 +15,10 @@ is stated in :mod:`leviathan.world._hulls`.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
+
+import numpy as np
 
 from leviathan.schedule import SensorSchedule
 from leviathan.sensors import BodyKinematics, SampleContext, SensorProduct, sample_sensor
@@ -55,6 +59,7 @@ def take_samples(
     backend, device = world.tracing
     # One kinematics record per vehicle and instant, shared by its sensors.
     kinematics: dict[str, BodyKinematics] = {}
+    surfaces = _surface_kinematics(world, specs, kinematics, time_ns)
     samples: dict[str, SensorProduct] = {}
     for vehicle, spec, index in due:
         if vehicle not in kinematics:
@@ -69,9 +74,41 @@ def take_samples(
             water=water,
             backend=backend,
             device=device,
+            surface_kinematics=surfaces,
         )
         samples[context.sensor_id] = sample_sensor(spec, context)
     return samples
+
+
+def _surface_kinematics(
+    world: World,
+    specs: dict[str, Any],
+    kinematics: dict[str, BodyKinematics],
+    time_ns: int,
+) -> MappingProxyType:
+    """Committed kinematics of every moving surface at ``time_ns``, by object id.
+
+    A hull's object id is its vehicle's name and its kinematics the vehicle's
+    (computed once into ``kinematics``, which its own sensors then share); a
+    moving environment object's is its pose at the instant with its constant
+    world velocity rotated into its own frame and no rotation.
+    """
+    surfaces: dict[str, BodyKinematics] = {}
+    for name, spec in sorted(specs.items()):
+        if spec.hull is not None:
+            if name not in kinematics:
+                kinematics[name] = world.body_kinematics(name)
+            surfaces[name] = kinematics[name]
+    for obj in world.environment.objects:
+        if obj.moving:
+            T = obj.instance_at(time_ns).T_world_object
+            surfaces[obj.object_id] = BodyKinematics(
+                T_world_body=T,
+                velocity_body_m_s=T.inverse().apply_direction(
+                    np.array(obj.velocity_ned_m_per_s, dtype=np.float64)
+                ),
+            )
+    return MappingProxyType(surfaces)
 
 
 class OffTickLog:

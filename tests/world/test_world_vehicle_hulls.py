@@ -197,6 +197,52 @@ def test_dvl_beams_lock_on_a_vehicle_passing_beneath() -> None:
     ] * 4
 
 
+def test_dvl_over_a_moving_vehicle_measures_the_velocity_relative_to_it() -> None:
+    # The survey holds still; the ROV beneath it starts at 0.5 m/s ahead (world +x at
+    # yaw 0). Every beam locks on the ROV, so the DVL reads the survey's velocity
+    # relative to the ROV's hull (about -v_rov in the sensor frame).
+    dvl_down = DEPTH + DVL_MOUNT[2]
+    rov_down = dvl_down + 0.3 + ROV_HALF[2]
+    setups = [
+        VehicleSetup("survey", _survey_spec(), _hold(DEPTH), position_ned_m=(0.0, 0.0, DEPTH)),
+        VehicleSetup(
+            "rov",
+            get_vehicle("inspection_rov"),
+            _hold(rov_down),
+            position_ned_m=(DVL_MOUNT[0], 0.0, rov_down),
+            velocity_body=(0.5, 0.0, 0.0, 0.0, 0.0, 0.0),
+        ),
+    ]
+    world = _world(setups)
+    # The tick-0 committed kinematics, what the tick-0 sample reads.
+    me, rov = world.body_kinematics("survey"), world.body_kinematics("rov")
+    sample = world.step(1)[0].samples["survey/dvl"]
+    assert sample.channels["lock"] == 1
+    T_ws = sample.metadata["T_world_sensor"]
+    R_ws, o = np.array(T_ws["rotation"]), np.array(T_ws["translation"])
+    r_bs = np.array(DVL_MOUNT)
+    R_bs = R_ws.T @ me.T_world_body.rotation  # sensor <- body
+    v_ground = R_bs @ (me.velocity_body_m_s + np.cross(me.angular_velocity_body_rad_s, r_bs))
+    dirs, rhs, surface = [], [], []
+    for k, d_s in enumerate(sample.metadata["beam_directions_sensor"]):
+        d_s = np.array(d_s)
+        p = o + sample.channels["beam_range_m"][k] * (R_ws @ d_s)
+        R = rov.T_world_body.rotation
+        r = R.T @ (p - rov.T_world_body.translation)
+        u = R @ (rov.velocity_body_m_s + np.cross(rov.angular_velocity_body_rad_s, r))
+        dirs.append(d_s)
+        rhs.append(d_s @ (v_ground - R_ws.T @ u))
+        surface.append(u)
+    expected = np.linalg.lstsq(np.array(dirs), np.array(rhs), rcond=None)[0]
+    # The catalogue DVL is noisy: the noise-free channel carries the relative velocity.
+    true = sample.channels["true_velocity_sensor_m_s"]
+    np.testing.assert_allclose(true, expected, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(true, -(R_ws.T @ np.array([0.5, 0.0, 0.0])), rtol=0, atol=1e-12)
+    track = sample.metadata["relative_track"]
+    np.testing.assert_allclose(track["ground_velocity_sensor_m_s"], v_ground, atol=1e-14)
+    np.testing.assert_allclose(track["beam_surface_velocity_world_m_s"], surface, atol=1e-14)
+
+
 def test_dvl_reaches_the_seabed_when_no_vehicle_is_beneath() -> None:
     sample = _first(_world(_survey_and_rov()), "survey/dvl")
     expected = (30.0 - DEPTH - DVL_MOUNT[2]) / math.cos(math.radians(30.0))
