@@ -55,6 +55,7 @@ from leviathan.frames import Transform, euler_from_rotation, sensor_pose
 from leviathan.scene import Scene
 from leviathan.sonar import SonarFrame, render
 from leviathan.specs import MAX_SONAR_RAY_COUNT, ImagingSonarSpec, WaterSpec
+from leviathan.world import scenes_seen
 
 __all__ = [
     "DEFAULT_MAX_RAY_COUNT",
@@ -243,8 +244,16 @@ def sonar_image(
         spec = vspec.sensor(sensor)
         if not isinstance(spec, ImagingSonarSpec):
             raise ValueError(f"sensor: {vehicle}/{sensor} is a {spec.kind}, not an imaging_sonar")
-        T_world_body = world.body_kinematics(vehicle).T_world_body
-        scene = world.environment.scene_at(world.time_ns)
+        T_world_body = world.vehicle_state(vehicle).T_world_body
+        # The scene this vehicle's sensors see: the environment plus the other vehicles'
+        # hulls at their committed poses, as the canonical sonar sample sees it.
+        names = world.vehicle_names
+        scene = scenes_seen(
+            world.environment.scene_at(world.time_ns),
+            {name: world.vehicle_spec(name) for name in names},
+            {name: world.vehicle_state(name).T_world_body for name in names},
+            {vehicle},
+        )[vehicle]
         water = world.environment.water
         backend, device = world.tracing
         pose_record = {

@@ -29,6 +29,7 @@ static scene's entries.
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass
 
 import numpy as np
@@ -141,10 +142,16 @@ def _transform_key(T) -> str:
     return T.rotation.tobytes().hex() + T.translation.tobytes().hex()
 
 
+# The service steps Worlds on worker threads that share these caches: evict and insert
+# under one lock (a plain dict's pop-first races another thread's pop-first).
+_CACHE_LOCK = threading.Lock()
+
+
 def _cache_put(cache: dict, key: tuple, value: PreparedInstance, limit: int) -> None:
-    if len(cache) >= limit:
-        cache.pop(next(iter(cache)))
-    cache[key] = value
+    with _CACHE_LOCK:
+        while len(cache) >= limit:
+            cache.pop(next(iter(cache)), None)
+        cache[key] = value
 
 
 def prepare_posed_instance(

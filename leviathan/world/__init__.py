@@ -6,6 +6,7 @@ from leviathan.world._errors import (
     ThrusterFaultRefusedError,
     WorldLimitError,
 )
+from leviathan.world._hulls import hull_triangle_mesh, scenes_seen
 from leviathan.world._records import CaptureGroup, VehicleTrackRecord, WorldSnapshot
 from leviathan.world._registry import IDLE_RELEASE_S, MAX_OPEN_WORLDS, WorldRegistry
 from leviathan.world._setup import VehicleSetup
@@ -25,4 +26,6 @@ __all__ = [
     "WorldLimitError",
     "WorldRegistry",
     "WorldSnapshot",
+    "hull_triangle_mesh",
+    "scenes_seen",
 ]

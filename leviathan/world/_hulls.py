@@ -77,8 +77,13 @@ def check_hulls(specs: Mapping[str, VehicleSpec], environment: Environment) -> N
             )
         try:
             hull_triangle_mesh(spec.hull)
-        except (OSError, ValueError) as exc:
-            raise type(exc)(f"vehicles[{name!r}].hull: {exc}") from exc
+        except OSError as exc:
+            # The same OSError, with the field named and its errno and file name kept.
+            raise OSError(
+                exc.errno, f"vehicles[{name!r}].hull: {exc.strerror}", exc.filename
+            ) from exc
+        except ValueError as exc:
+            raise ValueError(f"vehicles[{name!r}].hull: {exc}") from exc
 
 
 def scenes_seen(

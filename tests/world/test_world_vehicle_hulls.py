@@ -327,3 +327,20 @@ def test_mesh_hull_file_is_checked_against_its_sha256(tmp_path) -> None:
 def _pos() -> tuple[float, float, float]:
     north, down = _rov_ahead(8.0)
     return (north, 0.0, down)
+
+
+def test_analytic_image_of_a_worlds_vehicle_sees_the_other_vehicles_as_its_sonar_does() -> None:
+    from leviathan.analytic import sonar_image
+
+    world = _world(_survey_and_rov())
+    canonical = _first(world, "survey/sonar")
+    image = sonar_image(world=world, vehicle="survey", sensor="sonar", elevation_sample_count=1)
+    frame = image.frame
+    rov = frame.metadata["object_ids"].index("rov")
+    hit = frame.channels["primary_object"] == rov
+    # Same pose, same scene with the posed hull, same single-elevation rays: the same cells.
+    assert hit.any()
+    assert np.array_equal(hit, canonical.channels["primary_object"] == rov)
+    assert np.array_equal(
+        frame.channels["primary_range_m"][hit], canonical.channels["primary_range_m"][hit]
+    )

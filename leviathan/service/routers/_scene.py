@@ -11,7 +11,7 @@ mount poses as ``T_body_sensor``.
   (objects with a constant velocity move as ``t(t) = t(0) + v t``), label and
   material name.
 * **Vehicles**, in name order: the hull mesh in body FRD
-  (:func:`leviathan.geometry.hull_mesh` of the vehicle's current document, the
+  (:func:`leviathan.world.hull_triangle_mesh` of the vehicle's current document, the
   same mesh the other vehicles' sensors see) or none, and each sensor's mount and
   the spec values that bound its field of view.
 * The sea surface is the plane z = 0 (an analytic interface, no mesh).
@@ -30,7 +30,6 @@ from typing import Annotated, Any, Literal
 from fastapi import APIRouter, Depends, Query
 
 from leviathan.frames import Transform
-from leviathan.geometry import hull_mesh
 from leviathan.identity import content_hash
 from leviathan.scene import TriangleMesh
 from leviathan.service import _models as m
@@ -38,7 +37,7 @@ from leviathan.service._deps import get_host
 from leviathan.service._errors import ERROR_RESPONSES
 from leviathan.service._hosting import WorldHost
 from leviathan.specs import VehicleSpec
-from leviathan.world import World
+from leviathan.world import World, hull_triangle_mesh
 
 __all__ = ["router", "scene_geometry"]
 
@@ -135,7 +134,7 @@ def scene_geometry(world_id: str, world: World, *, encoding: Encoding = "lists")
                 spec_hash=content_hash(spec),
                 hull_shape=None if hull is None else hull.shape,
                 hull_label=None if hull is None else hull.semantic_label,
-                hull=None if hull is None else _mesh(hull_mesh(hull), encoding),
+                hull=None if hull is None else _mesh(hull_triangle_mesh(hull), encoding),
                 sensors=_sensors(name, spec),
             )
         )

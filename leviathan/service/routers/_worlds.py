@@ -237,7 +237,7 @@ async def get_current(world_id: str, host: Host) -> m.CurrentResponse:
             profile=[layer.model_dump(mode="json") for layer in water.current_profile],
         )
 
-    return await host.run(world_id, read)
+    return await host.run(world_id, read, changes=False)
 
 
 @router.put("/{world_id}/current", response_model=m.StateResponse, summary="Set the current")
