@@ -343,6 +343,8 @@ class CameraSensor:
     kind = "camera"
     spec_type = CameraSpec
     product_type = SensorSample
+    # Sees the scene; the surfaces' motion never enters its product.
+    reads_surfaces = False
 
     def sample(self, spec: CameraSpec, context: SampleContext) -> SensorSample:
         """One camera frame of ``spec`` from the committed pose of ``context``."""

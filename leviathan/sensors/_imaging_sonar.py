@@ -23,6 +23,8 @@ class ImagingSonarSensor:
     kind = "imaging_sonar"
     spec_type = ImagingSonarSpec
     product_type = SonarFrame
+    # Sees the scene; the surfaces' motion never enters its product.
+    reads_surfaces = False
 
     def sample(self, spec: ImagingSonarSpec, context: SampleContext) -> SonarFrame:
         """One ping of ``spec`` from the committed pose of ``context``."""

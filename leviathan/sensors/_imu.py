@@ -203,6 +203,9 @@ class IMUSensor:
     kind = "imu"
     spec_type = IMUSpec
     product_type = SensorSample
+    # Kinematics only: no scene, no surfaces.
+    reads_scene = False
+    reads_surfaces = False
 
     def sample(self, spec: IMUSpec, context: SampleContext) -> SensorSample:
         """One IMU sample of ``spec`` from the committed kinematics of ``context``."""

@@ -177,6 +177,11 @@ class SensorKind(Protocol):
         kind: The spec ``kind`` tag this sensor samples (e.g. ``"dvl"``).
         spec_type: The spec class (a pydantic model whose ``kind`` defaults to ``kind``).
         product_type: The immutable, hashed class every ``sample`` returns.
+
+    Optional class attributes (undeclared means ``True``): ``reads_scene = False``
+    for a kind that never looks at ``context.scene`` (the World then skips posing
+    the other vehicles' hulls for it) and ``reads_surfaces = False`` for one that
+    never looks at ``context.surface_kinematics``.
     """
 
     kind: str

@@ -21,7 +21,13 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from leviathan.schedule import SensorSchedule
-from leviathan.sensors import BodyKinematics, SampleContext, SensorProduct, sample_sensor
+from leviathan.sensors import (
+    BodyKinematics,
+    SampleContext,
+    SensorProduct,
+    sample_sensor,
+    sensor_kind_for,
+)
 from leviathan.time import Epoch
 from leviathan.world._hulls import scenes_seen
 
@@ -49,17 +55,29 @@ def take_samples(
     """
     names = world.vehicle_names
     specs = {name: world.vehicle_spec(name) for name in names}
-    scenes = scenes_seen(
-        world.environment.scene_at(time_ns),
-        specs,
-        {name: world.vehicle_state(name).T_world_body for name in names},
-        {vehicle for vehicle, _, _ in due},
+    base = world.environment.scene_at(time_ns)
+    # Only vehicles with a due sensor that reads the scene get the posed hulls (an
+    # IMU-only tick builds none); a kind that does not read it gets the environment's.
+    observers = {vehicle for vehicle, spec, _ in due if _reads(spec, "reads_scene")}
+    scenes = (
+        scenes_seen(
+            base,
+            specs,
+            {name: world.vehicle_state(name).T_world_body for name in names},
+            observers,
+        )
+        if observers
+        else {}
     )
     water = world.environment.water
     backend, device = world.tracing
     # One kinematics record per vehicle and instant, shared by its sensors.
     kinematics: dict[str, BodyKinematics] = {}
-    surfaces = _surface_kinematics(world, specs, kinematics, time_ns)
+    surfaces = (
+        _surface_kinematics(world, specs, kinematics, time_ns)
+        if any(_reads(spec, "reads_surfaces") for _, spec, _ in due)
+        else _NO_SURFACES
+    )
     samples: dict[str, SensorProduct] = {}
     for vehicle, spec, index in due:
         if vehicle not in kinematics:
@@ -69,7 +87,7 @@ def take_samples(
             sample_index=index,
             time_ns=time_ns,
             kinematics=kinematics[vehicle],
-            scene=scenes[vehicle],
+            scene=scenes.get(vehicle, base),
             root_seed=world.root_seed,
             water=water,
             backend=backend,
@@ -78,6 +96,22 @@ def take_samples(
         )
         samples[context.sensor_id] = sample_sensor(spec, context)
     return samples
+
+
+_NO_SURFACES: MappingProxyType = MappingProxyType({})
+
+
+def _reads(spec: Any, attribute: str) -> bool:
+    """Whether the kind that samples ``spec`` reads ``attribute`` of the context.
+
+    A kind declares ``reads_scene = False`` or ``reads_surfaces = False`` when it
+    never looks at them (the IMU reads neither); undeclared means it does. A spec
+    no kind samples counts as reading both: :func:`sample_sensor` refuses it below.
+    """
+    try:
+        return bool(getattr(sensor_kind_for(spec), attribute, True))
+    except (LookupError, TypeError):
+        return True
 
 
 def _surface_kinematics(

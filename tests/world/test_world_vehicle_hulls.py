@@ -344,3 +344,23 @@ def test_analytic_image_of_a_worlds_vehicle_sees_the_other_vehicles_as_its_sonar
     assert np.array_equal(
         frame.channels["primary_range_m"][hit], canonical.channels["primary_range_m"][hit]
     )
+
+
+def test_ticks_with_only_kinds_that_ignore_the_scene_pose_no_hulls(monkeypatch) -> None:
+    import leviathan.world._sampling as sampling
+
+    posed: list[set[str]] = []
+    real = sampling.scenes_seen
+
+    def counting(base, specs, poses, observers):
+        posed.append(set(observers))
+        return real(base, specs, poses, observers)
+
+    monkeypatch.setattr(sampling, "scenes_seen", counting)
+    world = _world(_survey_and_rov())
+    groups = world.step(30)
+    # The survey vehicle's IMU is due every tick; its sonar and DVL only on some. Hulls
+    # are posed exactly at the ticks where a scene-reading sensor is due, for its vehicle.
+    readers = [{k.split("/")[0] for k in g.samples if not k.endswith("/imu")} for g in groups]
+    assert posed == [r for r in readers if r]
+    assert any(not r for r in readers)
