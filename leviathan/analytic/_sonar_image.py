@@ -245,15 +245,12 @@ def sonar_image(
         if not isinstance(spec, ImagingSonarSpec):
             raise ValueError(f"sensor: {vehicle}/{sensor} is a {spec.kind}, not an imaging_sonar")
         T_world_body = world.vehicle_state(vehicle).T_world_body
-        # The scene this vehicle's sensors see: the environment plus the other vehicles'
-        # hulls at their committed poses, as the canonical sonar sample sees it.
         names = world.vehicle_names
-        scene = scenes_seen(
-            world.environment.scene_at(world.time_ns),
-            {name: world.vehicle_spec(name) for name in names},
-            {name: world.vehicle_state(name).T_world_body for name in names},
-            {vehicle},
-        )[vehicle]
+        specs = {name: world.vehicle_spec(name) for name in names}
+        poses = {name: world.vehicle_state(name).T_world_body for name in names}
+        # What its canonical sonar sees: the environment and the other vehicles' hulls.
+        base = world.environment.scene_at(world.time_ns)
+        scene = scenes_seen(base, specs, poses, {vehicle})[vehicle]
         water = world.environment.water
         backend, device = world.tracing
         pose_record = {
