@@ -326,7 +326,7 @@ def _derive_key(root_seed: int, sensor_id: str, sample_index: int, effect: str) 
     return _key_words(int(root_seed), sensor_id, int(sample_index), effect)
 
 
-@functools.lru_cache(maxsize=4096)
+# Not cached: the sample index is new on nearly every call; the constant prefix is.
 def _key_words(root_seed: int, sensor_id: str, sample_index: int, effect: str) -> tuple[int, int]:
     """Key words of validated parts: the SHA-256 of the key tuple's canonical encoding.
 
@@ -365,7 +365,7 @@ def _str_encoding(text: str) -> bytes:
     return b"\x05" + _U64.pack(len(encoded)) + encoded
 
 
-@functools.lru_cache(maxsize=4096)
+# Not cached: a Philox key is new on nearly every draw.
 def _round_keys(key: tuple[int, int]) -> tuple[tuple[int, int], ...]:
     """The ten ``(k0, k1)`` round keys of a Philox key (bumped after each round)."""
     k0, k1 = key
