@@ -161,8 +161,9 @@ def _cmd_scenario_run(args: argparse.Namespace) -> int:
 
 
 def _cmd_sonar_image(args: argparse.Namespace) -> int:
-    from leviathan.analytic import SonarNoiseModel, sonar_image, write_sonar_image
+    from leviathan.analytic import sonar_image, write_sonar_image
     from leviathan.demo import survey_environment
+    from leviathan.sensors import SonarNoiseModel
 
     noisy = args.speckle or args.noise_floor_db is not None or args.gain_db != 0.0
     noise = SonarNoiseModel(

@@ -24,7 +24,8 @@ leaves nothing partial and a rerun replaces a previous output whole:
   rebuilds the records with their content hashes);
 * ``dataset.mcap``: the same run as a ROS 2 bag in MCAP with standard message
   types (sonar, DVL, IMU, camera, odometry, TF), for ROS 2 tools and Foxglove;
-* ``previews/``: sonar fan PNGs (1 Hz) and camera previews (every frame);
+* ``previews/``: each sensor's preview as its kind declares it (the sonar's fan,
+  the camera's sRGB image), at most one per sensor and simulated second;
 * ``track.png``: north-up plot of both vehicles' tracks and the targets;
 * ``world.usda``: the World as an OpenUSD stage with both tracks;
 * ``manifest.json``: every capture group with every member's content hash, the
@@ -273,6 +274,31 @@ def _is_previous_output(folder: Path) -> bool:
     return isinstance(manifest, dict) and manifest.get("job") == DEMO_JOB
 
 
+class _Previews:
+    """Each sensor's preview (its kind's ``preview``), at most one per simulated second."""
+
+    def __init__(self, world: Any, folder: Path) -> None:
+        from leviathan.sensors import sensor_declarations
+
+        self._folder = folder
+        self._render = {}
+        for name in world.vehicle_names:
+            for sensor in world.vehicle_spec(name).sensors:
+                preview = sensor_declarations(sensor.kind).preview
+                if preview is not None:
+                    self._render[f"{name}/{sensor.name}"] = preview
+        self._last_second: dict[str, int] = {}
+
+    def write(self, sensor_id: str, sample: Any) -> None:
+        render = self._render.get(sensor_id)
+        second = sample.time_ns // 1_000_000_000
+        if render is None or self._last_second.get(sensor_id) == second:
+            return
+        self._last_second[sensor_id] = second
+        stem = f"{sensor_id.replace('/', '_')}_{sample.sample_index:06d}"
+        write_atomically(self._folder / f"{stem}.png", render(sample))
+
+
 def run_demo(
     out: str | Path,
     *,
@@ -340,12 +366,11 @@ def _write_products(out: Path, ticks: int, *, progress: bool) -> dict[str, Any]:
 
     from leviathan.datasets import RUN_DATASET_NAME, DatasetRecorder
     from leviathan.identity import content_hash
-    from leviathan.sensors import camera_preview_png
-    from leviathan.sonar import SonarFrame
 
     (out / "previews").mkdir()
     world = build_demo_world()
     groups_out: list[dict] = []
+    previews = _Previews(world, out / "previews")
     chunk = 50
     recorder = DatasetRecorder(
         world,
@@ -366,16 +391,7 @@ def _write_products(out: Path, ticks: int, *, progress: bool) -> dict[str, Any]:
                 members = {}
                 for sensor_id, sample in group.samples.items():
                     members[sensor_id] = sample.content_hash
-                    stem = sensor_id.replace("/", "_")
-                    if isinstance(sample, SonarFrame):
-                        if sample.sample_index % 5 == 0:
-                            sample.fan_png(
-                                str(out / "previews" / f"{stem}_{sample.sample_index:06d}_fan.png")
-                            )
-                    elif sample.kind == "camera":
-                        camera_preview_png(
-                            sample, str(out / "previews" / f"{stem}_{sample.sample_index:06d}.png")
-                        )
+                    previews.write(sensor_id, sample)
                 groups_out.append(
                     {
                         "tick": group.tick,

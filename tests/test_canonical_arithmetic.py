@@ -100,11 +100,13 @@ CANONICAL_MODULES = (
     "leviathan/schedule.py",
     "leviathan/sensors/__init__.py",
     "leviathan/sensors/_camera.py",
+    "leviathan/sensors/_declarations.py",
     "leviathan/sensors/_dvl.py",
     "leviathan/sensors/_dvl_relative.py",
     "leviathan/sensors/_imaging_sonar.py",
     "leviathan/sensors/_imu.py",
     "leviathan/sensors/_kinematics.py",
+    "leviathan/sensors/_pressure.py",
     "leviathan/sensors/_protocol.py",
     "leviathan/sensors/_sample.py",
     "leviathan/sonar/__init__.py",
@@ -169,9 +171,12 @@ EXCLUDED_MODULES = {
     "leviathan/datasets/_writer.py": "with-block protocol of the dataset writers, no arithmetic",
     "leviathan/datasets/hdf5.py": "export format: the HDF5 writer, computes no hash",
     "leviathan/datasets/mcap.py": "export format, computes no hash (ROS messages from records)",
-    "leviathan/datasets/ros_frames.py": "ROS frame conventions for export: sign flips and "
+    "leviathan/ros/__init__.py": "re-exports the ROS conventions, computes nothing",
+    "leviathan/ros/_frames.py": "ROS frame conventions for export: sign flips and "
     "permutations of finished records, never hashed",
-    "leviathan/datasets/ros_messages.py": "ROS 2 message definitions as text, no arithmetic",
+    "leviathan/ros/_definitions.py": "ROS 2 message definitions as text, no arithmetic",
+    "leviathan/ros/_messages.py": "export format: ROS message dicts built from finished records, "
+    "never hashed",
     "leviathan/datasets/typed_json.py": "text encoding of metadata for export files, no arithmetic",
     "leviathan/datasets/run.py": "feeds records to the dataset writers: an export, never hashed",
     "leviathan/sonar/display.py": "PNG previews of frames: display products, outside every hash",
@@ -210,7 +215,7 @@ EXCLUDED_MODULES = {
     "leviathan/service/routers/_scene.py": "service face: I/O, the Viewport's geometry",
     "leviathan/service/routers/_dashboard.py": "service face: serves the Dashboard's files",
     "leviathan/service/_catalogue.py": "service face: the catalogue for a client's forms",
-    "leviathan/analytic/_sonar_noise.py": "analytic tier (not canonical): sonar noise from a "
+    "leviathan/sensors/_sonar_noise.py": "analytic tier (not canonical): sonar noise from a "
     "sensor's own numpy generator, never in a canonical hash",
     "leviathan/analytic/_sonar_image.py": "analytic tier (not canonical): calls the canonical "
     "render unchanged, then analytic noise and display",
@@ -234,8 +239,8 @@ EXCLUDED_MODULES = {
     "commands before the canonical dynamics, which run unchanged",
     "leviathan/analytic/_generators.py": "analytic tier (not canonical): per-sensor numpy "
     "generators",
-    "leviathan/analytic/_imu_noise.py": "analytic tier (not canonical): IMU error model",
-    "leviathan/analytic/_dvl_noise.py": "analytic tier (not canonical): DVL error model "
+    "leviathan/sensors/_imu_noise.py": "analytic tier (not canonical): IMU error model",
+    "leviathan/sensors/_dvl_noise.py": "analytic tier (not canonical): DVL error model "
     "(least squares with numpy.linalg)",
     "leviathan/analytic/_plots.py": "analytic tier: PNG plots, display products outside every hash",
 }

@@ -64,7 +64,10 @@ def test_demo_is_reproducible(tmp_path) -> None:
     assert {"survey/sonar", "survey/dvl", "survey/imu", "inspector/front_camera"} <= sensors
     assert (a / "track.png").stat().st_size > 0
     assert (a / "world.usda").stat().st_size > 0
-    assert list((a / "previews").glob("survey_sonar_*_fan.png"))
+    # One preview per sensor and simulated second, each its kind's (the sonar's fan).
+    fans = sorted(p.name for p in (a / "previews").glob("survey_sonar_*.png"))
+    assert fans == ["survey_sonar_000000.png", "survey_sonar_000005.png"]  # t = 0 s and 1 s
+    assert list((a / "previews").glob("inspector_front_camera_*.png"))
 
 
 def test_bad_arguments_give_a_clear_error(capsys: pytest.CaptureFixture[str]) -> None:

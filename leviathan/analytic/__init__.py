@@ -9,8 +9,10 @@ are unchanged by anything in this package.
 Scenario runs (:func:`run_scenario`, ``leviathan scenario run FILE --out DIR``):
 a :class:`ScenarioDocument` (JSON or TOML, :func:`load_scenario`) declares
 vehicles, controllers, environment, duration, thruster faults and the sensors
-to record with their noise models (:class:`IMUNoiseModel`,
-:class:`DVLNoiseModel`, and the imaging sonar's ``SonarNoiseModel``) and seeds. The vehicles move
+to record with their noise models (each sensor kind declares its own through
+:class:`leviathan.sensors.AnalyticTier`: ``leviathan.sensors.IMUNoiseModel``,
+``DVLNoiseModel``, the imaging sonar's ``SonarNoiseModel``, ``PressureNoiseModel``)
+and seeds; a kind without one is recorded as its canonical sensor gives it. The vehicles move
 under the canonical dynamics and their sensors are the canonical ones; faults
 act between each controller and the dynamics, noise on the sensors' noise-free
 channels, each sensor from its own generator (:func:`sensor_generator`).
@@ -18,7 +20,6 @@ channels, each sensor from its own generator (:func:`sensor_generator`).
 
 from __future__ import annotations
 
-from leviathan.analytic._dvl_noise import DVLNoiseModel, apply_dvl_noise
 from leviathan.analytic._fan import sonar_image_png
 from leviathan.analytic._faults import (
     FAULT_KINDS,
@@ -32,12 +33,6 @@ from leviathan.analytic._faults import (
     effective_tick,
 )
 from leviathan.analytic._generators import BIT_GENERATORS, GeneratorRecord, sensor_generator
-from leviathan.analytic._imu_noise import (
-    ALLAN_PEAK_FACTOR,
-    IMUNoise,
-    IMUNoiseModel,
-    gauss_markov_allan_deviation,
-)
 from leviathan.analytic._scenario import (
     AutopilotDocument,
     DirectThrustDocument,
@@ -59,7 +54,7 @@ from leviathan.analytic._scenario_records import (
     VehicleRun,
     analytic_hash,
 )
-from leviathan.analytic._scenario_run import run_scenario
+from leviathan.analytic._scenario_run import UnrecordedSensorWarning, run_scenario
 from leviathan.analytic._sonar_image import (
     DEFAULT_MAX_RAY_COUNT,
     FILL_BIN_FRACTION,
@@ -68,30 +63,20 @@ from leviathan.analytic._sonar_image import (
     sonar_image,
 )
 from leviathan.analytic._sonar_image_files import write_sonar_image
-from leviathan.analytic._sonar_noise import (
-    SonarNoiseEffect,
-    SonarNoiseModel,
-    apply_sonar_noise,
-    sonar_noise_effect,
-)
 from leviathan.analytic._sonar_report import Figure, SonarImageReport
 
 __all__ = [
-    "ALLAN_PEAK_FACTOR",
     "ANALYTIC_DOMAIN",
     "BIT_GENERATORS",
     "DEFAULT_MAX_RAY_COUNT",
     "FAULT_KINDS",
     "FILL_BIN_FRACTION",
     "AutopilotDocument",
-    "DVLNoiseModel",
     "DeadFault",
     "DirectThrustDocument",
     "EnvironmentDocument",
     "Figure",
     "GeneratorRecord",
-    "IMUNoise",
-    "IMUNoiseModel",
     "LawnmowerDocument",
     "LossOfEffectivenessFault",
     "ReducedLimitFault",
@@ -103,27 +88,22 @@ __all__ = [
     "SlowedResponseFault",
     "SonarImage",
     "SonarImageReport",
-    "SonarNoiseEffect",
-    "SonarNoiseModel",
     "StuckFault",
     "ThrusterFault",
+    "UnrecordedSensorWarning",
     "VehicleDocument",
     "VehicleRun",
     "WaypointFollowerDocument",
     "analytic_hash",
-    "apply_dvl_noise",
-    "apply_sonar_noise",
     "canonical_world",
     "effective_tick",
     "elevation_samples_for_fill",
-    "gauss_markov_allan_deviation",
     "load_scenario",
     "run_scenario",
     "scenario_from_dict",
     "sensor_generator",
     "sonar_image",
     "sonar_image_png",
-    "sonar_noise_effect",
     "write_scenario_outputs",
     "write_sonar_image",
 ]

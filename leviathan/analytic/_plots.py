@@ -128,16 +128,10 @@ def sensor_error_plot(stream: Any, path: Path) -> Path:
     plt = _pyplot()
     errors = stream.errors()
     t = np.asarray(stream.arrays["time_ns"]) / 1e9
-    units = {
-        "angular_rate_rad_s": ("gyro error [deg/h]", 180.0 / np.pi * 3600.0),
-        "specific_force_m_s2": ("accel error [mg]", 1.0 / 9.80665e-3),
-        "velocity_m_s": ("velocity error [mm/s]", 1e3),
-        "mean_level_change_db": ("mean level change [dB]", 1.0),
-    }
     fig, axes = plt.subplots(len(errors), 1, figsize=(9, 2.8 * len(errors)), dpi=100, sharex=True)
     axes = np.atleast_1d(axes)
     for ax, (key, values) in zip(axes, errors.items(), strict=True):
-        label, scale = units[key]
+        label, scale = stream.error_units(key)
         values = np.asarray(values, dtype=np.float64) * scale
         if values.ndim == 1:
             ax.plot(t, values, linewidth=0.8)

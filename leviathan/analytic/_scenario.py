@@ -30,11 +30,9 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, model_validator
 
-from leviathan.analytic._dvl_noise import DVLNoiseModel
 from leviathan.analytic._faults import ThrusterFault
 from leviathan.analytic._generators import BIT_GENERATORS, SEED_LIMIT
-from leviathan.analytic._imu_noise import IMUNoiseModel
-from leviathan.analytic._sonar_noise import SonarNoiseModel
+from leviathan.sensors import registered_sensor_kinds, sensor_declarations
 from leviathan.specs import load_spec, spec_from_dict
 
 __all__ = [
@@ -172,7 +170,8 @@ class SensorDocument(_Doc):
     bit_generator: str = Field("PCG64", description=f"One of {', '.join(BIT_GENERATORS)}")
     noise: dict[str, Any] | None = Field(
         None,
-        description="Noise model: {kind = 'imu' | 'dvl' | 'imaging_sonar', parameters...}",
+        description="Noise model: {kind = <the sensor's kind>, parameters...}; the kinds with "
+        "an analytic noise model: imu, dvl, imaging_sonar, pressure",
     )
 
     @model_validator(mode="after")
@@ -185,21 +184,41 @@ class SensorDocument(_Doc):
         self.noise_model()
         return self
 
-    def noise_model(self) -> IMUNoiseModel | DVLNoiseModel | SonarNoiseModel | None:
-        """The noise model the ``noise`` table declares (validated strictly), or None."""
+    def noise_model(self, sensor_kind: str | None = None) -> Any:
+        """The noise model the ``noise`` table declares (validated strictly), or None.
+
+        The table's ``kind`` names the sensor kind; its model is the one that kind's
+        analytic tier declares (:attr:`leviathan.sensors.AnalyticTier.noise_model`).
+
+        Args:
+            sensor_kind: The kind of the sensor ``id`` names, when known: the table's
+                ``kind`` must equal it.
+        """
         if self.noise is None:
             return None
         data = dict(self.noise)
         kind = data.pop("kind", None)
-        models = {"imu": IMUNoiseModel, "dvl": DVLNoiseModel, "imaging_sonar": SonarNoiseModel}
+        registered = registered_sensor_kinds()
+        models = {
+            name: decl.analytic.noise_model
+            for name in registered
+            if (decl := sensor_declarations(name)).analytic is not None
+            and decl.analytic.noise_model is not None
+        }
         if kind not in models:
             raise ValueError(
-                f"sensors[{self.id!r}].noise.kind: expected one of {', '.join(models)}, got "
-                f"{kind!r}"
+                f"sensors[{self.id!r}].noise.kind: expected one of {', '.join(models)} (the sensor "
+                f"kinds with an analytic noise model), got {kind!r}"
             )
-        if kind != "imaging_sonar":
+        if sensor_kind is not None and kind != sensor_kind:
+            raise ValueError(
+                f"noise.kind: sensor {self.id!r} is a {sensor_kind}, so its noise model must be "
+                f"kind {sensor_kind!r}, got {kind!r}"
+            )
+        model = models[kind]
+        if "kind" in model.model_fields:
             data["kind"] = kind
-        return spec_from_dict(data, models[kind], source=f"sensors[{self.id!r}].noise")
+        return spec_from_dict(data, model, source=f"sensors[{self.id!r}].noise")
 
 
 class ScenarioDocument(_Doc):

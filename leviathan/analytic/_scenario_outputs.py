@@ -43,7 +43,8 @@ def write_scenario_outputs(result: ScenarioResult, out: str | os.PathLike[str]) 
     ``manifest.json``; ``tracks/<vehicle>.npz`` (:meth:`VehicleRun.arrays`);
     ``streams/<vehicle>__<sensor>.npz`` (the stream arrays); PNG plots in
     ``plots/``: ``track.png`` (north-up, fault markers), ``depth_thrust.png`` and
-    ``error_<vehicle>__<sensor>.png`` per sensor.
+    ``error_<vehicle>__<sensor>.png`` per sensor whose kind has measured and true
+    channels to compare.
 
     Returns:
         ``out`` as a :class:`Path`.
@@ -64,6 +65,8 @@ def write_scenario_outputs(result: ScenarioResult, out: str | os.PathLike[str]) 
         _plots.track_plot(result, tmp / plots[0])
         _plots.depth_thrust_plot(result, tmp / plots[1])
         for sid, stream in result.sensors.items():
+            if not stream.errors():
+                continue  # no measured/true pair to plot (the manifest lists what was drawn)
             name = f"plots/error_{file_stem(sid)}.png"
             _plots.sensor_error_plot(stream, tmp / name)
             plots.append(name)

@@ -17,11 +17,12 @@ import numpy as np
 from leviathan.analytic._generators import GeneratorRecord
 from leviathan.analytic._scenario import ScenarioDocument
 from leviathan.identity import CONTENT_DOMAIN, canonical_encode
+from leviathan.sensors import sensor_declarations as _declarations
+from leviathan.sensors import true_channel_errors
 from leviathan.specs import VehicleSpec
 
 __all__ = [
     "ANALYTIC_DOMAIN",
-    "RECORDED_KINDS",
     "SCENARIO_JOB",
     "ScenarioResult",
     "SensorStream",
@@ -35,9 +36,6 @@ ANALYTIC_DOMAIN = b"LEVIATHAN-ANALYTIC-v1\0"
 
 SCENARIO_JOB = "leviathan analytic scenario run"
 """The manifest's ``job``: marks a folder as a scenario output, which a rerun may replace."""
-
-RECORDED_KINDS = ("imu", "dvl", "imaging_sonar")
-"""Sensor kinds a scenario can record."""
 
 
 def analytic_hash(obj: Any) -> str:
@@ -94,9 +92,10 @@ class SensorStream:
 
     Attributes:
         sensor_id: ``"vehicle/sensor"``.
-        kind: ``"imu"``, ``"dvl"`` or ``"imaging_sonar"``.
-        arrays: ``time_ns`` and ``sample_index`` (int64 [m]) and per kind the measured
-            and true channels, stacked over samples (see :func:`run_scenario`).
+        kind: The sensor's kind (any registered kind).
+        arrays: ``time_ns`` and ``sample_index`` (int64 [m]) and the rows its kind's
+            analytic tier records (:class:`leviathan.sensors.AnalyticTier`; the canonical
+            channels for a kind without one), stacked over samples.
         generator: How the sensor's generator was made (seed or ``"unseeded"``).
         noise: The noise model, or ``None`` (noise-free channels).
     """
@@ -110,18 +109,19 @@ class SensorStream:
     noise: Any
 
     def errors(self) -> dict[str, np.ndarray]:
-        """Measured minus true, per channel pair (NaN where a measurement is missing)."""
-        a = self.arrays
-        if self.kind == "imu":
-            return {
-                "angular_rate_rad_s": a["angular_rate_sensor_rad_s"]
-                - a["true_angular_rate_sensor_rad_s"],
-                "specific_force_m_s2": a["specific_force_sensor_m_s2"]
-                - a["true_specific_force_sensor_m_s2"],
-            }
-        if self.kind == "dvl":
-            return {"velocity_m_s": a["velocity_sensor_m_s"] - a["true_velocity_sensor_m_s"]}
-        return {"mean_level_change_db": a["mean_level_change_db"]}
+        """Measured minus true, per channel pair (NaN where a measurement is missing), as the
+        sensor's kind defines them (every ``X`` beside a ``true_X`` by default)."""
+        analytic = _declarations(self.kind).analytic
+        errors = true_channel_errors if analytic is None else analytic.errors
+        return errors(self.arrays)
+
+    def error_units(self, name: str) -> tuple[str, float]:
+        """The plots' axis label and scale of error series ``name`` (see :meth:`errors`)."""
+        declared = _declarations(self.kind)
+        if declared.analytic is not None and name in declared.analytic.plot_units:
+            return declared.analytic.plot_units[name]
+        doc = declared.channels.get(name)
+        return (f"{name} error [{doc.units if doc is not None else '-'}]", 1.0)
 
 
 @dataclass(frozen=True, eq=False)

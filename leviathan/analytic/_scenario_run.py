@@ -23,37 +23,54 @@ sensor's own generator. Nothing here is canonical: the result says
 from __future__ import annotations
 
 import os
+import warnings
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from leviathan.analytic._dvl_noise import DVLNoiseModel, apply_dvl_noise
 from leviathan.analytic._faults import VehicleFaults
 from leviathan.analytic._generators import sensor_generator
-from leviathan.analytic._imu_noise import IMUNoise, IMUNoiseModel
 from leviathan.analytic._scenario import ScenarioDocument, load_scenario
 from leviathan.analytic._scenario_build import build_environment, build_vehicle_setups
 from leviathan.analytic._scenario_outputs import check_output_folder, write_scenario_outputs
-from leviathan.analytic._scenario_records import (
-    RECORDED_KINDS,
-    ScenarioResult,
-    SensorStream,
-    VehicleRun,
-)
-from leviathan.analytic._sonar_noise import SonarNoiseModel, apply_sonar_noise
+from leviathan.analytic._scenario_records import ScenarioResult, SensorStream, VehicleRun
 from leviathan.dynamics import RigidBodyModel, VehicleState, accelerations
 from leviathan.dynamics import step as dynamics_step
 from leviathan.raycast import resolve_backend
-from leviathan.sensors import BodyKinematics, SampleContext, sample_sensor
+from leviathan.sensors import BodyKinematics, SampleContext, sample_sensor, sensor_declarations
 
-__all__ = ["run_scenario"]
+__all__ = ["UnrecordedSensorWarning", "run_scenario"]
 
 # --------------------------------------------------------------------------- running
 
 
+class UnrecordedSensorWarning(UserWarning):
+    """A scenario leaves sensors that its vehicles declare unrecorded."""
+
+
+def _warn_unrecorded(doc: ScenarioDocument, setups: Any) -> None:
+    """Says which declared sensors the scenario does not record (a scenario records only
+    the sensors its ``sensors`` table lists)."""
+    listed = {s.id for s in doc.sensors}
+    missing = [
+        f"{setup.name}/{sensor.name}"
+        for setup in setups
+        for sensor in setup.spec.sensors
+        if f"{setup.name}/{sensor.name}" not in listed
+    ]
+    if missing:
+        warnings.warn(
+            f"scenario {doc.name!r} records {len(listed)} of its vehicles' "
+            f"{len(listed) + len(missing)} declared sensors; not recorded: {', '.join(missing)} "
+            "(add a [[sensors]] entry with id = 'vehicle/sensor' to record one)",
+            UnrecordedSensorWarning,
+            stacklevel=3,
+        )
+
+
 class _Recorder:
-    """Samples one listed sensor and applies its noise."""
+    """Samples one listed sensor and records it through its kind's analytic tier."""
 
     def __init__(self, sensor_doc: Any, spec: Any, *, vehicle: str) -> None:
         self.sensor_id = sensor_doc.id
@@ -61,59 +78,21 @@ class _Recorder:
         self.spec = spec
         self.kind = spec.kind
         self.schedule = spec.schedule.schedule()
-        self.noise = sensor_doc.noise_model()
-        expected = {"imu": IMUNoiseModel, "dvl": DVLNoiseModel, "imaging_sonar": SonarNoiseModel}
-        if self.noise is not None and not isinstance(self.noise, expected[self.kind]):
-            raise ValueError(
-                f"sensors[{self.sensor_id!r}].noise.kind: sensor {self.sensor_id!r} is a "
-                f"{self.kind}, so its noise model must be kind {self.kind!r}"
-            )
+        self.analytic = sensor_declarations(spec.kind).analytic
+        self.noise = sensor_doc.noise_model(spec.kind)
         self.generator, self.record = sensor_generator(
             self.sensor_id, sensor_doc.seed, bit_generator=sensor_doc.bit_generator
         )
-        self.imu = None
-        if self.kind == "imu" and isinstance(self.noise, IMUNoiseModel):
-            self.imu = IMUNoise(
-                self.noise, self.generator, sample_period_s=self.schedule.period_ns / 1e9
-            )
+        if self.analytic is None:
+            # A kind without an analytic tier is recorded as the canonical sensor gives it.
+            self._row = _canonical_channels
+        else:
+            self._row = self.analytic.start(self.noise, self.generator, self.schedule.period_ns)
         self.rows: dict[str, list[Any]] = {}
 
     def add(self, product: Any) -> None:
         row: dict[str, Any] = {"time_ns": product.time_ns, "sample_index": product.sample_index}
-        if self.kind == "imu":
-            ch = product.channels
-            rate = np.array(ch["true_angular_rate_sensor_rad_s"])
-            force = np.array(ch["true_specific_force_sensor_m_s2"])
-            row["true_angular_rate_sensor_rad_s"] = rate
-            row["true_specific_force_sensor_m_s2"] = force
-            if self.imu is not None:
-                rate, force = self.imu.apply(rate, force)
-            row["angular_rate_sensor_rad_s"] = rate
-            row["specific_force_sensor_m_s2"] = force
-        elif self.kind == "dvl":
-            ch = product.channels
-            if self.noise is not None:
-                row.update(apply_dvl_noise(product, self.noise, self.generator))
-            else:
-                true_v = np.array(ch["true_velocity_sensor_m_s"])
-                lock = bool(ch["lock"])
-                row["velocity_sensor_m_s"] = true_v if lock else np.full(3, np.nan)
-                row["true_velocity_sensor_m_s"] = true_v
-                row["beam_valid"] = np.array(ch["beam_valid"])
-                row["lock"] = np.array(ch["lock"])
-            row["altitude_m"] = np.array(ch["altitude_m"])
-        else:
-            clean = np.array(product.channels["linear_return"], dtype=np.float64)
-            noisy = (
-                clean
-                if self.noise is None
-                else apply_sonar_noise(clean, self.noise, self.generator)
-            )
-            row["true_linear_return"] = clean
-            row["linear_return"] = np.asarray(noisy)
-            both = (clean > 0.0) & (noisy > 0.0)
-            change = 10.0 * np.log10(noisy[both].mean() / clean[both].mean()) if both.any() else 0.0
-            row["mean_level_change_db"] = np.array(change)
+        row.update(self._row(product))
         for key, value in row.items():
             self.rows.setdefault(key, []).append(value)
 
@@ -125,6 +104,10 @@ class _Recorder:
         if not arrays:
             arrays = {"time_ns": np.zeros(0, np.int64), "sample_index": np.zeros(0, np.int64)}
         return SensorStream(self.sensor_id, self.kind, arrays, self.record, self.noise)
+
+
+def _canonical_channels(product: Any) -> dict[str, np.ndarray]:
+    return {name: np.array(value) for name, value in product.channels.items()}
 
 
 class _Live:
@@ -227,12 +210,11 @@ def run_scenario(
             raise ValueError(
                 f"sensors[{i}].id: vehicle {vehicle!r} has no sensor {name!r}; its sensors: {names}"
             )
-        if spec.kind not in RECORDED_KINDS:
-            raise ValueError(
-                f"sensors[{i}].id: {sensor_doc.id!r} is a {spec.kind}; scenario runs record "
-                f"{', '.join(RECORDED_KINDS)}"
-            )
-        recorders.append(_Recorder(sensor_doc, spec, vehicle=vehicle))
+        try:
+            recorders.append(_Recorder(sensor_doc, spec, vehicle=vehicle))
+        except ValueError as error:
+            raise ValueError(f"sensors[{i}].{error}") from None
+    _warn_unrecorded(doc, setups)
     backend = resolve_backend(doc.tracing_backend) if recorders else ("reference", "cpu")
     current = env.current_ned
 

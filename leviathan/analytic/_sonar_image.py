@@ -49,10 +49,10 @@ import numpy as np
 from leviathan._frozen import frozen_array
 from leviathan.analytic._fan import fan_grid
 from leviathan.analytic._generators import GeneratorRecord, sensor_generator
-from leviathan.analytic._sonar_noise import SonarNoiseModel, apply_sonar_noise
 from leviathan.analytic._sonar_report import SonarImageReport, build_report
 from leviathan.frames import Transform, euler_from_rotation, sensor_pose
 from leviathan.scene import Scene
+from leviathan.sensors import SonarNoiseModel, apply_sonar_noise
 from leviathan.sonar import SonarFrame, render
 from leviathan.specs import MAX_SONAR_RAY_COUNT, ImagingSonarSpec, WaterSpec
 from leviathan.world import scenes_seen

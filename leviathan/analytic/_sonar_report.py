@@ -41,7 +41,7 @@ from leviathan.acoustics import (
 )
 from leviathan.analytic._generators import GeneratorRecord
 from leviathan.analytic._scenario_records import ANALYTIC_DOMAIN, analytic_hash
-from leviathan.analytic._sonar_noise import SonarNoiseModel, sonar_noise_effect
+from leviathan.sensors import SonarNoiseModel, sonar_noise_effect
 from leviathan.specs import ImagingSonarSpec, WaterSpec
 
 __all__ = ["LOW_EXPLAINED_SHARE", "Figure", "SonarImageReport", "build_report"]

@@ -17,7 +17,7 @@ import numpy as np
 
 from leviathan.datasets import typed_json
 from leviathan.datasets._errors import DatasetError
-from leviathan.datasets.channels import ChannelDoc
+from leviathan.sensors import ChannelDoc
 
 FORMAT_NAME = "leviathan.dataset.hdf5"
 """The root attribute ``format`` of every file the HDF5 dataset writer makes."""
@@ -38,7 +38,6 @@ SUFFIXES = (".h5", ".hdf5")
 """File name endings the writer accepts."""
 
 _SAMPLE_NAME_DIGITS = 8
-_SONAR_KIND = "imaging_sonar"
 _TRACK_FIELDS = ("ticks", "times_ns", "position_ned_m", "attitude_q", "velocity_body")
 _TRACK_ROWS_PER_CHUNK = 1024
 _GROUP_COLUMNS = ("tick", "time_ns", "content_hash", "member_start", "member_count")

@@ -155,11 +155,17 @@ class Hdf5Dataset:
 
 
 def _read_sample(group: h5py.Group, check: Callable[[str, str, str], None]) -> Any:
-    """The SensorSample or SonarFrame stored in ``group``; display hashes go to ``check``."""
-    from leviathan.sensors import SensorSample
-    from leviathan.sonar import SonarFrame
+    """The product stored in ``group``, rebuilt by its class; display hashes go to ``check``."""
+    from leviathan.sensors import product_types
 
     record_type = _attr(group, "record_type", str)
+    classes = {cls.__content_type__: cls for cls in product_types()}
+    cls = classes.get(record_type)
+    if cls is None:
+        raise DatasetError(
+            f"{group.name}: record_type {record_type!r} is not the product of a registered "
+            f"sensor kind ({', '.join(sorted(classes))}); register its kind before reading"
+        )
     metadata = _decode(group, "metadata", "metadata_arrays")
     display_group = _item(group, "display")
     display = _decode(display_group, "display", "display", owner=group)
@@ -167,28 +173,24 @@ def _read_sample(group: h5py.Group, check: Callable[[str, str, str], None]) -> A
         stored = _attr(dataset, "display_hash", str)
         check(dataset.name, stored, display_hash(_read_array(dataset)))
     channels = {name: _read_array(d) for name, d in _item(group, "channels").items()}
-    if record_type == SonarFrame.__content_type__:
-        return SonarFrame(
-            channels=channels,
-            metadata=metadata,
-            backend=_attr(group, "backend", str),
-            device=_attr(group, "device", str),
-            display=display,
+    attributes = {
+        name: value.decode() if isinstance(value, bytes) else value
+        for name, value in group.attrs.items()
+        if name not in ("metadata", "record_type", "tick", "content_hash")
+    }
+    attributes = {
+        name: int(value) if isinstance(value, np.integer) else value
+        for name, value in attributes.items()
+    }
+    try:
+        return cls.from_record(
+            channels=channels, metadata=metadata, display=display, attributes=attributes
         )
-    if record_type == SensorSample.__content_type__:
-        return SensorSample(
-            kind=_attr(group, "kind", str),
-            sensor_id=_attr(group, "sensor_id", str),
-            sample_index=_attr(group, "sample_index", int),
-            time_ns=_attr(group, "time_ns", int),
-            channels=channels,
-            metadata=metadata,
-            display=display,
-        )
-    raise DatasetError(
-        f"{group.name}: record_type {record_type!r} is not one this reader rebuilds "
-        f"({SensorSample.__content_type__}, {SonarFrame.__content_type__})"
-    )
+    except KeyError as error:
+        raise DatasetError(
+            f"{group.name}: attribute {error.args[0]!r} is missing; the file is incomplete or not "
+            "written by leviathan.datasets.hdf5"
+        ) from None
 
 
 def _decode(obj: h5py.HLObject, attr: str, folder: str, *, owner: h5py.Group | None = None) -> Any:

@@ -8,23 +8,26 @@ export; the topics and frames are documented in :mod:`leviathan.datasets.mcap`.
 from __future__ import annotations
 
 import re
+import warnings
 from collections.abc import Mapping
 from typing import Any, NamedTuple
 
 from leviathan.datasets._errors import DatasetError
-from leviathan.datasets._mcap_messages import (
-    _CAMERA_INFO,
-    _DVL_BEAMS,
-    _IMAGE,
-    _KIND_TYPES,
-    _ODOMETRY,
-    _TF,
-    _json,
-    _transform,
-)
-from leviathan.datasets.ros_frames import R_ENU_NED, R_FLU_FRD, R_FRD_ACOUSTIC
+from leviathan.datasets._mcap_messages import _ODOMETRY, _TF, _json
 from leviathan.frames import R_SENSOR_CAMERA
+from leviathan.ros import R_ENU_NED, R_FLU_FRD, R_FRD_ACOUSTIC
+from leviathan.ros import static_transform as _transform
+from leviathan.sensors import sensor_declarations
 from leviathan.specs import VehicleSpec
+
+# The header frame of each convention a kind's RosEncoding may name: the frame id's
+# suffix after the sensor id, and its rotation from the sensor's FRD frame (None: the
+# sensor's own FLU frame, which every sensor has).
+_HEADER_FRAMES = {
+    "sensor": ("", None),
+    "acoustic": ("_acoustic", R_FRD_ACOUSTIC),
+    "optical": ("_optical", R_SENSOR_CAMERA),
+}
 
 # A ROS 2 name token: letters, digits, underscores, not starting with a digit, no "__".
 _ROS_TOKEN = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
@@ -35,8 +38,9 @@ class _TopicPlan(NamedTuple):
 
     topics: dict[str, tuple[str, str]]
     """Topic -> (its owner: sensor id, vehicle name for odometry, "" for tf; message type)."""
-    sensors: dict[str, tuple[str, str, str]]
-    """Sensor id -> (kind, topic, header frame id)."""
+    sensors: dict[str, tuple[str, str | None, str | None]]
+    """Sensor id -> (kind, topic, header frame id); topic and frame None for a kind without a
+    ROS 2 encoding (its samples are not published)."""
     vehicle_json: dict[str, str]
     """Vehicle name -> its document as JSON text."""
     static: list[dict[str, Any]]
@@ -48,7 +52,7 @@ def _plan_topics(vehicles: Any) -> _TopicPlan:
     if not isinstance(vehicles, Mapping):
         raise DatasetError(f"vehicles: expected a mapping of name to VehicleSpec, got {vehicles!r}")
     topics: dict[str, tuple[str, str]] = {"/tf_static": ("", _TF), "/tf": ("", _TF)}
-    sensors: dict[str, tuple[str, str, str]] = {}  # sensor id -> (kind, topic, frame)
+    sensors: dict[str, tuple[str, str | None, str | None]] = {}  # id -> (kind, topic, frame)
     vehicle_json: dict[str, str] = {}
     frames = ["map", "world_ned"]
     static = [_transform("map", "world_ned", R_ENU_NED, (0.0, 0.0, 0.0))]
@@ -77,36 +81,36 @@ def _plan_topics(vehicles: Any) -> _TopicPlan:
                     f"{where}: sensor name {sensor.name!r} cannot name a ROS 2 topic; expected "
                     "letters, digits and underscores, not starting with a digit, no '__'"
                 )
-            if sensor.kind == "dvl" and sensor.beam_count != _DVL_BEAMS:
-                raise DatasetError(
-                    f"{where}.beam_count: marine_acoustic_msgs/Dvl carries exactly "
-                    f"{_DVL_BEAMS} beams, got {sensor.beam_count}"
-                )
             sid = f"{name}/{sensor.name}"
             sensor_frd = f"{sid}_frd"
             mount = sensor.mount.transform()
             static.append(_transform(base_frd, sensor_frd, mount.rotation, mount.translation))
             static.append(_transform(sensor_frd, sid, R_FLU_FRD, (0.0, 0.0, 0.0)))
             frames += [sensor_frd, sid]
-            topic = f"/{sid}"
-            if sensor.kind == "camera":
-                header_frame = f"{sid}_optical"
-                static.append(_transform(sensor_frd, header_frame, R_SENSOR_CAMERA, (0, 0, 0)))
+            ros = sensor_declarations(sensor.kind).ros
+            if ros is None:
+                warnings.warn(
+                    f"{where}: sensor kind {sensor.kind!r} declares no ROS 2 encoding, so the "
+                    f"MCAP file carries no messages of {sid!r} (its frames are in /tf_static; "
+                    "the HDF5 dataset holds its samples)",
+                    stacklevel=3,
+                )
+                sensors[sid] = (sensor.kind, None, None)
+                continue
+            if ros.check_spec is not None:
+                try:
+                    ros.check_spec(sensor)
+                except ValueError as error:
+                    raise DatasetError(f"{where}.{error}") from None
+            suffix, rotation = _HEADER_FRAMES[ros.frame]
+            header_frame = f"{sid}{suffix}"
+            if rotation is not None:
+                static.append(_transform(sensor_frd, header_frame, rotation, (0.0, 0.0, 0.0)))
                 frames.append(header_frame)
-                for suffix, type_name in (
-                    ("image", _IMAGE),
-                    ("depth", _IMAGE),
-                    ("camera_info", _CAMERA_INFO),
-                ):
-                    _add_topic(topics, f"{topic}/{suffix}", sid, type_name, where)
-            else:
-                if sensor.kind == "imu":
-                    header_frame = sid
-                else:
-                    header_frame = f"{sid}_acoustic"
-                    static.append(_transform(sensor_frd, header_frame, R_FRD_ACOUSTIC, (0, 0, 0)))
-                    frames.append(header_frame)
-                _add_topic(topics, topic, sid, _KIND_TYPES[sensor.kind][0], where)
+            topic = f"/{sid}"
+            for declared in ros.topics:
+                full = f"{topic}/{declared.suffix}" if declared.suffix else topic
+                _add_topic(topics, full, sid, declared.message_type, where)
             sensors[sid] = (sensor.kind, topic, header_frame)
     duplicates = sorted({f for f in frames if frames.count(f) > 1})
     if duplicates:

@@ -1,198 +1,54 @@
 """What every array in a LEVIATHAN dataset means: units, frame, axes, meaning, sentinel.
 
-One table, :data:`CHANNEL_DOCS`, keyed by ``(kind, name)``: every channel of
-every sensor kind, the display products, the ground-truth track fields, the
-capture-group columns and the mount transforms. The HDF5 writer copies each
-entry onto its dataset as attributes (``units``, ``frame``, ``axes``,
-``description``, ``sentinel``) and refuses a channel that has no entry, so a new
-channel cannot be exported undocumented. The meanings restate the channel
-documentation of :mod:`leviathan.sonar` and the sensors
-(:func:`leviathan.sensors.measure_dvl`, :func:`~leviathan.sensors.measure_imu`,
-:func:`~leviathan.sensors.render_camera`).
+A sensor's channels are documented by its kind, next to its ``sample``
+(:attr:`leviathan.sensors.SensorKind.channels` and ``display_channels``):
+:func:`sample_channel_doc` asks the registry. The arrays a dataset adds itself
+(ground-truth tracks, capture-group columns, mount transforms) are documented
+in :data:`CHANNEL_DOCS`. The HDF5 writer copies each entry onto its dataset as
+attributes (``units``, ``frame``, ``axes``, ``description``, ``sentinel``) and
+refuses a channel that has no entry, so a new channel cannot be exported
+undocumented.
 
-Units: ``m``, ``rad``, ``ns``, ``m/s``, ``m/s^2``, ``rad/s``, ``m^-2``; ``1`` for
-a dimensionless quantity, ``-`` for what is not a quantity (ids, indices, flags,
-codes).
+Units: ``m``, ``rad``, ``ns``, ``m/s``, ``m/s^2``, ``rad/s``, ``m^-2``, ``Pa``; ``1``
+for a dimensionless quantity, ``-`` for what is not a quantity (ids, indices,
+flags, codes).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import NamedTuple
 
-__all__ = ["CHANNEL_DOCS", "ChannelDoc"]
+from leviathan.datasets._errors import DatasetError
+from leviathan.sensors import ChannelDoc, channel_doc, sensor_declarations
+
+__all__ = ["CHANNEL_DOCS", "sample_channel_doc"]
+
+_doc = channel_doc
 
 
-class ChannelDoc(NamedTuple):
-    """What a stored array means: written as attributes on its dataset.
+def sample_channel_doc(kind: str, name: str, *, display: bool = False) -> ChannelDoc:
+    """The documentation of channel (or display product) ``name`` of sensor kind ``kind``.
 
-    Attributes:
-        units: Physical units (``m``, ``rad/s``, ...), ``1`` if dimensionless, ``-`` if
-            not a quantity.
-        frame: Coordinate frame of vector components, ``-`` for scalars.
-        axes: Array axes, e.g. ``range_bin, bearing, 3``.
-        description: What the values are.
-        sentinel: Value that marks "missing" and what it means, ``-`` if none.
+    Raises:
+        DatasetError: If the kind is not registered or does not document the channel.
     """
-
-    units: str
-    frame: str
-    axes: str
-    description: str
-    sentinel: str
-
-
-_RB = "range_bin, bearing"
-_RBK = "range_bin, bearing, k (dominance order)"
-_NAN = "NaN: missing (no contributor)"
-_NONE = "-1: no contributor"
-_CAM = "camera optical (OpenCV: x right, y down, z forward)"
-_HW = "row (v, top to bottom), column (u, left to right)"
-_S_FRD = "sensor FRD (x along the boresight)"
-
-
-def _doc(units: str, frame: str, axes: str, description: str, sentinel: str = "-") -> ChannelDoc:
-    return ChannelDoc(units, frame, axes, description, sentinel)
+    try:
+        declarations = sensor_declarations(kind)
+    except LookupError as error:
+        raise DatasetError(str(error)) from None
+    table = declarations.display_channels if display else declarations.channels
+    doc = table.get(name)
+    if doc is None:
+        what = "display product" if display else "channel"
+        raise DatasetError(
+            f"{what} {name!r} of sensor kind {kind!r} is not documented; its kind declares "
+            f"{sorted(table)} in {'display_channels' if display else 'channels'} (add its units, "
+            "frame, meaning there, next to the kind's sample)"
+        )
+    return doc
 
 
 CHANNEL_DOCS: Mapping[tuple[str, str], ChannelDoc] = {
-    # Imaging sonar (leviathan.sonar): arrays over [range_bin, bearing].
-    ("imaging_sonar", "linear_return"): _doc(
-        "m^-2",
-        "-",
-        _RB,
-        "linear return: sum over the cell's ray samples of mu cos^2(theta) G^2 (R^2 dOmega / "
-        "cos theta) / R^4 10^(-alpha 2R / 10); 0 in empty cells",
-        "NaN: a contributor's radiometry is unknown or the medium unsupported",
-    ),
-    ("imaging_sonar", "speckle_return"): _doc(
-        "m^-2",
-        "-",
-        _RB,
-        "linear_return times unit-mean exponential speckle (keyed randomness); only when the "
-        "spec enables speckle",
-        "NaN where linear_return is NaN",
-    ),
-    ("imaging_sonar", "sample_count"): _doc("1", "-", _RB, "ray samples integrated in the cell"),
-    ("imaging_sonar", "validity"): _doc(
-        "-", "-", _RB, "bit flags, see leviathan.sonar.CELL_FLAGS (metadata cell_flags)"
-    ),
-    ("imaging_sonar", "primary_basis"): _doc(
-        "-",
-        "-",
-        _RB,
-        "dominance rule: 0 empty, 1 contribution, 2 geometric weight, 3 geometric weight "
-        "without absorption (unsupported medium)",
-    ),
-    ("imaging_sonar", "truncation"): _doc(
-        "1", "-", _RB, "share of the cell's return outside the top-K contributors", _NAN
-    ),
-    ("imaging_sonar", "primary_instance"): _doc(
-        "-", "-", _RB, "scene instance index of the dominant sample", _NONE
-    ),
-    ("imaging_sonar", "primary_object"): _doc(
-        "-", "-", _RB, "object index of the dominant sample, into metadata object_ids", _NONE
-    ),
-    ("imaging_sonar", "primary_triangle"): _doc(
-        "-", "-", _RB, "triangle index of the dominant sample in its instance's mesh", _NONE
-    ),
-    ("imaging_sonar", "primary_semantic"): _doc(
-        "-", "-", _RB, "semantic index of the dominant sample, into metadata semantic_labels", _NONE
-    ),
-    ("imaging_sonar", "primary_range_m"): _doc(
-        "m", "-", _RB, "exact slant range of the dominant sample", _NAN
-    ),
-    ("imaging_sonar", "primary_elevation_rad"): _doc(
-        "rad",
-        "sensor frame, elevation positive down",
-        _RB,
-        "elevation of the dominant sample's ray",
-        _NAN,
-    ),
-    ("imaging_sonar", "primary_incidence_rad"): _doc(
-        "rad", "-", _RB, "angle between the surface normal and the reversed ray", _NAN
-    ),
-    ("imaging_sonar", "primary_hit_point_world"): _doc(
-        "m", "world NED", f"{_RB}, xyz", "hit point of the dominant sample", _NAN
-    ),
-    ("imaging_sonar", "primary_normal_world"): _doc(
-        "1", "world NED", f"{_RB}, xyz", "unit triangle normal (mesh winding) at the hit", _NAN
-    ),
-    ("imaging_sonar", "primary_acoustic_status"): _doc(
-        "-",
-        "-",
-        _RB,
-        "leviathan.materials.AcousticStatus of the dominant sample (0 none, 1 known, "
-        "2 unknown, 3 unsupported, 4 interface)",
-        "0: empty cell",
-    ),
-    ("imaging_sonar", "primary_moving"): _doc(
-        "-", "-", _RB, "1 if the dominant sample's instance belongs to a moving body"
-    ),
-    ("imaging_sonar", "topk_instance"): _doc(
-        "-", "-", _RBK, "instance index per contributor", _NONE
-    ),
-    ("imaging_sonar", "topk_triangle"): _doc(
-        "-", "-", _RBK, "triangle index per contributor", _NONE
-    ),
-    ("imaging_sonar", "topk_range_m"): _doc("m", "-", _RBK, "slant range per contributor", _NAN),
-    ("imaging_sonar", "topk_elevation_rad"): _doc(
-        "rad", "sensor frame, elevation positive down", _RBK, "ray elevation per contributor", _NAN
-    ),
-    ("imaging_sonar", "topk_contribution"): _doc(
-        "m^-2", "-", _RBK, "contribution to linear_return per contributor", _NAN
-    ),
-    ("imaging_sonar", "topk_geometric_weight"): _doc(
-        "m^-2", "-", _RBK, "geometric weight (contribution without the surface response)", _NAN
-    ),
-    ("imaging_sonar", "topk_energy_fraction"): _doc(
-        "1", "-", _RBK, "share of the cell's return per contributor", _NAN
-    ),
-    # DVL (leviathan.sensors.measure_dvl).
-    ("dvl", "velocity_sensor_m_s"): _doc(
-        "m/s", _S_FRD, "xyz", "measured bottom-track velocity of the sensor", "NaN: no lock"
-    ),
-    ("dvl", "true_velocity_sensor_m_s"): _doc(
-        "m/s", _S_FRD, "xyz", "noise-free velocity of the sensor origin over ground"
-    ),
-    ("dvl", "beam_range_m"): _doc(
-        "m", "-", "beam", "slant range of each valid beam", "NaN: invalid"
-    ),
-    ("dvl", "beam_valid"): _doc("-", "-", "beam", "1 for a valid beam, else 0"),
-    ("dvl", "beam_instance"): _doc(
-        "-", "-", "beam", "scene instance index of each beam's nearest hit", "-1: nothing hit"
-    ),
-    ("dvl", "altitude_m"): _doc(
-        "m", "-", "scalar", "mean of R_k cos(beam angle) over valid beams", "NaN: no valid beam"
-    ),
-    ("dvl", "lock"): _doc("-", "-", "scalar", "1 when enough beams are valid for a lock"),
-    # IMU (leviathan.sensors.measure_imu).
-    ("imu", "specific_force_sensor_m_s2"): _doc(
-        "m/s^2", _S_FRD, "xyz", "measured specific force (inertial acceleration minus gravity)"
-    ),
-    ("imu", "angular_rate_sensor_rad_s"): _doc("rad/s", _S_FRD, "xyz", "measured angular rate"),
-    ("imu", "true_specific_force_sensor_m_s2"): _doc(
-        "m/s^2", _S_FRD, "xyz", "noise-free specific force"
-    ),
-    ("imu", "true_angular_rate_sensor_rad_s"): _doc(
-        "rad/s", _S_FRD, "xyz", "noise-free angular rate"
-    ),
-    # Camera (leviathan.sensors.render_camera).
-    ("camera", "depth_z_m"): _doc("m", _CAM, _HW, "camera z-depth of the nearest hit", _NAN),
-    ("camera", "range_m"): _doc("m", "-", _HW, "distance from the camera centre to the hit", _NAN),
-    ("camera", "normal_camera"): _doc(
-        "1", _CAM, f"{_HW}, xyz", "unit surface normal facing the camera", _NAN
-    ),
-    ("camera", "instance_id"): _doc("-", "-", _HW, "scene instance index", "-1: nothing hit"),
-    ("camera", "semantic_id"): _doc(
-        "-", "-", _HW, "index into metadata semantic_labels", "-1: nothing hit"
-    ),
-    ("camera", "object_id"): _doc(
-        "-", "-", _HW, "index into metadata object_ids", "-1: nothing hit"
-    ),
-    ("camera/display", "preview_srgb"): _doc(
-        "-", "-", f"{_HW}, rgb", "sRGB preview for people (display product, not data)"
-    ),
     # Ground-truth tracks (leviathan.world.VehicleTrackRecord).
     ("track", "ticks"): _doc("-", "-", "row", "committed tick index"),
     ("track", "times_ns"): _doc("ns", "-", "row", "tick time"),
@@ -220,10 +76,9 @@ CHANNEL_DOCS: Mapping[tuple[str, str], ChannelDoc] = {
         "m", "body FRD <- sensor FRD", "4, 4", "homogeneous mount transform (spec.mount)"
     ),
 }
-"""Units, frame, axes, meaning and sentinel of every array by ``(kind, name)``.
+"""Units, frame, axes, meaning and sentinel of the dataset's own arrays, by ``(group, name)``.
 
-Kinds are the sensor kinds (``imaging_sonar``, ``dvl``, ``imu``, ``camera``),
-``<kind>/display`` for display products, ``track`` and ``capture_group`` (and
-``capture_group/member``) and ``vehicle_sensor``. The HDF5 writer refuses a
-channel with no entry here.
+Groups: ``track``, ``capture_group`` (and ``capture_group/member``) and
+``vehicle_sensor``. Sensor channels are documented by their kinds
+(:func:`sample_channel_doc`).
 """

@@ -73,7 +73,6 @@ from leviathan.datasets._hdf5_layout import (
     _HASH_DTYPE,
     _MEMBER_COLUMNS,
     _SAMPLE_NAME_DIGITS,
-    _SONAR_KIND,
     _TRACK_FIELDS,
     _TRACK_ROWS_PER_CHUNK,
     CHUNK_TARGET_BYTES,
@@ -92,8 +91,9 @@ from leviathan.datasets._hdf5_layout import (
 )
 from leviathan.datasets._hdf5_reader import Hdf5Dataset, _read_track, read_hdf5
 from leviathan.datasets._writer import _Aborted, _ClosesOnExit
-from leviathan.datasets.channels import CHANNEL_DOCS
+from leviathan.datasets.channels import CHANNEL_DOCS, sample_channel_doc
 from leviathan.identity import ENCODING_VERSION, content_hash, display_hash
+from leviathan.sensors import sensor_declarations
 from leviathan.world import CaptureGroup, VehicleTrackRecord
 
 __all__ = [
@@ -283,8 +283,6 @@ class Hdf5Writer(_ClosesOnExit):
             raise DatasetError(f"{what}: this Hdf5Writer is closed (or aborted)")
 
     def _check_groups(self, groups: tuple[Any, ...]) -> None:
-        from leviathan.sonar import SonarFrame
-
         last = self._last
         names: set[str] = set()
         for i, group in enumerate(groups):
@@ -305,11 +303,16 @@ class Hdf5Writer(_ClosesOnExit):
                         f"{where}: unknown sensor id {sensor_id!r}; the declared vehicles have "
                         f"{', '.join(sorted(self._kinds)) or 'no sensors'}"
                     )
-                sample_kind = _SONAR_KIND if isinstance(sample, SonarFrame) else sample.kind
-                if sample_kind != kind or sample.sensor_id != sensor_id:
+                product_type = sensor_declarations(kind).product_type
+                sample_kind = getattr(sample, "kind", type(sample).__name__)
+                if (
+                    not isinstance(sample, product_type)
+                    or getattr(sample, "kind", kind) != kind
+                    or sample.sensor_id != sensor_id
+                ):
                     raise DatasetError(
                         f"{where}: a {sample_kind} sample from {sample.sensor_id!r}; expected a "
-                        f"{kind} sample from {sensor_id!r} as declared"
+                        f"{kind} sample ({product_type.__name__}) from {sensor_id!r} as declared"
                     )
                 name = f"samples/{sensor_id}/{sample.sample_index:0{_SAMPLE_NAME_DIGITS}d}"
                 if name in self._file or name in names:
@@ -376,10 +379,7 @@ class Hdf5Writer(_ClosesOnExit):
             _append(table["members"][column], values)
 
     def _write_sample(self, sensor_id: str, sample: Any, tick: int) -> None:
-        from leviathan.sonar import SonarFrame
-
-        is_sonar = isinstance(sample, SonarFrame)
-        kind = _SONAR_KIND if is_sonar else sample.kind
+        kind = self._kinds[sensor_id]
         parent = self._file["samples"].require_group(sensor_id)
         g = parent.create_group(f"{sample.sample_index:0{_SAMPLE_NAME_DIGITS}d}", track_order=True)
         attrs: dict[str, str | int] = {
@@ -391,27 +391,21 @@ class Hdf5Writer(_ClosesOnExit):
             "tick": int(tick),
             "content_hash": sample.content_hash,
         }
-        if is_sonar:
-            attrs.update(backend=sample.backend, device=sample.device)
+        # The product's own scalars (its ids, the tracer that made it), what from_record takes.
+        attrs.update(sample.record_attributes())
         attrs["metadata"] = typed_json.encode(
             sample.metadata, _metadata_store(g, "metadata_arrays")
         )
         _set_attrs(g, attrs)
         channels = g.create_group("channels", track_order=True)
         for name, array in sample.channels.items():
-            doc = CHANNEL_DOCS.get((kind, name))
-            if doc is None:
-                raise DatasetError(
-                    f"{sensor_id}: channel {name!r} of kind {kind!r} has no entry in "
-                    "leviathan.datasets.channels.CHANNEL_DOCS; add its units, frame, meaning"
-                )
-            _write_array(channels, name, array, doc=doc)
+            _write_array(channels, name, array, doc=sample_channel_doc(kind, name))
         display = g.create_group("display", track_order=True)
         _set_attrs(
             display, {"display": typed_json.encode(sample.display, _metadata_store(g, "display"))}
         )
         for name, dataset in display.items():
-            doc = CHANNEL_DOCS.get((f"{kind}/display", name))
+            doc = sensor_declarations(kind).display_channels.get(name)
             attrs = {} if doc is None else doc._asdict()
             _set_attrs(dataset, {**attrs, "display_hash": display_hash(_read_array(dataset))})
 

@@ -15,25 +15,30 @@ and both bring their compressors (zstandard, lz4) as dependencies.
 Topics (``<v>`` a vehicle, ``<s>`` one of its sensors; every vehicle and sensor
 declared gets its topics, with or without messages):
 
-============================  ================================================  ===================
-topic                         type                                              header frame
-============================  ================================================  ===================
-``/tf_static``                ``tf2_msgs/msg/TFMessage``, once (latched)        as in the tree
-``/tf``                       ``tf2_msgs/msg/TFMessage``, every track tick      ``map``
-``/<v>/odometry``             ``nav_msgs/msg/Odometry``, every track tick       ``map``
-``/<v>/odometry_ned``         ``nav_msgs/msg/Odometry``, every track tick       ``world_ned``
-``/<v>/<s>`` (imaging sonar)  ``marine_acoustic_msgs/msg/ProjectedSonarImage``  ``<v>/<s>_acoustic``
-``/<v>/<s>`` (DVL)            ``marine_acoustic_msgs/msg/Dvl``                  ``<v>/<s>_acoustic``
-``/<v>/<s>`` (IMU)            ``sensor_msgs/msg/Imu``                           ``<v>/<s>``
-``/<v>/<s>/image`` (camera)   ``sensor_msgs/msg/Image``, ``rgb8``               ``<v>/<s>_optical``
-``/<v>/<s>/depth`` (camera)   ``sensor_msgs/msg/Image``, ``32FC1``              ``<v>/<s>_optical``
-``/<v>/<s>/camera_info``      ``sensor_msgs/msg/CameraInfo``                    ``<v>/<s>_optical``
-============================  ================================================  ===================
+==============================  ===============================================  ==============
+topic                           type                                             header frame
+==============================  ===============================================  ==============
+``/tf_static``                  ``tf2_msgs/msg/TFMessage``, once (latched)       as in the tree
+``/tf``                         ``tf2_msgs/msg/TFMessage``, every track tick     ``map``
+``/<v>/odometry``               ``nav_msgs/msg/Odometry``, every track tick      ``map``
+``/<v>/odometry_ned``           ``nav_msgs/msg/Odometry``, every track tick      ``world_ned``
+``/<v>/<s>[/<suffix>]``         what the sensor's kind declares                  by the kind
+==============================  ===============================================  ==============
+
+A sensor's topics, message types, header frame convention and messages are its
+kind's (:class:`leviathan.sensors.RosEncoding`, declared in the kind's module
+with what each field holds): the imaging sonar publishes
+``marine_acoustic_msgs/ProjectedSonarImage`` and the DVL ``marine_acoustic_msgs/Dvl``
+on ``/<v>/<s>`` in ``<v>/<s>_acoustic``, the IMU ``sensor_msgs/Imu`` and the
+pressure sensor ``sensor_msgs/FluidPressure`` in ``<v>/<s>``, the camera
+``sensor_msgs/Image`` (``image``, ``rgb8``; ``depth``, ``32FC1``) and
+``sensor_msgs/CameraInfo`` (``camera_info``) in ``<v>/<s>_optical``. A kind that
+declares no encoding gets its frames but no topic, and the writer warns.
 
 The odometry's child frames are ``<v>/base_link`` and ``<v>/base_link_frd``.
 
-Frames (:mod:`leviathan.datasets.ros_frames` holds every conversion). One parent
-per frame; ``/tf`` carries the vehicles' poses, ``/tf_static`` everything else::
+Frames (:mod:`leviathan.ros` holds every conversion). One parent per frame;
+``/tf`` carries the vehicles' poses, ``/tf_static`` everything else::
 
     map                                   ENU (REP 103/105)
     ├── world_ned                         static: LEVIATHAN's NED world, same origin
@@ -41,10 +46,10 @@ per frame; ``/tf`` carries the vehicles' poses, ``/tf_static`` everything else::
         └── <v>/base_link_frd             static: LEVIATHAN's FRD body, (x, -y, -z)
             └── <v>/<s>_frd               static: the mount T_body_sensor (x = boresight)
                 ├── <v>/<s>               static: the sensor in FLU, (x, -y, -z)
-                ├── <v>/<s>_optical       camera: OpenCV optical axes (x right, y down,
-                │                         z forward; REP 103's "_optical")
-                └── <v>/<s>_acoustic      sonar, DVL: z = boresight, x = -z_frd, y = y_frd
-                                          (the axes marine_acoustic_msgs documents)
+                ├── <v>/<s>_optical       kinds with the "optical" convention: OpenCV
+                │                         axes (x right, y down, z forward; REP 103)
+                └── <v>/<s>_acoustic      the "acoustic" convention: z = boresight,
+                                          x = -z_frd, y = y_frd (marine_acoustic_msgs)
 
 Time: every stamp is ``(t // 10**9, t % 10**9)`` of the sample's or tick's
 integer ``time_ns`` and every message's MCAP ``log_time`` and ``publish_time``
@@ -52,50 +57,16 @@ are ``time_ns`` itself. Within one :meth:`McapWriter.write` call messages go
 out in time order (at one instant: ``/tf``, the odometry, then the samples in
 sensor-id order); ``/tf_static`` is written once, at the first message's time.
 
-What each message holds:
-
-* ProjectedSonarImage: ``image`` is ``linear_return`` as little-endian float32
-  (``DTYPE_FLOAT32``), rows = range bins, the bearing index varying fastest
-  (``data[(k * beam_count + b) * 4 ...]``, as ``sonar_image_proc`` reads it); a NaN
-  cell (radiometry unknown, unsupported medium) stays a float32 quiet NaN, empty
-  cells are 0. ``beam_directions`` are the unit vectors of the bearings at
-  elevation 0 in the acoustic frame, ``(0, sin b, cos b)``; ``ranges`` the bin
-  centres ``(e_k + e_{k+1}) / 2`` of ``range_bin_edges_m`` (float32). ``ping_info``:
-  the spec's frequency; ``sound_speed`` Mackenzie (1981) for the frame's water at
-  the sonar's depth (LEVIATHAN's ranges are geometric, so no sound speed entered
-  them: this is the speed a real sonar would have used); ``tx_beamwidths`` the
-  vertical -3 dB width of every beam (the Gaussian pattern's elevation width, at
-  most the aperture; the aperture for a uniform pattern); ``rx_beamwidths`` empty
-  ("not reported": each column integrates rays at exactly its bearing).
-* Dvl: bottom track (``DVL_MODE_BOTTOM``), Janus piston array. ``velocity`` is the
-  measured velocity in the acoustic frame, NaN without a lock; ``velocity_covar``
-  the noise variance on the diagonal (0 for a noise-free DVL), all -1 without a
-  lock ("not known", as the message asks). ``range`` the beams' slant ranges
-  (NaN for an invalid beam), ``range_covar`` 0 (ranges are exact) or -1 for an
-  invalid beam, ``beam_quality`` 1 for a valid beam, 0 otherwise; no beam
-  velocities (``beam_velocities_valid`` false, NaN, covariance -1); ``sound_speed``
-  0 (the DVL model uses none). The message has exactly 4 beams, so a DVL with
-  another ``beam_count`` is refused.
-* Imu: angular rate and specific force (as ``linear_acceleration``, REP 145: a
-  level IMU at rest reads +9.81 m/s² up) of the noisy measurement, in the sensor
-  FLU frame; no orientation (identity, ``orientation_covariance[0] = -1``: "no
-  estimate" per sensor_msgs/Imu); the other covariances hold the noise variances
-  on the diagonal, all zero for a noise-free IMU (which the message reads as
-  "unknown": it has no way to say "exactly zero").
-* Camera: the sRGB preview (``rgb8``), camera z-depth (``32FC1`` [m], REP 118;
-  +Inf where nothing lies within ``far_m``, REP 117's "no object in range";
-  LEVIATHAN's channel holds NaN there) and a ``plumb_bob`` CameraInfo with zero
-  distortion from the sample's intrinsics (``P = [K | 0]``, ``R = I``).
-* Odometry: ground truth, so every covariance is 0. The pose of the CG in the
-  parent frame, the twist in the child frame (nav_msgs convention).
+Odometry is ground truth, so every covariance is 0: the pose of the CG in the
+parent frame, the twist in the child frame (nav_msgs convention).
 
 File-level metadata records: ``leviathan.manifest`` (``{"json": ...}``, the
 manifest given to :meth:`McapWriter.close` or else to the constructor),
 ``leviathan.vehicles`` (each vehicle's document as JSON) and
 ``leviathan.export`` (this format's version).
 
-This module holds the writer; the messages are built in ``_mcap_messages`` and
-the topic and frame plan in ``_mcap_topics`` beside it.
+This module holds the writer; the odometry and tf messages are built in
+``_mcap_messages`` and the topic and frame plan in ``_mcap_topics`` beside it.
 """
 
 from __future__ import annotations
@@ -107,25 +78,11 @@ from typing import Any
 
 from leviathan._files import atomic_path
 from leviathan.datasets._errors import DatasetError
-from leviathan.datasets._mcap_messages import (
-    _DVL_BEAMS,
-    _ODOMETRY,
-    _camera_messages,
-    _check_time,
-    _dvl_message,
-    _header,
-    _imu_message,
-    _json,
-    _odometry,
-    _quaternion,
-    _Rows,
-    _sonar_message,
-    _vector3,
-)
+from leviathan.datasets._mcap_messages import _ODOMETRY, _check_time, _json, _odometry, _Rows
 from leviathan.datasets._mcap_topics import _plan_topics
 from leviathan.datasets._writer import _Aborted, _ClosesOnExit
-from leviathan.datasets.ros_messages import message_definition
-from leviathan.sonar import SonarFrame
+from leviathan.ros import header, message_definition, quaternion, vector3
+from leviathan.sensors import sensor_declarations
 from leviathan.specs import VehicleSpec
 from leviathan.world import CaptureGroup, VehicleTrackRecord
 
@@ -249,6 +206,10 @@ class McapWriter(_ClosesOnExit):
     def write(self, groups: Sequence[CaptureGroup], tracks: Sequence[VehicleTrackRecord]) -> None:
         """Appends capture groups and track rows, in time order within the call.
 
+        Every sample's messages are built by its kind's encoder
+        (:class:`leviathan.sensors.RosEncoding`) while the call is checked, before
+        anything of it is written.
+
         Args:
             groups: Capture groups, each later than every group written before.
             tracks: At most one record per vehicle, each continuing that vehicle's rows
@@ -262,8 +223,8 @@ class McapWriter(_ClosesOnExit):
         """
         self._require_open("write")
         try:
-            groups, rows = self._checked(groups, tracks)
-            self._emit(groups, rows)
+            groups, rows, messages = self._checked(groups, tracks)
+            self._emit(groups, rows, messages)
         except BaseException:
             self.abort()
             raise
@@ -272,9 +233,12 @@ class McapWriter(_ClosesOnExit):
         if self._closed:
             raise DatasetError(f"{what}: this McapWriter is closed (after close() or abort())")
 
-    def _checked(self, groups: Any, tracks: Any) -> tuple[list[CaptureGroup], list[_Rows]]:
-        """Validates a whole call before anything of it is written."""
+    def _checked(
+        self, groups: Any, tracks: Any
+    ) -> tuple[list[CaptureGroup], list[_Rows], dict[tuple[int, str], list]]:
+        """Validates a whole call, and builds its sample messages, before anything is written."""
         groups, tracks = list(groups), list(tracks)
+        messages: dict[tuple[int, str], list[tuple[str, dict[str, Any]]]] = {}
         last = self._last_group_ns
         for i, group in enumerate(groups):
             if not isinstance(group, CaptureGroup):
@@ -289,7 +253,10 @@ class McapWriter(_ClosesOnExit):
                 )
             last = group.time_ns
             for sid, sample in group.samples.items():
-                self._check_sample(f"groups[{i}].samples[{sid!r}]", sid, sample, group.time_ns)
+                where = f"groups[{i}].samples[{sid!r}]"
+                messages[(group.time_ns, sid)] = self._sample_messages(
+                    where, sid, sample, group.time_ns
+                )
         rows: list[_Rows] = []
         seen: set[str] = set()
         for j, track in enumerate(tracks):
@@ -331,27 +298,43 @@ class McapWriter(_ClosesOnExit):
                     )
                 start = t
             rows.append(_Rows(track))
-        return groups, rows
+        return groups, rows, messages
 
-    def _check_sample(self, where: str, sid: str, sample: Any, time_ns: int) -> None:
+    def _sample_messages(
+        self, where: str, sid: str, sample: Any, time_ns: int
+    ) -> list[tuple[str, dict[str, Any]]]:
+        """``(topic, message)`` of one sample, from its kind's encoder, after checking it."""
         plan = self._sensors.get(sid)
         if plan is None:
             raise DatasetError(
                 f"{where}: sensor id {sid!r} was not declared; declared: {sorted(self._sensors)}"
             )
-        kind = "imaging_sonar" if isinstance(sample, SonarFrame) else getattr(sample, "kind", None)
-        if kind != plan[0]:
-            raise DatasetError(f"{where}: expected a {plan[0]} sample, got a {kind} sample")
+        kind, topic, frame_id = plan
+        declared = sensor_declarations(kind)
+        if not isinstance(sample, declared.product_type) or getattr(sample, "kind", kind) != kind:
+            got = getattr(sample, "kind", type(sample).__name__)
+            raise DatasetError(f"{where}: expected a {kind} sample, got a {got} sample")
         if sample.time_ns != time_ns:
             raise DatasetError(
                 f"{where}.time_ns: {sample.time_ns} ns differs from its group's {time_ns} ns"
             )
-        if kind == "dvl" and sample.channels["beam_range_m"].shape != (_DVL_BEAMS,):
-            # mcap-ros2-support pads or cuts fixed-size arrays silently: refuse instead.
-            raise DatasetError(
-                f"{where}.channels['beam_range_m']: expected {_DVL_BEAMS} beams as declared, "
-                f"got shape {sample.channels['beam_range_m'].shape}"
-            )
+        if topic is None or declared.ros is None:
+            return []  # the kind publishes nothing (said once, when the topics were planned)
+        try:
+            encoded = declared.ros.encode(sample, frame_id)
+        except ValueError as error:
+            raise DatasetError(f"{where}.{error}") from None
+        out = []
+        for suffix, message in encoded:
+            full = f"{topic}/{suffix}" if suffix else topic
+            if full not in self._topics:
+                raise DatasetError(
+                    f"{where}: the {kind} encoder returned a message for {full}, which its "
+                    f"RosEncoding does not declare (declared: "
+                    f"{[t.suffix for t in declared.ros.topics]})"
+                )
+            out.append((full, message))
+        return out
 
     def _message(self, topic: str, time_ns: int, message: dict[str, Any]) -> None:
         sequence = self._sequence[topic]
@@ -366,10 +349,10 @@ class McapWriter(_ClosesOnExit):
         )
 
     def _write_static(self, time_ns: int) -> None:
-        header = _header(time_ns, "")
+        stamp = header(time_ns, "")
         transforms = [
             {
-                "header": {**header, "frame_id": t["parent"]},
+                "header": {**stamp, "frame_id": t["parent"]},
                 "child_frame_id": t["child"],
                 "transform": {"translation": t["translation"], "rotation": t["rotation"]},
             }
@@ -378,7 +361,12 @@ class McapWriter(_ClosesOnExit):
         self._message("/tf_static", time_ns, {"transforms": transforms})
         self._static_written = True
 
-    def _emit(self, groups: list[CaptureGroup], rows: list[_Rows]) -> None:
+    def _emit(
+        self,
+        groups: list[CaptureGroup],
+        rows: list[_Rows],
+        messages: dict[tuple[int, str], list[tuple[str, dict[str, Any]]]],
+    ) -> None:
         at: dict[int, list[tuple[_Rows, int]]] = {}
         for r in sorted(rows, key=lambda r: r.name):
             for i, t in enumerate(r.times_ns):
@@ -391,8 +379,9 @@ class McapWriter(_ClosesOnExit):
             if t in at:
                 self._emit_rows(t, at[t])
             if t in by_time:
-                for sid, sample in by_time[t].samples.items():
-                    self._emit_sample(t, sid, sample)
+                for sid in by_time[t].samples:
+                    for topic, message in messages[(t, sid)]:
+                        self._message(topic, t, message)
         for r in rows:
             self._last_rows[r.name] = (r.last_tick, r.times_ns[-1])
         for g in groups:
@@ -401,11 +390,11 @@ class McapWriter(_ClosesOnExit):
     def _emit_rows(self, t: int, rows: list[tuple[_Rows, int]]) -> None:
         transforms = [
             {
-                "header": _header(t, "map"),
+                "header": header(t, "map"),
                 "child_frame_id": f"{r.name}/base_link",
                 "transform": {
-                    "translation": _vector3(r.position_enu[i]),
-                    "rotation": _quaternion(r.q_enu[i]),
+                    "translation": vector3(r.position_enu[i]),
+                    "rotation": quaternion(r.q_enu[i]),
                 },
             }
             for r, i in rows
@@ -431,18 +420,6 @@ class McapWriter(_ClosesOnExit):
                     r.twist_frd[i],
                 ),
             )
-
-    def _emit_sample(self, t: int, sid: str, sample: Any) -> None:
-        kind, topic, frame_id = self._sensors[sid]
-        if kind == "imaging_sonar":
-            self._message(topic, t, _sonar_message(sample, frame_id))
-        elif kind == "dvl":
-            self._message(topic, t, _dvl_message(sample, frame_id))
-        elif kind == "imu":
-            self._message(topic, t, _imu_message(sample, frame_id))
-        else:
-            for suffix, message in _camera_messages(sample, frame_id):
-                self._message(f"{topic}/{suffix}", t, message)
 
     # ----------------------------------------------------------------- finishing
 

@@ -13,9 +13,15 @@ and never branches on sensor types. The built-in kinds:
   the mounted IMU;
 * ``camera`` — :class:`CameraSensor`, :func:`render_camera`: pinhole camera with exact
   per-pixel depth, range, normals and instance/semantic/object ids, plus an sRGB
-  preview (:func:`camera_preview_png`).
+  preview (:func:`camera_preview_png`);
+* ``pressure`` — :class:`PressureSensor`, :func:`measure_pressure`: absolute pressure
+  at the sensor from the committed depth, the water's density and the surface pressure.
 
-The DVL, IMU and camera return a :class:`SensorSample` (read-only channels,
+Each kind declares, next to its ``sample``, what is specific to it (channel
+documentation, ROS 2 encoding, Viewport footprint, analytic-tier recorder,
+preview): :class:`SensorKind` lists them and :func:`sensor_declarations` reads them.
+
+The DVL, IMU, camera and pressure sensor return a :class:`SensorSample` (read-only channels,
 JSON-like metadata, separately hashed display products); its ``kind`` is any
 registered kind whose product is a ``SensorSample`` (:func:`kinds_producing`).
 The functions are pure functions of the committed state and can be called
@@ -32,6 +38,16 @@ from leviathan.sensors._camera import (
     camera_preview_png,
     render_camera,
 )
+from leviathan.sensors._declarations import (
+    AnalyticTier,
+    ChannelDoc,
+    Footprint,
+    FootprintPart,
+    RosEncoding,
+    RosTopic,
+    channel_doc,
+    true_channel_errors,
+)
 from leviathan.sensors._dvl import (
     DVL_MODEL_VERSION,
     DVL_VELOCITY_EFFECT,
@@ -39,6 +55,7 @@ from leviathan.sensors._dvl import (
     DVLSensor,
     measure_dvl,
 )
+from leviathan.sensors._dvl_noise import DVLNoiseModel, apply_dvl_noise
 from leviathan.sensors._imaging_sonar import ImagingSonarSensor
 from leviathan.sensors._imu import (
     IMU_ACCEL_EFFECT,
@@ -47,9 +64,24 @@ from leviathan.sensors._imu import (
     IMUSensor,
     measure_imu,
 )
+from leviathan.sensors._imu_noise import (
+    ALLAN_PEAK_FACTOR,
+    IMUNoise,
+    IMUNoiseModel,
+    gauss_markov_allan_deviation,
+)
 from leviathan.sensors._kinematics import GRAVITY_NED, BodyKinematics
+from leviathan.sensors._pressure import (
+    PRESSURE_EFFECT,
+    PRESSURE_MODEL_VERSION,
+    PressureNoiseModel,
+    PressureSensor,
+    measure_pressure,
+    seawater_density_kg_m3,
+)
 from leviathan.sensors._protocol import (
     SampleContext,
+    SensorDeclarations,
     SensorKind,
     SensorProduct,
     kinds_producing,
@@ -57,12 +89,20 @@ from leviathan.sensors._protocol import (
     register_sensor_kind,
     registered_sensor_kinds,
     sample_sensor,
+    sensor_declarations,
     sensor_kind_for,
     unregister_sensor_kind,
 )
 from leviathan.sensors._sample import SensorSample
+from leviathan.sensors._sonar_noise import (
+    SonarNoiseEffect,
+    SonarNoiseModel,
+    apply_sonar_noise,
+    sonar_noise_effect,
+)
 
 __all__ = [
+    "ALLAN_PEAK_FACTOR",
     "CAMERA_MODEL_VERSION",
     "DVL_MODEL_VERSION",
     "DVL_VELOCITY_EFFECT",
@@ -71,24 +111,49 @@ __all__ = [
     "IMU_GYRO_EFFECT",
     "IMU_MODEL_VERSION",
     "MIN_BEAMS_FOR_LOCK",
+    "PRESSURE_EFFECT",
+    "PRESSURE_MODEL_VERSION",
+    "AnalyticTier",
     "BodyKinematics",
     "CameraSensor",
+    "ChannelDoc",
+    "DVLNoiseModel",
     "DVLSensor",
+    "Footprint",
+    "FootprintPart",
+    "IMUNoise",
+    "IMUNoiseModel",
     "IMUSensor",
     "ImagingSonarSensor",
+    "PressureNoiseModel",
+    "PressureSensor",
+    "RosEncoding",
+    "RosTopic",
     "SampleContext",
+    "SensorDeclarations",
     "SensorKind",
     "SensorProduct",
     "SensorSample",
+    "SonarNoiseEffect",
+    "SonarNoiseModel",
+    "apply_dvl_noise",
+    "apply_sonar_noise",
     "camera_preview_png",
+    "channel_doc",
+    "gauss_markov_allan_deviation",
     "kinds_producing",
     "measure_dvl",
     "measure_imu",
+    "measure_pressure",
     "product_types",
     "register_sensor_kind",
     "registered_sensor_kinds",
     "render_camera",
     "sample_sensor",
+    "seawater_density_kg_m3",
+    "sensor_declarations",
     "sensor_kind_for",
+    "sonar_noise_effect",
+    "true_channel_errors",
     "unregister_sensor_kind",
 ]

@@ -37,6 +37,7 @@ from __future__ import annotations
 import hashlib
 import os
 from functools import lru_cache
+from types import MappingProxyType
 from typing import Any
 
 import numpy as np
@@ -45,7 +46,15 @@ from leviathan._files import encode_png
 from leviathan._validation import check_sample_identifiers
 from leviathan.frames import T_SENSOR_CAMERA, Transform, sensor_pose
 from leviathan.raycast import PreparedScene, trace_rays
+from leviathan.ros import header
 from leviathan.scene import Scene
+from leviathan.sensors._declarations import (
+    Footprint,
+    FootprintPart,
+    RosEncoding,
+    RosTopic,
+    channel_doc,
+)
 from leviathan.sensors._protocol import SampleContext, register_sensor_kind
 from leviathan.sensors._sample import SensorSample, _prepared_for
 from leviathan.specs import CameraSpec
@@ -249,14 +258,16 @@ def render_camera(
         out[ray] = values
         return out.reshape(H, W, *extra)
 
-    channels = {
-        "depth_z_m": scatter(depth[ray], np.nan, np.float64),
-        "range_m": scatter(range_m[ray], np.nan, np.float64),
-        "normal_camera": scatter(n_cam, np.nan, np.float64, (3,)),
-        "instance_id": scatter(hit_inst, -1, np.int32),
-        "semantic_id": scatter(tables["semantic_index"][hit_inst], -1, np.int32),
-        "object_id": scatter(tables["object_index"][hit_inst], -1, np.int32),
-    }
+    channels = MappingProxyType(
+        {
+            "depth_z_m": scatter(depth[ray], np.nan, np.float64),
+            "range_m": scatter(range_m[ray], np.nan, np.float64),
+            "normal_camera": scatter(n_cam, np.nan, np.float64, (3,)),
+            "instance_id": scatter(hit_inst, -1, np.int32),
+            "semantic_id": scatter(tables["semantic_index"][hit_inst], -1, np.int32),
+            "object_id": scatter(tables["object_index"][hit_inst], -1, np.int32),
+        }
+    )
     preview = _preview_pixels(
         shape=(H, W),
         ray=ray,
@@ -337,6 +348,52 @@ def camera_preview_png(sample: SensorSample, path: str | os.PathLike[str] | None
     return encode_png(sample.display["preview_srgb"], path)
 
 
+# --------------------------------------------------------------------------- declarations
+
+_CAM = "camera optical (OpenCV: x right, y down, z forward)"
+_HW = "row (v, top to bottom), column (u, left to right)"
+_NAN = "NaN: missing (no contributor)"
+
+
+def _camera_messages(sample: SensorSample, frame_id: str) -> list[tuple[str, dict[str, Any]]]:
+    """The sRGB preview, the z-depth image and the camera info, in the optical frame.
+
+    The sRGB preview (``rgb8``), camera z-depth (``32FC1`` [m], REP 118; +Inf where
+    nothing lies within ``far_m``, REP 117's "no object in range"; LEVIATHAN's
+    channel holds NaN there) and a ``plumb_bob`` CameraInfo with zero distortion
+    from the sample's intrinsics (``P = [K | 0]``, ``R = I``).
+    """
+    stamp = header(sample.time_ns, frame_id)
+    rgb = np.ascontiguousarray(sample.display["preview_srgb"], dtype=np.uint8)
+    height, width = int(rgb.shape[0]), int(rgb.shape[1])
+    depth = np.asarray(sample.channels["depth_z_m"], dtype=np.float64).astype("<f4")
+    depth[np.isnan(depth)] = np.inf  # REP 117: +Inf is "no object within range"
+    intrinsics = sample.metadata["intrinsics"]
+    fx, fy = float(intrinsics["fx_px"]), float(intrinsics["fy_px"])
+    cx, cy = float(intrinsics["cx_px"]), float(intrinsics["cy_px"])
+    image = {"header": stamp, "height": height, "width": width, "is_bigendian": 0}
+    return [
+        ("image", {**image, "encoding": "rgb8", "step": 3 * width, "data": rgb.tobytes()}),
+        ("depth", {**image, "encoding": "32FC1", "step": 4 * width, "data": depth.tobytes()}),
+        (
+            "camera_info",
+            {
+                "header": stamp,
+                "height": int(intrinsics["height_px"]),
+                "width": int(intrinsics["width_px"]),
+                "distortion_model": "plumb_bob",
+                "d": [0.0, 0.0, 0.0, 0.0, 0.0],
+                "k": [fx, 0.0, cx, 0.0, fy, cy, 0.0, 0.0, 1.0],
+                "r": [1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0],
+                "p": [fx, 0.0, cx, 0.0, 0.0, fy, cy, 0.0, 0.0, 0.0, 1.0, 0.0],
+                "binning_x": 0,
+                "binning_y": 0,
+                "roi": {"x_offset": 0, "y_offset": 0, "height": 0, "width": 0, "do_rectify": False},
+            },
+        ),
+    ]
+
+
 class CameraSensor:
     """Camera frames: :func:`render_camera` on a sample context (no noise, no seed)."""
 
@@ -345,6 +402,72 @@ class CameraSensor:
     product_type = SensorSample
     # Sees the scene; the surfaces' motion never enters its product.
     reads_surfaces = False
+    channels = MappingProxyType(
+        {
+            "depth_z_m": channel_doc("m", _CAM, _HW, "camera z-depth of the nearest hit", _NAN),
+            "range_m": channel_doc(
+                "m", "-", _HW, "distance from the camera centre to the hit", _NAN
+            ),
+            "normal_camera": channel_doc(
+                "1", _CAM, f"{_HW}, xyz", "unit surface normal facing the camera", _NAN
+            ),
+            "instance_id": channel_doc("-", "-", _HW, "scene instance index", "-1: nothing hit"),
+            "semantic_id": channel_doc(
+                "-", "-", _HW, "index into metadata semantic_labels", "-1: nothing hit"
+            ),
+            "object_id": channel_doc(
+                "-", "-", _HW, "index into metadata object_ids", "-1: nothing hit"
+            ),
+        }
+    )
+    display_channels = MappingProxyType(
+        {
+            "preview_srgb": channel_doc(
+                "-", "-", f"{_HW}, rgb", "sRGB preview for people (display product, not data)"
+            ),
+        }
+    )
+    ros = RosEncoding(
+        frame="optical",
+        topics=(
+            RosTopic("image", "sensor_msgs/msg/Image"),
+            RosTopic("depth", "sensor_msgs/msg/Image"),
+            RosTopic("camera_info", "sensor_msgs/msg/CameraInfo"),
+        ),
+        encode=_camera_messages,
+    )
+
+    def footprint(self, spec: CameraSpec) -> Footprint:
+        """The view frustum between ``near_m`` and ``far_m``, in sensor FRD."""
+
+        # Pixel-centre convention: the image's edges are at -0.5 and W - 0.5.
+        right, bottom = spec.width_px - 0.5, spec.height_px - 0.5
+        image_corners = ((-0.5, -0.5), (right, -0.5), (right, bottom), (-0.5, bottom))
+
+        def corners(depth: float) -> list[list[float]]:
+            # Optical (x right, y down, z forward) -> sensor FRD (z, x, y).
+            return [
+                [
+                    depth,
+                    (u - spec.cx_px) / spec.fx_px * depth,
+                    (v - spec.cy_px) / spec.fy_px * depth,
+                ]
+                for u, v in image_corners
+            ]
+
+        near, far = corners(spec.near_m), corners(spec.far_m)
+        segments = []
+        for i in range(4):
+            j = (i + 1) % 4
+            segments += [near[i], near[j], far[i], far[j], near[i], far[i]]
+        return Footprint(
+            legend="white: camera frustum",
+            parts=(FootprintPart("camera-frustum", "lines", np.array(segments), "#ffffff", 0.45),),
+        )
+
+    def preview(self, sample: SensorSample) -> bytes:
+        """The sRGB preview as PNG bytes (:func:`camera_preview_png`)."""
+        return camera_preview_png(sample)
 
     def sample(self, spec: CameraSpec, context: SampleContext) -> SensorSample:
         """One camera frame of ``spec`` from the committed pose of ``context``."""

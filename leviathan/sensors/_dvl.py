@@ -61,6 +61,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
+from types import MappingProxyType
 from typing import Any
 
 import numpy as np
@@ -70,18 +71,23 @@ from leviathan._validation import check_sample_identifiers, check_seed
 from leviathan.frames import sensor_pose
 from leviathan.random import normal
 from leviathan.raycast import PreparedScene, trace_rays
+from leviathan.ros import diagonal_covariance, frd_to_acoustic, header, vector3
 from leviathan.scene import Scene
-from leviathan.sensors._dvl_relative import (
-    beam_radial_velocity,
-    solve_beam_velocity,
-    surface_point_velocity_world,
+from leviathan.sensors._declarations import (
+    AnalyticTier,
+    Footprint,
+    FootprintPart,
+    RosEncoding,
+    RosTopic,
+    channel_doc,
 )
+from leviathan.sensors._dvl_noise import DVLNoiseModel, dvl_recorder
+from leviathan.sensors._dvl_relative import beam_surfaces, relative_track
 from leviathan.sensors._kinematics import (
     BodyKinematics,
     _cross3,
     _float_vector,
     _rotate3,
-    _rotate3_transposed,
 )
 from leviathan.sensors._protocol import SampleContext, register_sensor_kind
 from leviathan.sensors._sample import (
@@ -269,7 +275,7 @@ def measure_dvl(
     v_origin_body = [v + w for v, w in zip(velocity_body, lever, strict=True)]
     true_velocity = _rotate3(R_sensor_body, v_origin_body)
     relative = (
-        _relative_track(
+        relative_track(
             scene, surface_kinematics, T_world_sensor, d, hits, valid, dirs_sensor, true_velocity
         )
         if lock and surface_kinematics
@@ -287,15 +293,17 @@ def measure_dvl(
     else:
         velocity = _float_vector(true_velocity)
 
-    channels = {
-        "velocity_sensor_m_s": velocity,
-        "true_velocity_sensor_m_s": _float_vector(true_velocity),
-        "beam_range_m": beam_range,
-        "beam_valid": valid.astype(np.uint8),
-        "beam_instance": hits.instance.astype(np.int32),
-        "altitude_m": np.array(altitude, dtype=np.float64),
-        "lock": np.array(1 if lock else 0, dtype=np.uint8),
-    }
+    channels = MappingProxyType(
+        {
+            "velocity_sensor_m_s": velocity,
+            "true_velocity_sensor_m_s": _float_vector(true_velocity),
+            "beam_range_m": beam_range,
+            "beam_valid": valid.astype(np.uint8),
+            "beam_instance": hits.instance.astype(np.int32),
+            "altitude_m": np.array(altitude, dtype=np.float64),
+            "lock": np.array(1 if lock else 0, dtype=np.uint8),
+        }
+    )
     metadata = {
         "model": DVL_MODEL_VERSION,
         "spec": spec_record,
@@ -312,7 +320,7 @@ def measure_dvl(
         "noise": [_noise_record(DVL_VELOCITY_EFFECT, drawn=drawn, seed=seed)],
     }
     if scene.vehicle_names:
-        metadata["beam_surfaces"] = _beam_surfaces(scene, hits.instance)
+        metadata["beam_surfaces"] = beam_surfaces(scene, hits.instance)
     if relative is not None:
         metadata["relative_track"] = relative
     return SensorSample(
@@ -325,82 +333,66 @@ def measure_dvl(
     )
 
 
-def _relative_track(
-    scene: Scene,
-    surface_kinematics: Mapping[str, BodyKinematics],
-    T_world_sensor: Any,
-    d_world: np.ndarray,
-    hits: Any,
-    valid: np.ndarray,
-    dirs_sensor: np.ndarray,
-    v_sensor: list[float],
-) -> dict[str, Any] | None:
-    """The relative track (module docstring), or None when no valid beam is on a
-    moving surface of known motion (the ground-track path is then taken unchanged)."""
-    instances = scene.instances
-    beam_kin: list[BodyKinematics | None] = []
-    for k, ok in zip(hits.instance.tolist(), valid.tolist(), strict=True):
-        # A valid beam's instance is a mesh instance (never the sea surface).
-        entry = instances[k] if ok else None
-        kin = None
-        if entry is not None and entry.moving:
-            kin = surface_kinematics.get(entry.object_id)
-        beam_kin.append(kin)
-    if all(kin is None for kin in beam_kin):
-        return None
-    R_world_sensor = T_world_sensor.rotation.tolist()
-    origin = T_world_sensor.translation.tolist()
-    ranges = hits.t.tolist()
-    directions, radial = [], []
-    radial_out: list[float | None] = []
-    surface_out: list[list[float] | None] = []
-    for k, ok in enumerate(valid.tolist()):
-        if not ok:
-            radial_out.append(None)
-            surface_out.append(None)
-            continue
-        kin = beam_kin[k]
-        if kin is None:
-            u_world = [0.0, 0.0, 0.0]
-            u_sensor = [0.0, 0.0, 0.0]
-        else:
-            t = ranges[k]
-            point = [o + t * di for o, di in zip(origin, d_world[k].tolist(), strict=True)]
-            u_world = surface_point_velocity_world(kin, point)
-            u_sensor = _rotate3_transposed(R_world_sensor, u_world)
-        direction = dirs_sensor[k].tolist()
-        m = beam_radial_velocity(v_sensor, u_sensor, direction)
-        directions.append(direction)
-        radial.append(m)
-        radial_out.append(m)
-        surface_out.append(u_world)
-    solution = solve_beam_velocity(directions, radial)
-    return {
-        "solution": [math.nan] * 3 if solution is None else solution,
-        "ground_velocity_sensor_m_s": list(v_sensor),
-        "beam_radial_velocity_m_s": radial_out,
-        "beam_surface_velocity_world_m_s": surface_out,
-    }
+# --------------------------------------------------------------------------- declarations
+
+_ROS_BEAMS = 4  # marine_acoustic_msgs/Dvl carries exactly four beams
+_S_FRD = "sensor FRD (x along the boresight)"
 
 
-def _beam_surfaces(scene: Scene, instance: np.ndarray) -> list[dict[str, Any] | None]:
-    """What each beam hit (see the module docstring), None where it hit nothing."""
-    entries = [*scene.instances, scene.sea_surface]
-    surfaces: list[dict[str, Any] | None] = []
-    for k in instance.tolist():
-        if k < 0:
-            surfaces.append(None)
-            continue
-        entry = entries[k]
-        surfaces.append(
-            {
-                "object_id": entry.object_id,
-                "semantic_label": entry.semantic_label,
-                "vehicle": getattr(entry, "vehicle", None),
-                "moving": bool(entry.moving),
-            }
+def _ros_check_spec(spec: DVLSpec) -> None:
+    if spec.beam_count != _ROS_BEAMS:
+        # mcap-ros2-support pads or cuts fixed-size arrays silently: refuse instead.
+        raise ValueError(
+            f"beam_count: marine_acoustic_msgs/Dvl carries exactly {_ROS_BEAMS} beams, got "
+            f"{spec.beam_count}"
         )
-    return surfaces
+
+
+def _dvl_message(sample: SensorSample, frame_id: str) -> list[tuple[str, dict[str, Any]]]:
+    """``marine_acoustic_msgs/Dvl`` of one sample: bottom track, in the acoustic frame.
+
+    ``DVL_MODE_BOTTOM``, Janus piston array. ``velocity`` is the measured velocity in
+    the acoustic frame, NaN without a lock; ``velocity_covar`` the noise variance on
+    the diagonal (0 for a noise-free DVL), all -1 without a lock ("not known", as
+    the message asks). ``range`` the beams' slant ranges (NaN for an invalid beam),
+    ``range_covar`` 0 (ranges are exact) or -1 for an invalid beam, ``beam_quality``
+    1 for a valid beam, 0 otherwise; no beam velocities (``beam_velocities_valid``
+    false, NaN, covariance -1); ``sound_speed`` 0 (the DVL model uses none). The
+    message has exactly 4 beams, so a DVL with another ``beam_count`` is refused.
+    """
+    ch = sample.channels
+    if ch["beam_range_m"].shape != (_ROS_BEAMS,):
+        raise ValueError(
+            f"channels['beam_range_m']: expected {_ROS_BEAMS} beams as declared, got shape "
+            f"{ch['beam_range_m'].shape}"
+        )
+    velocity = frd_to_acoustic(ch["velocity_sensor_m_s"]).tolist()
+    valid = [bool(v) for v in ch["beam_valid"].tolist()]
+    lock = bool(ch["lock"])
+    std = float(sample.metadata["spec"]["velocity_noise_std_m_per_s"])
+    vx, vy = velocity[0], velocity[1]
+    directions = frd_to_acoustic(np.asarray(sample.metadata["beam_directions_sensor"]))
+    message = {
+        "header": header(sample.time_ns, frame_id),
+        "velocity_mode": 1,  # DVL_MODE_BOTTOM
+        "dvl_type": 0,  # DVL_TYPE_PISTON: one transducer per Janus beam
+        "velocity": vector3(velocity),
+        "velocity_covar": diagonal_covariance(std * std) if lock else [-1.0] * 9,
+        "altitude": float(ch["altitude_m"]),
+        "course_gnd": math.atan2(vy, vx),
+        "speed_gnd": math.sqrt(vx * vx + vy * vy),
+        "num_good_beams": sum(valid),
+        "sound_speed": 0.0,
+        "beam_ranges_valid": True,
+        "beam_velocities_valid": False,
+        "beam_unit_vec": [vector3(d) for d in directions.tolist()],
+        "range": ch["beam_range_m"].tolist(),
+        "range_covar": [0.0 if v else -1.0 for v in valid],
+        "beam_quality": [1.0 if v else 0.0 for v in valid],
+        "beam_velocity": [math.nan] * _ROS_BEAMS,
+        "beam_velocity_covar": [-1.0] * _ROS_BEAMS,
+    }
+    return [("", message)]
 
 
 class DVLSensor:
@@ -409,6 +401,58 @@ class DVLSensor:
     kind = "dvl"
     spec_type = DVLSpec
     product_type = SensorSample
+    channels = MappingProxyType(
+        {
+            "velocity_sensor_m_s": channel_doc(
+                "m/s", _S_FRD, "xyz", "measured bottom-track velocity of the sensor", "NaN: no lock"
+            ),
+            "true_velocity_sensor_m_s": channel_doc(
+                "m/s", _S_FRD, "xyz", "noise-free velocity of the sensor origin over ground"
+            ),
+            "beam_range_m": channel_doc(
+                "m", "-", "beam", "slant range of each valid beam", "NaN: invalid"
+            ),
+            "beam_valid": channel_doc("-", "-", "beam", "1 for a valid beam, else 0"),
+            "beam_instance": channel_doc(
+                "-",
+                "-",
+                "beam",
+                "scene instance index of each beam's nearest hit",
+                "-1: nothing hit",
+            ),
+            "altitude_m": channel_doc(
+                "m",
+                "-",
+                "scalar",
+                "mean of R_k cos(beam angle) over valid beams",
+                "NaN: no valid beam",
+            ),
+            "lock": channel_doc("-", "-", "scalar", "1 when enough beams are valid for a lock"),
+        }
+    )
+    ros = RosEncoding(
+        frame="acoustic",
+        topics=(RosTopic("", "marine_acoustic_msgs/msg/Dvl"),),
+        encode=_dvl_message,
+        check_spec=_ros_check_spec,
+    )
+    analytic = AnalyticTier(
+        noise_model=DVLNoiseModel,
+        start=dvl_recorder,
+        plot_units={"velocity_sensor_m_s": ("velocity error [mm/s]", 1e3)},
+    )
+
+    def footprint(self, spec: DVLSpec) -> Footprint:
+        """The beams, each from ``min_range_m`` to ``max_range_m`` along its direction."""
+        segments = [
+            row * r
+            for row in dvl_beam_directions(spec)
+            for r in (spec.min_range_m, spec.max_range_m)
+        ]
+        return Footprint(
+            legend="green: DVL beams",
+            parts=(FootprintPart("dvl-beams", "lines", np.array(segments), "#9dff6a", 0.25),),
+        )
 
     def sample(self, spec: DVLSpec, context: SampleContext) -> SensorSample:
         """One DVL sample of ``spec`` from the committed kinematics of ``context``."""

@@ -28,10 +28,21 @@ reductions whose order numpy chooses).
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
+from typing import Any
 
+import numpy as np
+
+from leviathan.scene import Scene
 from leviathan.sensors._kinematics import BodyKinematics, _cross3, _rotate3, _rotate3_transposed
 
-__all__ = ["beam_radial_velocity", "solve_beam_velocity", "surface_point_velocity_world"]
+__all__ = [
+    "beam_radial_velocity",
+    "beam_surfaces",
+    "relative_track",
+    "solve_beam_velocity",
+    "surface_point_velocity_world",
+]
 
 
 def surface_point_velocity_world(kin: BodyKinematics, point_world: list[float]) -> list[float]:
@@ -103,3 +114,81 @@ def solve_beam_velocity(directions: list[list[float]], radial: list[float]) -> l
         ((c01 * g0 + c11 * g1) + c12 * g2) / det,
         ((c02 * g0 + c12 * g1) + c22 * g2) / det,
     ]
+
+
+def relative_track(
+    scene: Scene,
+    surface_kinematics: Mapping[str, BodyKinematics],
+    T_world_sensor: Any,
+    d_world: np.ndarray,
+    hits: Any,
+    valid: np.ndarray,
+    dirs_sensor: np.ndarray,
+    v_sensor: list[float],
+) -> dict[str, Any] | None:
+    """The relative track (the DVL module docstring), or None when no valid beam is on a
+    moving surface of known motion (the ground-track path is then taken unchanged)."""
+    instances = scene.instances
+    beam_kin: list[BodyKinematics | None] = []
+    for k, ok in zip(hits.instance.tolist(), valid.tolist(), strict=True):
+        # A valid beam's instance is a mesh instance (never the sea surface).
+        entry = instances[k] if ok else None
+        kin = None
+        if entry is not None and entry.moving:
+            kin = surface_kinematics.get(entry.object_id)
+        beam_kin.append(kin)
+    if all(kin is None for kin in beam_kin):
+        return None
+    R_world_sensor = T_world_sensor.rotation.tolist()
+    origin = T_world_sensor.translation.tolist()
+    ranges = hits.t.tolist()
+    directions, radial = [], []
+    radial_out: list[float | None] = []
+    surface_out: list[list[float] | None] = []
+    for k, ok in enumerate(valid.tolist()):
+        if not ok:
+            radial_out.append(None)
+            surface_out.append(None)
+            continue
+        kin = beam_kin[k]
+        if kin is None:
+            u_world = [0.0, 0.0, 0.0]
+            u_sensor = [0.0, 0.0, 0.0]
+        else:
+            t = ranges[k]
+            point = [o + t * di for o, di in zip(origin, d_world[k].tolist(), strict=True)]
+            u_world = surface_point_velocity_world(kin, point)
+            u_sensor = _rotate3_transposed(R_world_sensor, u_world)
+        direction = dirs_sensor[k].tolist()
+        m = beam_radial_velocity(v_sensor, u_sensor, direction)
+        directions.append(direction)
+        radial.append(m)
+        radial_out.append(m)
+        surface_out.append(u_world)
+    solution = solve_beam_velocity(directions, radial)
+    return {
+        "solution": [math.nan] * 3 if solution is None else solution,
+        "ground_velocity_sensor_m_s": list(v_sensor),
+        "beam_radial_velocity_m_s": radial_out,
+        "beam_surface_velocity_world_m_s": surface_out,
+    }
+
+
+def beam_surfaces(scene: Scene, instance: np.ndarray) -> list[dict[str, Any] | None]:
+    """What each beam hit (see the DVL module docstring), None where it hit nothing."""
+    entries = [*scene.instances, scene.sea_surface]
+    surfaces: list[dict[str, Any] | None] = []
+    for k in instance.tolist():
+        if k < 0:
+            surfaces.append(None)
+            continue
+        entry = entries[k]
+        surfaces.append(
+            {
+                "object_id": entry.object_id,
+                "semantic_label": entry.semantic_label,
+                "vehicle": getattr(entry, "vehicle", None),
+                "moving": bool(entry.moving),
+            }
+        )
+    return surfaces

@@ -21,6 +21,8 @@ axes, each drawn only when its std is positive.
 
 from __future__ import annotations
 
+import math
+from types import MappingProxyType
 from typing import Any
 
 import numpy as np
@@ -29,6 +31,21 @@ from leviathan._frozen import freeze, frozen_array
 from leviathan._validation import check_sample_identifiers, check_seed
 from leviathan.frames import Transform, sensor_pose
 from leviathan.random import normal
+from leviathan.ros import (
+    UNKNOWN_COVARIANCE_3X3,
+    diagonal_covariance,
+    frd_to_flu,
+    header,
+    vector3,
+)
+from leviathan.sensors._declarations import (
+    AnalyticTier,
+    RosEncoding,
+    RosTopic,
+    channel_doc,
+    true_channel_errors,
+)
+from leviathan.sensors._imu_noise import MG_M_S2, IMUNoiseModel, imu_recorder
 from leviathan.sensors._kinematics import (
     GRAVITY_NED,
     BodyKinematics,
@@ -164,12 +181,14 @@ def measure_imu(
         noise = normal(seed, sensor_id, sample_index, IMU_GYRO_EFFECT, index).tolist()
         rate = [w + n * gyro_std for w, n in zip(true_rate, noise, strict=True)]
 
-    channels = {
-        "specific_force_sensor_m_s2": _float_vector(force),
-        "angular_rate_sensor_rad_s": _float_vector(rate),
-        "true_specific_force_sensor_m_s2": _float_vector(true_force),
-        "true_angular_rate_sensor_rad_s": _float_vector(true_rate),
-    }
+    channels = MappingProxyType(
+        {
+            "specific_force_sensor_m_s2": _float_vector(force),
+            "angular_rate_sensor_rad_s": _float_vector(rate),
+            "true_specific_force_sensor_m_s2": _float_vector(true_force),
+            "true_angular_rate_sensor_rad_s": _float_vector(true_rate),
+        }
+    )
     metadata = {
         "model": IMU_MODEL_VERSION,
         "spec": spec_record,
@@ -197,6 +216,37 @@ def measure_imu(
     )
 
 
+# --------------------------------------------------------------------------- declarations
+
+_S_FRD = "sensor FRD (x along the boresight)"
+
+
+def _imu_message(sample: SensorSample, frame_id: str) -> list[tuple[str, dict[str, Any]]]:
+    """``sensor_msgs/Imu`` of one sample, in the sensor's FLU frame.
+
+    Angular rate and specific force (as ``linear_acceleration``, REP 145: a level
+    IMU at rest reads +9.81 m/s² up) of the noisy measurement; no orientation
+    (identity, ``orientation_covariance[0] = -1``: "no estimate" per sensor_msgs/Imu);
+    the other covariances hold the noise variances on the diagonal, all zero for a
+    noise-free IMU (which the message reads as "unknown": it has no way to say
+    "exactly zero").
+    """
+    ch = sample.channels
+    spec = sample.metadata["spec"]
+    gyro = float(spec["gyro_noise_std_rad_per_s"])
+    accel = float(spec["accel_noise_std_m_per_s2"])
+    message = {
+        "header": header(sample.time_ns, frame_id),
+        "orientation": {"x": 0.0, "y": 0.0, "z": 0.0, "w": 1.0},
+        "orientation_covariance": list(UNKNOWN_COVARIANCE_3X3),
+        "angular_velocity": vector3(frd_to_flu(ch["angular_rate_sensor_rad_s"])),
+        "angular_velocity_covariance": diagonal_covariance(gyro * gyro),
+        "linear_acceleration": vector3(frd_to_flu(ch["specific_force_sensor_m_s2"])),
+        "linear_acceleration_covariance": diagonal_covariance(accel * accel),
+    }
+    return [("", message)]
+
+
 class IMUSensor:
     """IMU samples: :func:`measure_imu` on a sample context (standard gravity)."""
 
@@ -206,6 +256,38 @@ class IMUSensor:
     # Kinematics only: no scene, no surfaces.
     reads_scene = False
     reads_surfaces = False
+    channels = MappingProxyType(
+        {
+            "specific_force_sensor_m_s2": channel_doc(
+                "m/s^2",
+                _S_FRD,
+                "xyz",
+                "measured specific force (inertial acceleration minus gravity)",
+            ),
+            "angular_rate_sensor_rad_s": channel_doc(
+                "rad/s", _S_FRD, "xyz", "measured angular rate"
+            ),
+            "true_specific_force_sensor_m_s2": channel_doc(
+                "m/s^2", _S_FRD, "xyz", "noise-free specific force"
+            ),
+            "true_angular_rate_sensor_rad_s": channel_doc(
+                "rad/s", _S_FRD, "xyz", "noise-free angular rate"
+            ),
+        }
+    )
+    # REP 145: a level IMU at rest reads +9.81 m/s² up; the sensor frame in FLU.
+    ros = RosEncoding(
+        frame="sensor", topics=(RosTopic("", "sensor_msgs/msg/Imu"),), encode=_imu_message
+    )
+    analytic = AnalyticTier(
+        noise_model=IMUNoiseModel,
+        start=imu_recorder,
+        errors=true_channel_errors,
+        plot_units={
+            "angular_rate_sensor_rad_s": ("gyro error [deg/h]", 180.0 / math.pi * 3600.0),
+            "specific_force_sensor_m_s2": ("accel error [mg]", 1.0 / MG_M_S2),
+        },
+    )
 
     def sample(self, spec: IMUSpec, context: SampleContext) -> SensorSample:
         """One IMU sample of ``spec`` from the committed kinematics of ``context``."""

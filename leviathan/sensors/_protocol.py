@@ -6,34 +6,51 @@ vehicle, the scene at the sample instant, the sample's ids, the root seed of
 keyed randomness, the water and the tracer), its ``sample`` returns one
 immutable, hashed product (a :class:`SensorProduct`, e.g. a
 :class:`~leviathan.sensors.SensorSample` or a :class:`~leviathan.sonar.SonarFrame`).
+Beside ``sample``, the kind declares everything else that is specific to it
+(:mod:`leviathan.sensors._declarations`): its channels' documentation, its ROS 2
+encoding, its Viewport footprint, its analytic-tier recorder. The World, the
+dataset writers, the service and the analytic tier ask the registry
+(:func:`sensor_declarations`) and never branch on sensor types.
 
 Each kind registers itself under its spec's ``kind`` tag with
 :func:`register_sensor_kind` when its module is imported (``leviathan.sensors``
-imports every built-in one). A World finds the sensor of a spec with
-:func:`sensor_kind_for` and samples it with :func:`sample_sensor`; it never
-branches on sensor types.
+imports every built-in one).
 
-Adding a sensor kind touches three places: its spec (a pydantic model with a
-``kind`` literal, a ``name``, a ``schedule`` and a ``mount``), its own module
-(the class and one ``register_sensor_kind(...)`` call) and the line importing
-that module in ``leviathan/sensors/__init__.py``.
+Adding a sensor kind is one module under ``leviathan/sensors/`` (the class, its
+declarations and one ``register_sensor_kind(...)`` call, imported by
+``leviathan/sensors/__init__.py``) plus its spec beside the others in
+``leviathan/specs/_sensors.py`` and the one line adding it to the built-in
+:data:`~leviathan.specs.SensorSpec` union: pydantic builds the vehicle
+documents' validator and JSON schema from a static union when the specs are
+defined, before any sensor module is imported, so the union is the one place
+outside the module that names a built-in kind. A kind registered at run time
+(a plug-in, a test) needs no edit at all: its spec type validates its sensors in
+vehicle documents (the JSON schema describes the built-in kinds only).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Protocol, runtime_checkable
 
 from leviathan._validation import SEED_LIMIT, check_sample_identifiers, is_integer
 from leviathan.frames import Transform
+from leviathan.ros import register_message_definitions
 from leviathan.scene import Scene
+from leviathan.sensors._declarations import (
+    AnalyticTier,
+    ChannelDoc,
+    Footprint,
+    RosEncoding,
+)
 from leviathan.sensors._kinematics import BodyKinematics
-from leviathan.specs import WaterSpec
+from leviathan.specs import WaterSpec, register_sensor_spec, unregister_sensor_spec
 
 __all__ = [
     "SampleContext",
+    "SensorDeclarations",
     "SensorKind",
     "SensorProduct",
     "kinds_producing",
@@ -41,6 +58,7 @@ __all__ = [
     "register_sensor_kind",
     "registered_sensor_kinds",
     "sample_sensor",
+    "sensor_declarations",
     "sensor_kind_for",
     "unregister_sensor_kind",
 ]
@@ -154,6 +172,11 @@ class SensorProduct(Protocol):
     Products are immutable all the way down (read-only mappings, arrays over
     immutable memory) and carry a pinned ``__content_type__``; a capture group
     keys them by ``sensor_id`` and hashes them by ``content_hash``.
+
+    Datasets store a product as its ``channels``, ``metadata`` and ``display``
+    mappings plus the scalar ``record_attributes()`` (ids, tracer), and rebuild it
+    with the class method ``from_record(channels=, metadata=, display=,
+    attributes=)``; the rebuilt product has the same ``content_hash``.
     """
 
     @property
@@ -173,28 +196,125 @@ class SensorProduct(Protocol):
 class SensorKind(Protocol):
     """One sensor kind: spec in, immutable sample context in, typed product out.
 
-    Attributes:
+    Required attributes:
         kind: The spec ``kind`` tag this sensor samples (e.g. ``"dvl"``).
         spec_type: The spec class (a pydantic model whose ``kind`` defaults to ``kind``).
         product_type: The immutable, hashed class every ``sample`` returns.
+        channels: Channel name -> :class:`~leviathan.sensors.ChannelDoc` for every
+            channel a product of this kind can carry (datasets refuse an
+            undocumented channel).
 
-    Optional class attributes (undeclared means ``True``): ``reads_scene = False``
-    for a kind that never looks at ``context.scene`` (the World then skips posing
-    the other vehicles' hulls for it) and ``reads_surfaces = False`` for one that
-    never looks at ``context.surface_kinematics``.
+    Optional attributes (a missing one takes the default in brackets):
+        display_channels: Display product name -> ``ChannelDoc`` [none].
+        reads_scene: ``False`` for a kind that never looks at ``context.scene``; the
+            World then skips posing the other vehicles' hulls for it [True].
+        reads_surfaces: ``False`` for a kind that never looks at
+            ``context.surface_kinematics`` [True].
+        ros: A :class:`~leviathan.sensors.RosEncoding` [None: the MCAP writer says
+            so with a warning and publishes no messages for the sensor].
+        analytic: An :class:`~leviathan.sensors.AnalyticTier` [None: a scenario
+            records the canonical channels as they are, and refuses a noise model].
+        footprint(spec): The sensor's field of view as a
+            :class:`~leviathan.sensors.Footprint` in sensor FRD, or None [None: the
+            Viewport draws the sensor's axes only].
+        preview(product): A display product for people as PNG bytes (the survey
+            demo writes them) [None: no preview].
     """
 
     kind: str
     spec_type: type
     product_type: type
+    channels: Mapping[str, ChannelDoc]
 
     def sample(self, spec: Any, context: SampleContext) -> SensorProduct:
         """One product of ``spec`` at the instant, state and ids of ``context``."""
         ...
 
 
+@dataclass(frozen=True)
+class SensorDeclarations:
+    """Everything a registered kind declares, with the defaults filled in.
+
+    What the World, the writers, the service and the analytic tier read, from
+    :func:`sensor_declarations` (see :class:`SensorKind` for each attribute).
+    """
+
+    __content_type__ = "leviathan.sensors.SensorDeclarations"
+
+    kind: str
+    sensor: SensorKind
+    spec_type: type
+    product_type: type
+    channels: Mapping[str, ChannelDoc]
+    display_channels: Mapping[str, ChannelDoc]
+    reads_scene: bool
+    reads_surfaces: bool
+    ros: RosEncoding | None
+    analytic: AnalyticTier | None
+    footprint: Callable[[Any], Footprint | None]
+    preview: Callable[[Any], bytes] | None
+
+
+def _doc_table(kind: str, name: str, value: Any) -> Mapping[str, ChannelDoc]:
+    if not isinstance(value, Mapping) or not all(
+        isinstance(k, str) and k and isinstance(v, ChannelDoc) for k, v in value.items()
+    ):
+        raise TypeError(
+            f"sensor.{name}: expected a mapping of channel name -> leviathan.sensors.ChannelDoc "
+            f"(sensor kind {kind!r})"
+        )
+    return MappingProxyType(dict(value))
+
+
+def _no_footprint(spec: Any) -> None:
+    return None
+
+
+def _declarations(sensor: SensorKind) -> SensorDeclarations:
+    """The declarations of ``sensor``, checked, defaults filled in (see :class:`SensorKind`)."""
+    kind = sensor.kind
+    flags = {}
+    for name in ("reads_scene", "reads_surfaces"):
+        value = getattr(sensor, name, True)
+        if not isinstance(value, bool):
+            raise TypeError(f"sensor.{name}: expected a bool, got {value!r} (sensor kind {kind!r})")
+        flags[name] = value
+    ros = getattr(sensor, "ros", None)
+    if ros is not None and not isinstance(ros, RosEncoding):
+        raise TypeError(
+            f"sensor.ros: expected a leviathan.sensors.RosEncoding or None, got "
+            f"{type(ros).__name__} (sensor kind {kind!r})"
+        )
+    analytic = getattr(sensor, "analytic", None)
+    if analytic is not None and not isinstance(analytic, AnalyticTier):
+        raise TypeError(
+            f"sensor.analytic: expected a leviathan.sensors.AnalyticTier or None, got "
+            f"{type(analytic).__name__} (sensor kind {kind!r})"
+        )
+    footprint = getattr(sensor, "footprint", _no_footprint)
+    preview = getattr(sensor, "preview", None)
+    for name, value in (("footprint", footprint), ("preview", preview)):
+        if value is not None and not callable(value):
+            raise TypeError(f"sensor.{name}: expected a method or None (sensor kind {kind!r})")
+    return SensorDeclarations(
+        kind=kind,
+        sensor=sensor,
+        spec_type=sensor.spec_type,
+        product_type=sensor.product_type,
+        channels=_doc_table(kind, "channels", getattr(sensor, "channels", None)),
+        display_channels=_doc_table(
+            kind, "display_channels", getattr(sensor, "display_channels", {})
+        ),
+        ros=ros,
+        analytic=analytic,
+        footprint=footprint,
+        preview=preview,
+        **flags,
+    )
+
+
 # Keyed by spec ``kind``, in registration order (the built-ins' import order).
-_KINDS: dict[str, SensorKind] = {}
+_KINDS: dict[str, SensorDeclarations] = {}
 
 
 def register_sensor_kind(sensor: SensorKind, *, replace: bool = False) -> SensorKind:
@@ -210,13 +330,15 @@ def register_sensor_kind(sensor: SensorKind, *, replace: bool = False) -> Sensor
         ``sensor``, so a module can keep the registered instance.
 
     Raises:
-        TypeError: If ``sensor`` does not implement :class:`SensorKind`.
+        TypeError: If ``sensor`` does not implement :class:`SensorKind`, or one of its
+            declarations has the wrong type.
         ValueError: If its ``kind`` is empty, disagrees with ``spec_type``'s ``kind``
-            default, or is taken and ``replace`` is false.
+            default, is taken and ``replace`` is false, or its ROS encoding declares
+            a message definition that contradicts a known one.
     """
     if not isinstance(sensor, SensorKind):
         raise TypeError(
-            f"sensor: expected an object with kind, spec_type, product_type and "
+            f"sensor: expected an object with kind, spec_type, product_type, channels and "
             f"sample(spec, context), got {type(sensor).__name__}"
         )
     kind = sensor.kind
@@ -235,12 +357,18 @@ def register_sensor_kind(sensor: SensorKind, *, replace: bool = False) -> Sensor
             f"(default {field.default!r}); register the sensor under its spec's kind"
         )
     current = _KINDS.get(kind)
-    if current is not None and current is not sensor and not replace:
+    if current is not None and current.sensor is not sensor and not replace:
         raise ValueError(
-            f"sensor.kind: {kind!r} is already registered to {type(current).__name__}; "
+            f"sensor.kind: {kind!r} is already registered to {type(current.sensor).__name__}; "
             "pass replace=True to replace it, or unregister_sensor_kind(kind) first"
         )
-    _KINDS[kind] = sensor
+    declarations = _declarations(sensor)
+    if declarations.ros is not None:
+        register_message_definitions(declarations.ros.definitions)
+    if field is not None:
+        # Vehicle documents may then declare the kind (a built-in kind is in the union).
+        register_sensor_spec(sensor.spec_type)
+    _KINDS[kind] = declarations
     return sensor
 
 
@@ -251,21 +379,38 @@ def unregister_sensor_kind(kind: str) -> SensorKind:
         KeyError: If no sensor is registered for ``kind``.
     """
     try:
-        return _KINDS.pop(kind)
+        entry = _KINDS.pop(kind)
     except KeyError:
         raise KeyError(
             f"kind: no sensor kind {kind!r} is registered; registered: {', '.join(_KINDS)}"
         ) from None
+    unregister_sensor_spec(kind)
+    return entry.sensor
 
 
 def registered_sensor_kinds() -> Mapping[str, SensorKind]:
     """A read-only copy of the registry: spec kind tag -> sensor, in registration order."""
-    return MappingProxyType(dict(_KINDS))
+    return MappingProxyType({kind: entry.sensor for kind, entry in _KINDS.items()})
+
+
+def sensor_declarations(kind: str) -> SensorDeclarations:
+    """What the registered kind ``kind`` declares, defaults filled in (see :class:`SensorKind`).
+
+    Raises:
+        LookupError: If no sensor is registered for ``kind``.
+    """
+    entry = _KINDS.get(kind)
+    if entry is None:
+        raise LookupError(
+            f"kind: no sensor kind {kind!r} is registered (registered: {', '.join(_KINDS)}); "
+            "register its sensor with leviathan.sensors.register_sensor_kind(...)"
+        )
+    return entry
 
 
 def product_types() -> tuple[type, ...]:
     """The product classes of the registered sensor kinds, without repeats, by class name."""
-    unique = {sensor.product_type for sensor in _KINDS.values()}
+    unique = {entry.product_type for entry in _KINDS.values()}
     return tuple(sorted(unique, key=lambda cls: (cls.__name__, cls.__module__)))
 
 
@@ -277,7 +422,7 @@ def kinds_producing(product_type: type) -> tuple[str, ...]:
     all a new sensor needs.
     """
     return tuple(
-        kind for kind, sensor in _KINDS.items() if issubclass(sensor.product_type, product_type)
+        kind for kind, entry in _KINDS.items() if issubclass(entry.product_type, product_type)
     )
 
 
@@ -295,19 +440,19 @@ def sensor_kind_for(spec: Any) -> SensorKind:
             f"spec: expected a sensor spec with a 'kind' tag (e.g. a DVLSpec), got "
             f"{type(spec).__name__}"
         )
-    sensor = _KINDS.get(kind)
-    if sensor is None:
+    entry = _KINDS.get(kind)
+    if entry is None:
         raise LookupError(
             f"spec.kind: no sensor kind {kind!r} is registered (registered: "
             f"{', '.join(_KINDS)}); register its sensor with "
             "leviathan.sensors.register_sensor_kind(...)"
         )
-    if not isinstance(spec, sensor.spec_type):
+    if not isinstance(spec, entry.spec_type):
         raise TypeError(
-            f"spec: sensor kind {kind!r} samples a {sensor.spec_type.__name__}, got "
+            f"spec: sensor kind {kind!r} samples a {entry.spec_type.__name__}, got "
             f"{type(spec).__name__}"
         )
-    return sensor
+    return entry.sensor
 
 
 def sample_sensor(spec: Any, context: SampleContext) -> SensorProduct:

@@ -211,6 +211,35 @@ class SensorSample:
         """Display identity (:func:`leviathan.identity.display_hash`) of each display product."""
         return {name: display_hash(a) for name, a in self.display.items()}
 
+    def record_attributes(self) -> dict[str, str | int]:
+        """The scalars a dataset stores beside the channels, metadata and display products."""
+        return {
+            "kind": self.kind,
+            "sensor_id": self.sensor_id,
+            "sample_index": self.sample_index,
+            "time_ns": self.time_ns,
+        }
+
+    @classmethod
+    def from_record(
+        cls,
+        *,
+        channels: Mapping[str, np.ndarray],
+        metadata: Mapping[str, Any],
+        display: Mapping[str, np.ndarray],
+        attributes: Mapping[str, Any],
+    ) -> SensorSample:
+        """The sample a dataset stored (see :meth:`record_attributes`); same ``content_hash``."""
+        return cls(
+            kind=attributes["kind"],
+            sensor_id=attributes["sensor_id"],
+            sample_index=attributes["sample_index"],
+            time_ns=attributes["time_ns"],
+            channels=channels,
+            metadata=metadata,
+            display=display,
+        )
+
 
 def _prepared_for(scene: Any, prepared: Any) -> PreparedScene:
     """Return ``prepared`` after checking it belongs to ``scene``, or prepare the scene."""

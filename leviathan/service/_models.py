@@ -419,18 +419,37 @@ class SceneObjectGeometry(BaseModel):
     mesh: SceneMeshGeometry
 
 
+class FootprintPartGeometry(BaseModel):
+    """One drawable piece of a sensor's field of view (leviathan.sensors.FootprintPart)."""
+
+    name: str = Field(description="Stable name of the piece, e.g. 'sonar-fan'.")
+    style: Literal["lines", "surface"] = Field(
+        description="'lines': points are segment end pairs; 'surface': triangle corner triples."
+    )
+    points_sensor_m: list[float] = Field(
+        description="x, y, z of each point in sensor FRD [m], flattened (3 floats a point)."
+    )
+    colour: str = Field(description="'#rrggbb'.")
+    opacity: float = Field(gt=0, le=1)
+
+
+class SensorFootprint(BaseModel):
+    """A sensor's field of view as its kind declares it (leviathan.sensors.Footprint)."""
+
+    legend: str = Field(description="One line for the Viewport's legend.")
+    parts: list[FootprintPartGeometry]
+
+
 class SensorGeometry(BaseModel):
-    """One sensor's mount and field of view, for drawing (values from its spec)."""
+    """One sensor's mount and field of view, for drawing (as the sensor's kind declares it)."""
 
     sensor_id: str = Field(description="'vehicle/sensor'.")
     name: str
     kind: str
     T_body_sensor: PoseDocument = Field(description="Mount: sensor FRD into body FRD.")
-    field_of_view: dict[str, float] = Field(
-        description="Kind-specific spec values [deg, m, px]: imaging_sonar azimuth_fov_deg, "
-        "elevation_aperture_deg, range_min_m, range_max_m; camera width_px, height_px, "
-        "fx_px, fy_px, cx_px, cy_px, near_m, far_m (optical axis = sensor x); dvl "
-        "beam_count, beam_angle_deg, min_range_m, max_range_m; imu none."
+    footprint: SensorFootprint | None = Field(
+        description="The field of view in sensor FRD, or null for a kind that declares none "
+        "(e.g. an IMU)."
     )
 
 

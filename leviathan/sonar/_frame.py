@@ -291,6 +291,28 @@ class SonarFrame:
         """SHA-256 of each channel's canonical encoding, by channel name."""
         return {name: content_hash(a) for name, a in self.channels.items()}
 
+    def record_attributes(self) -> dict[str, str | int]:
+        """The scalars a dataset stores beside the channels and metadata: the tracer."""
+        return {"backend": self.backend, "device": self.device}
+
+    @classmethod
+    def from_record(
+        cls,
+        *,
+        channels: Mapping[str, np.ndarray],
+        metadata: Mapping[str, Any],
+        display: Mapping[str, Any],
+        attributes: Mapping[str, Any],
+    ) -> SonarFrame:
+        """The frame a dataset stored (see :meth:`record_attributes`); same ``content_hash``."""
+        return cls(
+            channels=channels,
+            metadata=metadata,
+            backend=attributes["backend"],
+            device=attributes["device"],
+            display=display,
+        )
+
     # Display products (separate identities; never part of content_hash).
     def db_image(self, *, dynamic_range_db: float | None = None) -> np.ndarray:
         """Return in dB relative to the frame's brightest cell, clipped to ``[-DR, 0]``."""

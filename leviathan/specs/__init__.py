@@ -41,17 +41,22 @@ from leviathan.specs._hull import HullSpec
 from leviathan.specs._mount import MountSpec
 from leviathan.specs._schedule import ScheduleSpec
 from leviathan.specs._sensors import (
+    BUILT_IN_SENSOR_SPECS,
     BeamPatternSpec,
     CameraSpec,
     DVLSpec,
     ImagingSonarSpec,
     IMUSpec,
+    PressureSpec,
     SensorSpec,
+    register_sensor_spec,
+    unregister_sensor_spec,
 )
 from leviathan.specs._vehicle import MassPropertiesSpec, ThrusterSpec, VehicleSpec
 from leviathan.specs._water import CurrentLayer, WaterSpec
 
 __all__ = [
+    "BUILT_IN_SENSOR_SPECS",
     "MAX_CAMERA_PIXEL_COUNT",
     "MAX_DOCUMENT_BYTES",
     "MAX_DOCUMENT_DEPTH",
@@ -69,6 +74,7 @@ __all__ = [
     "ImagingSonarSpec",
     "MassPropertiesSpec",
     "MountSpec",
+    "PressureSpec",
     "ScheduleSpec",
     "SensorSpec",
     "SpecError",
@@ -78,6 +84,8 @@ __all__ = [
     "WaterSpec",
     "format_validation_error",
     "load_spec",
+    "register_sensor_spec",
     "save_spec",
     "spec_from_dict",
+    "unregister_sensor_spec",
 ]

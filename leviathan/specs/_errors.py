@@ -13,7 +13,7 @@ from difflib import get_close_matches
 from types import UnionType
 from typing import Annotated, Any, Literal, Union, get_args, get_origin
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, Tag, ValidationError
 from pydantic.fields import FieldInfo
 
 
@@ -41,7 +41,11 @@ def _strip_annotated(tp: Any) -> Any:
 
 
 def _discriminator_tags(member: Any) -> tuple[Any, ...]:
-    """The ``kind`` values that select ``member`` in a discriminated union, or ()."""
+    """The ``kind`` values (or the ``Tag``) that select ``member`` in a discriminated union."""
+    if get_origin(member) is Annotated:
+        tags = tuple(m.tag for m in get_args(member)[1:] if isinstance(m, Tag))
+        if tags:
+            return tags
     member = _strip_annotated(member)
     if isinstance(member, type) and issubclass(member, BaseModel):
         kind = member.model_fields.get("kind")

@@ -1,4 +1,4 @@
-"""Sensor specs: imaging sonar, DVL, IMU and camera, and the :data:`SensorSpec` union.
+"""Sensor specs: imaging sonar, DVL, IMU, camera and pressure, and the :data:`SensorSpec` union.
 
 Each sensor carries a ``kind`` tag (the union's discriminator), a name unique on
 its vehicle, a schedule, a mount and a note on where its hardware values come
@@ -8,9 +8,21 @@ the size they would need.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Annotated, Any, Literal
 
-from pydantic import Field, ValidationInfo, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    Discriminator,
+    Field,
+    PlainValidator,
+    Tag,
+    ValidationInfo,
+    WithJsonSchema,
+    field_validator,
+    model_validator,
+)
+from pydantic_core import PydanticCustomError
 
 from leviathan.specs._base import (
     MAX_CAMERA_PIXEL_COUNT,
@@ -255,7 +267,124 @@ class CameraSpec(SpecModel):
         return self
 
 
+class PressureSpec(SpecModel):
+    """Pressure (depth) sensor: absolute pressure at the sensor from the committed depth.
+
+    The model (:mod:`leviathan.sensors`, ``measure_pressure``) is hydrostatic:
+    ``p = surface_pressure_pa + rho(T, S) g d`` at the sensor's depth ``d``.
+    """
+
+    __content_type__ = "leviathan.specs.PressureSpec"
+
+    kind: Literal["pressure"] = Field(default="pressure", description="Sensor type tag")
+    name: Text = _name_field("Sensor name, unique on its vehicle, e.g. 'pressure'")
+    surface_pressure_pa: Real = Field(
+        default=101_325.0,
+        ge=0,
+        description="Absolute pressure at the sea surface (the atmosphere's) [Pa]; 101325 Pa "
+        "is one standard atmosphere",
+    )
+    noise_std_pa: Real = Field(
+        default=0.0, ge=0, description="Standard deviation of the keyed pressure noise [Pa]"
+    )
+    schedule: ScheduleSpec = _schedule_field()
+    mount: MountSpec = _mount_field()
+    hardware_note: Text = _hardware_note_field()
+
+
+# The sensor kinds vehicle documents know statically: pydantic validates them against
+# this discriminated union, which is also what the JSON schema (and the service's
+# OpenAPI) describes. A new built-in kind adds its spec here: the one line outside its
+# own module.
+BUILT_IN_SENSOR_SPECS: tuple[type[SpecModel], ...] = (
+    ImagingSonarSpec,
+    DVLSpec,
+    IMUSpec,
+    CameraSpec,
+    PressureSpec,
+)
+"""The spec types of the built-in sensor kinds, in the union's order."""
+
+_BUILT_IN_KINDS = {cls.model_fields["kind"].default: cls for cls in BUILT_IN_SENSOR_SPECS}
+
+# Kinds registered at run time (leviathan.sensors.register_sensor_kind with a spec type
+# outside the union, e.g. a kind defined in a test or a plug-in): spec kind -> spec type.
+_RUN_TIME_SPECS: dict[str, type[BaseModel]] = {}
+
+
+def register_sensor_spec(spec_type: type[BaseModel]) -> None:
+    """Lets vehicle documents declare sensors of a kind registered at run time.
+
+    :func:`leviathan.sensors.register_sensor_kind` calls it for a kind whose spec
+    is not one of the built-in union's members. Such sensors validate against
+    ``spec_type`` (errors keep their field paths); the JSON schema describes the
+    built-in kinds only.
+
+    Raises:
+        TypeError: If ``spec_type`` is not a pydantic model with a ``kind`` default.
+        ValueError: If its kind is a built-in kind with another spec type.
+    """
+    kind_field = getattr(spec_type, "model_fields", {}).get("kind")
+    if kind_field is None or not isinstance(kind_field.default, str):
+        raise TypeError(
+            f"spec_type: expected a pydantic model with a 'kind' default, got {spec_type!r}"
+        )
+    kind = kind_field.default
+    built_in = _BUILT_IN_KINDS.get(kind)
+    if built_in is not None:
+        if built_in is not spec_type:
+            raise ValueError(
+                f"spec_type: kind {kind!r} is a built-in kind validated as "
+                f"{built_in.__name__}, not {spec_type.__name__}"
+            )
+        return
+    _RUN_TIME_SPECS[kind] = spec_type
+
+
+def unregister_sensor_spec(kind: str) -> None:
+    """Forgets a run-time sensor kind (:func:`register_sensor_spec`); built-ins stay."""
+    _RUN_TIME_SPECS.pop(kind, None)
+
+
+def _kind_of(value: Any) -> Any:
+    return value.get("kind") if isinstance(value, Mapping) else getattr(value, "kind", None)
+
+
+def _sensor_tag(value: Any) -> str:
+    kind = _kind_of(value)
+    return kind if isinstance(kind, str) and kind in _BUILT_IN_KINDS else "run_time_kind"
+
+
+def _run_time_sensor(value: Any) -> Any:
+    kind = _kind_of(value)
+    spec_type = _RUN_TIME_SPECS.get(kind) if isinstance(kind, str) else None
+    if spec_type is None:
+        if kind is None:
+            raise PydanticCustomError(
+                "union_tag_not_found", "Unable to extract tag using discriminator 'kind'"
+            )
+        expected = ", ".join(repr(k) for k in (*_BUILT_IN_KINDS, *_RUN_TIME_SPECS))
+        raise PydanticCustomError(
+            "union_tag_invalid",
+            "Input tag {tag} found using 'kind' does not match any of the expected tags: "
+            "{expected_tags}",
+            {"tag": repr(kind), "expected_tags": expected},
+        )
+    if isinstance(value, spec_type):
+        return value
+    return spec_type.model_validate(value)
+
+
 SensorSpec = Annotated[
-    ImagingSonarSpec | DVLSpec | IMUSpec | CameraSpec, Field(discriminator="kind")
+    Annotated[ImagingSonarSpec, Tag("imaging_sonar")]
+    | Annotated[DVLSpec, Tag("dvl")]
+    | Annotated[IMUSpec, Tag("imu")]
+    | Annotated[CameraSpec, Tag("camera")]
+    | Annotated[PressureSpec, Tag("pressure")]
+    | Annotated[
+        Annotated[Any, PlainValidator(_run_time_sensor), WithJsonSchema({"not": {}})],
+        Tag("run_time_kind"),
+    ],
+    Discriminator(_sensor_tag),
 ]
-"""Any sensor, selected by its ``kind`` tag."""
+"""Any sensor, selected by its ``kind`` tag: a built-in kind, or one registered at run time."""

@@ -33,7 +33,7 @@ from leviathan.specs._base import (
     _name_field,
 )
 from leviathan.specs._hull import HullSpec
-from leviathan.specs._sensors import CameraSpec, DVLSpec, ImagingSonarSpec, IMUSpec, SensorSpec
+from leviathan.specs._sensors import SensorSpec
 
 
 class MassPropertiesSpec(SpecModel):
@@ -197,7 +197,7 @@ class VehicleSpec(SpecModel):
             )
         return self
 
-    def sensor(self, name: str) -> ImagingSonarSpec | DVLSpec | IMUSpec | CameraSpec:
+    def sensor(self, name: str) -> SensorSpec:
         """Return the sensor called ``name``.
 
         Raises:

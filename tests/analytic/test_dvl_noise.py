@@ -7,12 +7,12 @@ import math
 import numpy as np
 import pytest
 
-from leviathan.analytic import DVLNoiseModel, apply_dvl_noise, scenario_from_dict, sensor_generator
-from leviathan.analytic._dvl_noise import logistic
+from leviathan.analytic import scenario_from_dict, sensor_generator
 from leviathan.analytic._scenario_build import build_environment
 from leviathan.catalogue import get_vehicle
 from leviathan.frames import Transform
-from leviathan.sensors import BodyKinematics, measure_dvl
+from leviathan.sensors import BodyKinematics, DVLNoiseModel, apply_dvl_noise, measure_dvl
+from leviathan.sensors._dvl_noise import logistic
 from tests.analytic.scenario_cases import scenario
 
 PINGS = 3000

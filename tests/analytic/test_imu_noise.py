@@ -14,8 +14,14 @@ import math
 import numpy as np
 import pytest
 
-from leviathan.analytic import ALLAN_PEAK_FACTOR, IMUNoise, IMUNoiseModel, sensor_generator
-from leviathan.analytic._imu_noise import ALLAN_PEAK_TAU_OVER_T, gauss_markov_allan_deviation
+from leviathan.analytic import sensor_generator
+from leviathan.sensors import (
+    ALLAN_PEAK_FACTOR,
+    IMUNoise,
+    IMUNoiseModel,
+    gauss_markov_allan_deviation,
+)
+from leviathan.sensors._imu_noise import ALLAN_PEAK_TAU_OVER_T
 
 DT = 0.1
 SAMPLES = 100_000

@@ -233,7 +233,8 @@ def test_the_shipped_example_is_a_seeded_survey_with_a_thruster_failing_mid_run(
 
 
 def test_a_recorded_sonar_gets_the_analytic_sonar_noise_from_its_own_generator() -> None:
-    from leviathan.analytic import SonarNoiseModel, apply_sonar_noise, sensor_generator
+    from leviathan.analytic import sensor_generator
+    from leviathan.sensors import SonarNoiseModel, apply_sonar_noise
 
     spec = survey_spec("sonar")
     spec["sensors"][0].update(bearing_count=16, elevation_sample_count=8, range_bin_count=32)

@@ -39,7 +39,7 @@ def test_a_valid_document_reads_back_from_toml_and_json(tmp_path: Path) -> None:
         (
             {"sensors": [{"id": "auv/imu", "noise": {"kind": "lidar"}}]},
             r"noise\.kind",
-            "expected one of imu, dvl, imaging_sonar",
+            "expected one of dvl, imaging_sonar, imu, pressure",
         ),
         (
             {"sensors": [{"id": "auv/imu", "noise": {"kind": "imu", "arw": 1.0}}]},

@@ -16,17 +16,13 @@ import numpy as np
 import pytest
 from world_cases import survey_world
 
-from leviathan.analytic import (
-    SonarNoiseModel,
-    elevation_samples_for_fill,
-    sonar_image,
-    sonar_image_png,
-)
+from leviathan.analytic import elevation_samples_for_fill, sonar_image, sonar_image_png
 from leviathan.catalogue import get_vehicle
 from leviathan.frames import Transform, sensor_pose
 from leviathan.geometry import plane_mesh, uv_sphere_mesh
 from leviathan.materials import TEST_LAMBERT_BRIGHT, TEST_LAMBERT_DARK, TEST_LAMBERT_MEDIUM
 from leviathan.scene import Instance, Scene
+from leviathan.sensors import SonarNoiseModel
 from leviathan.sonar import render
 from leviathan.specs import ImagingSonarSpec
 

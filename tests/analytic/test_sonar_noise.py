@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from pydantic import ValidationError
 
-from leviathan.analytic import SonarNoiseModel, apply_sonar_noise, sonar_noise_effect
+from leviathan.sensors import SonarNoiseModel, apply_sonar_noise, sonar_noise_effect
 
 EULER_GAMMA = 0.5772156649015329
 

@@ -349,7 +349,7 @@ def test_the_scene_graph_holds_the_worlds_geometry_and_follows_an_edit(
     assert bare["marker"] and not bare["hull"]
     parts = {s["id"]: s["parts"] for s in auv["sensors"]}
     assert set(parts) == {"auv/sonar", "auv/dvl", "auv/imu"}
-    assert parts["auv/sonar"] == ["auv/sonar axes", "sonar-field-of-view"]
+    assert parts["auv/sonar"] == ["auv/sonar axes", "sonar-fan", "sonar-volume"]
     assert parts["auv/dvl"] == ["auv/dvl axes", "dvl-beams"]
     assert parts["auv/imu"] == ["auv/imu axes"]
     bare_parts = {s["id"]: s["parts"] for s in bare["sensors"]}

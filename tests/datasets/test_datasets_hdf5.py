@@ -21,7 +21,7 @@ from leviathan import __version__
 from leviathan.controllers import Autopilot
 from leviathan.datasets import DatasetError, DatasetIntegrityError, typed_json
 from leviathan.datasets._hdf5_layout import _chunks, _read_array, _write_array
-from leviathan.datasets.channels import CHANNEL_DOCS
+from leviathan.datasets.channels import CHANNEL_DOCS, sample_channel_doc
 from leviathan.datasets.hdf5 import (
     FORMAT_NAME,
     FORMAT_VERSION,
@@ -30,7 +30,7 @@ from leviathan.datasets.hdf5 import (
 )
 from leviathan.identity import content_hash
 from leviathan.materials import TEST_LAMBERT_MEDIUM
-from leviathan.sensors import SensorSample
+from leviathan.sensors import SensorSample, sensor_declarations
 from leviathan.sonar import CHANNEL_NAMES, SonarFrame
 from leviathan.world import CaptureGroup, VehicleSetup, World
 
@@ -297,7 +297,7 @@ def test_every_channel_dataset_carries_its_documentation(recorded: Recorded) -> 
                 assert stored.attrs["kind"] == kind
                 for name, array in sample.channels.items():
                     attrs = stored["channels"][name].attrs
-                    doc = CHANNEL_DOCS[(kind, name)]
+                    doc = sample_channel_doc(kind, name)
                     assert attrs["dtype"] == array.dtype.str
                     for key in ("units", "frame", "axes", "description", "sentinel"):
                         assert attrs[key] == getattr(doc, key), (sid, name, key)
@@ -307,16 +307,19 @@ def test_every_channel_dataset_carries_its_documentation(recorded: Recorded) -> 
 
 
 def test_channel_docs_cover_every_channel_that_occurs(recorded: Recorded) -> None:
-    occurring = set()
+    occurring, documented = set(), set()
     for g in recorded.groups:
         for sample in g.samples.values():
             kind = _kind(sample)
+            declared = sensor_declarations(kind)
             occurring |= {(kind, name) for name in sample.channels}
+            documented |= {(kind, name) for name in declared.channels}
             arrays = [n for n, v in sample.display.items() if isinstance(v, np.ndarray)]
             occurring |= {(f"{kind}/display", n) for n in arrays}
-    assert occurring - set(CHANNEL_DOCS) == set()
+            documented |= {(f"{kind}/display", n) for n in declared.display_channels}
+    assert occurring - documented == set()
     # Every channel a sonar frame can carry, produced here or not.
-    assert {("imaging_sonar", n) for n in CHANNEL_NAMES} <= set(CHANNEL_DOCS)
+    assert set(CHANNEL_NAMES) <= set(sensor_declarations("imaging_sonar").channels)
 
 
 def test_chunks_are_whole_rows_of_about_one_mebibyte() -> None:
@@ -651,7 +654,9 @@ def test_a_channel_without_documentation_is_refused(recorded: Recorded, tmp_path
     )
     group = CaptureGroup(tick=0, time_ns=imu.time_ns, samples={"survey/imu": odd})
     writer = Hdf5Writer(tmp_path / "out.h5", vehicles=_vehicles(recorded.world), manifest={})
-    with pytest.raises(DatasetError, match="'temperature_c' of kind 'imu' has no entry"):
+    with pytest.raises(
+        DatasetError, match="channel 'temperature_c' of sensor kind 'imu' is not documented"
+    ):
         writer.write([group], [])
     assert _siblings(tmp_path) == []
 

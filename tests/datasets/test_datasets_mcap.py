@@ -28,17 +28,13 @@ from world_cases import (
     with_sensor,
 )
 
+from leviathan import ros as rf
 from leviathan.acoustics import sound_speed_m_per_s
 from leviathan.controllers import Autopilot
 from leviathan.datasets import DatasetError
-from leviathan.datasets import ros_frames as rf
 from leviathan.datasets.mcap import McapWriter
-from leviathan.datasets.ros_messages import (
-    MESSAGE_DEFINITIONS,
-    message_definition,
-    ros_type_name,
-)
 from leviathan.frames import R_SENSOR_CAMERA, Transform, rotation_from_quaternion
+from leviathan.ros import MESSAGE_DEFINITIONS, message_definition, ros_type_name
 from leviathan.sensors import SensorSample
 from leviathan.sonar import SonarFrame
 from leviathan.specs import WaterSpec

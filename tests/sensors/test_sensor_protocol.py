@@ -12,7 +12,8 @@ import dataclasses
 from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Literal, get_args
+from types import MappingProxyType
+from typing import Literal
 
 import numpy as np
 import pytest
@@ -35,6 +36,7 @@ from leviathan.sensors import (
     SensorKind,
     SensorProduct,
     SensorSample,
+    channel_doc,
     kinds_producing,
     measure_dvl,
     measure_imu,
@@ -47,7 +49,13 @@ from leviathan.sensors import (
     unregister_sensor_kind,
 )
 from leviathan.sonar import SonarFrame, render
-from leviathan.specs import MountSpec, ScheduleSpec, SensorSpec, VehicleSpec, WaterSpec
+from leviathan.specs import (
+    BUILT_IN_SENSOR_SPECS,
+    MountSpec,
+    ScheduleSpec,
+    VehicleSpec,
+    WaterSpec,
+)
 from leviathan.world import CaptureGroup, VehicleSetup, World
 
 # --------------------------------------------------------------------------- a toy kind
@@ -85,6 +93,7 @@ class ToyDepthGauge:
     kind = "toy_depth_gauge"
     spec_type = ToyDepthGaugeSpec
     product_type = ToyReading
+    channels = MappingProxyType({"depth_m": channel_doc("m", "-", "scalar", "mount depth")})
 
     def sample(self, spec: ToyDepthGaugeSpec, context: SampleContext) -> ToyReading:
         pose = sensor_pose(context.T_world_body, spec.mount.transform())
@@ -150,8 +159,7 @@ def _context(**update) -> SampleContext:
 
 
 def test_every_spec_kind_maps_to_its_sensor() -> None:
-    members = get_args(get_args(SensorSpec)[0])
-    kinds = {member.model_fields["kind"].default: member for member in members}
+    kinds = {member.model_fields["kind"].default: member for member in BUILT_IN_SENSOR_SPECS}
     registry = registered_sensor_kinds()
     assert sorted(registry) == sorted(kinds)
     for kind, spec_type in kinds.items():
@@ -186,13 +194,19 @@ class ToySampleGauge(ToyDepthGauge):
 
 
 def test_sensor_sample_kinds_come_from_the_registry() -> None:
-    assert kinds_producing(SensorSample) == ("camera", "dvl", "imu")
+    assert kinds_producing(SensorSample) == ("camera", "dvl", "imu", "pressure")
     assert kinds_producing(SonarFrame) == ("imaging_sonar",)
     with pytest.raises(ValueError, match=r"kind: expected a registered sensor kind .*'toy_depth"):
         _toy_sample("toy_depth_gauge")
     register_sensor_kind(ToySampleGauge())
     try:
-        assert kinds_producing(SensorSample) == ("camera", "dvl", "imu", "toy_depth_gauge")
+        assert kinds_producing(SensorSample) == (
+            "camera",
+            "dvl",
+            "imu",
+            "pressure",
+            "toy_depth_gauge",
+        )
         assert _toy_sample("toy_depth_gauge").kind == "toy_depth_gauge"
     finally:
         unregister_sensor_kind("toy_depth_gauge")

@@ -42,7 +42,7 @@ def _post(service, path: str, body: dict) -> httpx.Response:
 
 
 def _in_process():
-    from leviathan.analytic import SonarNoiseModel
+    from leviathan.sensors import SonarNoiseModel
 
     env = survey_environment(2000)
     return sonar_image(

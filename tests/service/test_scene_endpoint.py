@@ -164,18 +164,28 @@ def test_vehicles_carry_their_hulls_and_sensor_mounts(service, client):
         assert _pose(doc["T_body_sensor"]) == sensor.mount.transform()
     sonar = next(s for s in auv["sensors"] if s["kind"] == "imaging_sonar")
     sonar_spec = spec.sensor(sonar["name"])
-    assert sonar["field_of_view"] == {
-        "azimuth_fov_deg": sonar_spec.azimuth_fov_deg,
-        "elevation_aperture_deg": sonar_spec.elevation_aperture_deg,
-        "range_min_m": sonar_spec.range_min_m,
-        "range_max_m": sonar_spec.range_max_m,
-    }
+    # The footprint the sonar kind declares: the centre fan and the volume's edges, every
+    # point inside the spec's field of view and range window (sensor FRD).
+    parts = {part["name"]: part for part in sonar["footprint"]["parts"]}
+    assert sorted(parts) == ["sonar-fan", "sonar-volume"]
+    assert parts["sonar-fan"]["style"] == "surface" and parts["sonar-volume"]["style"] == "lines"
+    for part in parts.values():
+        points = np.asarray(part["points_sensor_m"]).reshape(-1, 3)
+        r = np.linalg.norm(points, axis=1)
+        assert r.min() == pytest.approx(sonar_spec.range_min_m)
+        assert r.max() == pytest.approx(sonar_spec.range_max_m)
+        bearing = np.degrees(np.arctan2(points[:, 1], points[:, 0]))
+        elevation = np.degrees(np.arcsin(points[:, 2] / r))
+        assert np.abs(bearing).max() == pytest.approx(sonar_spec.azimuth_fov_deg / 2)
+        assert np.abs(elevation).max() == pytest.approx(
+            sonar_spec.elevation_aperture_deg / 2 if part["style"] == "lines" else 0.0, abs=1e-9
+        )
     # The mount is the spec's ZYX angles: the boresight's pitch is read back from R.
     R = np.asarray(sonar["T_body_sensor"]["rotation"])
     pitch_deg = math.degrees(math.asin(-R[2, 0]))
     assert pitch_deg == pytest.approx(sonar_spec.mount.rpy_deg[1], abs=1e-12)
     imu = next(s for s in auv["sensors"] if s["kind"] == "imu")
-    assert imu["field_of_view"] == {}
+    assert imu["footprint"] is None
     assert [s["kind"] for s in bare["sensors"]] == ["imu"]
 
 

@@ -164,6 +164,7 @@ def test_step_failing_in_a_sensor_rolls_back_the_tick() -> None:
         """The registered IMU, failing once: a sensor fault mid-step."""
 
         kind, spec_type, product_type = real.kind, real.spec_type, real.product_type
+        channels = real.channels
 
         def sample(self, spec, context):
             if context.sensor_id == "second/imu" and context.time_ns == 7 * TICK_NS:

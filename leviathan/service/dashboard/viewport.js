@@ -53,15 +53,16 @@ function fmt(x, digits = 3) {
 
 /** What the colours mean, for what this scene holds. */
 function legendFor(scene) {
-  const kinds = new Set(scene.vehicles.flatMap((v) => v.sensors.map((s) => s.kind)));
+  // Each sensor kind's footprint brings its own legend line (GET /scene), once each.
+  const footprints = new Set(
+    scene.vehicles.flatMap((v) => v.sensors.filter((s) => s.footprint).map((s) => s.footprint.legend)),
+  );
   const parts = [];
   if (scene.objects.some((o) => o.semantic_label === "seabed")) parts.push("seabed: light shallow, dark deep");
   if (scene.objects.some((o) => o.semantic_label !== "seabed")) parts.push("orange: objects");
   if (scene.vehicles.some((v) => v.hull)) parts.push("yellow: hull");
   if (scene.vehicles.some((v) => !v.hull)) parts.push("pink: vehicle without hull");
-  if (kinds.has("imaging_sonar")) parts.push("cyan: sonar fan and volume");
-  if (kinds.has("camera")) parts.push("white: camera frustum");
-  if (kinds.has("dvl")) parts.push("green: DVL beams");
+  parts.push(...footprints);
   parts.push("red: track", "axes at mounts: red x fwd, green y stbd, blue z down");
   return parts.join(" · ");
 }

@@ -1,9 +1,8 @@
 // Builds the Viewport's three.js objects from GET /worlds/{id}/scene (base64 meshes).
 // Everything here is in LEVIATHAN's frames and goes under the NED group of
 // viewport_frames.js: environment objects in world NED, hulls in body FRD, sensor
-// frames and fields of view in sensor FRD (camera optics mapped to sensor FRD as
-// leviathan.frames.R_SENSOR_CAMERA does: sensor x = optical axis, y = image right,
-// z = image down).
+// frames and fields of view in sensor FRD. A field of view is the footprint the
+// sensor's kind declares (line segments and triangles in sensor FRD), drawn as given.
 
 import * as THREE from "three";
 import { matrixFromPose } from "./viewport_frames.js";
@@ -14,9 +13,6 @@ const COLOURS = {
   object: 0xe07b39,
   hull: 0xf2c230,
   marker: 0xff4fa3,
-  sonar: 0x38d6ff,
-  camera: 0xffffff,
-  dvl: 0x9dff6a,
   trail: 0xff6b6b,
 };
 
@@ -112,111 +108,33 @@ export function poseObjects(byId, timeNs) {
   }
 }
 
-function lines(points, colour, opacity = 1) {
-  const geometry = new THREE.BufferGeometry().setFromPoints(points);
-  const material = new THREE.LineBasicMaterial({ color: colour, transparent: opacity < 1, opacity });
-  return new THREE.LineSegments(geometry, material);
-}
 
-function sonarFan(fov) {
-  // In sensor FRD: bearing b about z (positive to starboard), elevation e about y.
-  // The surface is the centre fan (e = 0) between the range window's edges; the
-  // outline is the volume's edges at e = +-aperture/2.
-  const group = new THREE.Group();
-  group.name = "sonar-field-of-view";
-  const halfAz = THREE.MathUtils.degToRad(fov.azimuth_fov_deg / 2);
-  const halfEl = THREE.MathUtils.degToRad(fov.elevation_aperture_deg / 2);
-  const r0 = fov.range_min_m;
-  const r1 = fov.range_max_m;
-  const steps = 32;
-  const dir = (b, e, r) =>
-    new THREE.Vector3(r * Math.cos(e) * Math.cos(b), r * Math.cos(e) * Math.sin(b), r * Math.sin(e));
-  const positions = [];
-  for (let i = 0; i < steps; i += 1) {
-    const b0 = -halfAz + (2 * halfAz * i) / steps;
-    const b1 = -halfAz + (2 * halfAz * (i + 1)) / steps;
-    const q = [dir(b0, 0, r0), dir(b0, 0, r1), dir(b1, 0, r1), dir(b1, 0, r0)];
-    for (const k of [0, 1, 2, 0, 2, 3]) positions.push(q[k].x, q[k].y, q[k].z);
-  }
-  const surface = new THREE.BufferGeometry();
-  surface.setAttribute("position", new THREE.Float32BufferAttribute(positions, 3));
-  const fan = new THREE.Mesh(
-    surface,
-    new THREE.MeshBasicMaterial({
-      color: COLOURS.sonar,
-      transparent: true,
-      opacity: 0.22,
-      side: THREE.DoubleSide,
-      depthWrite: false,
-    }),
-  );
-  fan.name = "sonar-fan";
-  group.add(fan);
-  const edges = [];
-  for (const e of [-halfEl, halfEl]) {
-    for (const r of [r0, r1]) {
-      for (let i = 0; i < steps; i += 1) {
-        const b0 = -halfAz + (2 * halfAz * i) / steps;
-        const b1 = -halfAz + (2 * halfAz * (i + 1)) / steps;
-        edges.push(dir(b0, e, r), dir(b1, e, r));
-      }
-    }
-    for (const b of [-halfAz, halfAz]) edges.push(dir(b, e, r0), dir(b, e, r1));
-  }
-  for (const b of [-halfAz, halfAz]) {
-    for (const r of [r0, r1]) edges.push(dir(b, -halfEl, r), dir(b, halfEl, r));
-  }
-  const outline = lines(edges, COLOURS.sonar, 0.7);
-  outline.name = "sonar-volume";
-  group.add(outline);
-  return group;
-}
-
-function cameraFrustum(fov) {
-  // Image corners (pixel-centre convention: edges at -0.5 and W - 0.5) on the near and
-  // far planes; camera optical (x right, y down, z forward) -> sensor FRD (z, x, y).
-  const corners = (depth) =>
-    [
-      [-0.5, -0.5],
-      [fov.width_px - 0.5, -0.5],
-      [fov.width_px - 0.5, fov.height_px - 0.5],
-      [-0.5, fov.height_px - 0.5],
-    ].map(([u, v]) => {
-      const x = ((u - fov.cx_px) / fov.fx_px) * depth;
-      const y = ((v - fov.cy_px) / fov.fy_px) * depth;
-      return new THREE.Vector3(depth, x, y);
-    });
-  const near = corners(fov.near_m);
-  const far = corners(fov.far_m);
-  const segments = [];
-  for (let i = 0; i < 4; i += 1) {
-    const j = (i + 1) % 4;
-    segments.push(near[i], near[j], far[i], far[j], near[i], far[i]);
-  }
-  const frustum = lines(segments, COLOURS.camera, 0.45);
-  frustum.name = "camera-frustum";
-  return frustum;
-}
-
-function dvlBeams(fov) {
-  // The DVL's own beam directions (leviathan.sensors, Janus): in sensor FRD
-  // d_k = (cos a, sin a cos phi_k, sin a sin phi_k), a = beam_angle_deg,
-  // phi_k = 45 deg + k 360 deg / beam_count, drawn from min_range_m to max_range_m.
-  const angle = THREE.MathUtils.degToRad(fov.beam_angle_deg);
-  const segments = [];
-  const n = Math.max(1, Math.round(fov.beam_count));
-  for (let k = 0; k < n; k += 1) {
-    const az = Math.PI / 4 + (2 * Math.PI * k) / n;
-    const d = new THREE.Vector3(
-      Math.cos(angle),
-      Math.sin(angle) * Math.cos(az),
-      Math.sin(angle) * Math.sin(az),
+/** One footprint part (GET /scene's sensors[].footprint.parts[]): points in sensor FRD. */
+function footprintPart(part) {
+  const geometry = new THREE.BufferGeometry();
+  geometry.setAttribute("position", new THREE.Float32BufferAttribute(part.points_sensor_m, 3));
+  const colour = new THREE.Color(part.colour);
+  const transparent = part.opacity < 1;
+  let object;
+  if (part.style === "surface") {
+    object = new THREE.Mesh(
+      geometry,
+      new THREE.MeshBasicMaterial({
+        color: colour,
+        transparent,
+        opacity: part.opacity,
+        side: THREE.DoubleSide,
+        depthWrite: false,
+      }),
     );
-    segments.push(d.clone().multiplyScalar(fov.min_range_m), d.clone().multiplyScalar(fov.max_range_m));
+  } else {
+    object = new THREE.LineSegments(
+      geometry,
+      new THREE.LineBasicMaterial({ color: colour, transparent, opacity: part.opacity }),
+    );
   }
-  const beams = lines(segments, COLOURS.dvl, 0.25);
-  beams.name = "dvl-beams";
-  return beams;
+  object.name = part.name;
+  return object;
 }
 
 /** One sensor: a group at its mount (T_body_sensor) with its axes and field of view. */
@@ -229,10 +147,10 @@ function buildSensor(sensor) {
   const axes = new THREE.AxesHelper(0.3);
   axes.name = `${sensor.sensor_id} axes`;
   group.add(axes);
-  const fov = sensor.field_of_view;
-  if (sensor.kind === "imaging_sonar") group.add(sonarFan(fov));
-  else if (sensor.kind === "camera") group.add(cameraFrustum(fov));
-  else if (sensor.kind === "dvl") group.add(dvlBeams(fov));
+  // The field of view as the sensor's kind declares it, drawn as given: no kind is named here.
+  if (sensor.footprint) {
+    for (const part of sensor.footprint.parts) group.add(footprintPart(part));
+  }
   return group;
 }
 

@@ -18,7 +18,8 @@ import numpy as np
 from fastapi import APIRouter, Depends, Response
 from pydantic import BaseModel, ConfigDict, Field
 
-from leviathan.analytic import SonarNoiseModel, sonar_image, sonar_image_png
+from leviathan.analytic import sonar_image, sonar_image_png
+from leviathan.sensors import SonarNoiseModel
 from leviathan.service._deps import get_host
 from leviathan.service._errors import ERROR_RESPONSES, ServiceError
 from leviathan.service._hosting import WorldHost

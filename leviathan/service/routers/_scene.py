@@ -13,7 +13,8 @@ mount poses as ``T_body_sensor``.
 * **Vehicles**, in name order: the hull mesh in body FRD
   (:func:`leviathan.world.hull_triangle_mesh` of the vehicle's current document, the
   same mesh the other vehicles' sensors see) or none, and each sensor's mount and
-  the spec values that bound its field of view.
+  the field of view its kind declares (:meth:`leviathan.sensors.SensorKind.footprint`:
+  line segments and triangles in sensor FRD, drawn as given).
 * The sea surface is the plane z = 0 (an analytic interface, no mesh).
 
 Meshes come as exact float64 lists by default; ``encoding=base64`` gives
@@ -32,6 +33,7 @@ from fastapi import APIRouter, Depends, Query
 from leviathan.frames import Transform
 from leviathan.identity import content_hash
 from leviathan.scene import TriangleMesh
+from leviathan.sensors import sensor_declarations
 from leviathan.service import _models as m
 from leviathan.service._deps import get_host
 from leviathan.service._errors import ERROR_RESPONSES
@@ -45,14 +47,6 @@ router = APIRouter(prefix="/worlds", tags=["scene"], responses=ERROR_RESPONSES)
 
 Host = Annotated[WorldHost, Depends(get_host)]
 Encoding = Literal["lists", "base64"]
-
-# Spec fields that bound each sensor kind's field of view, as the Viewport draws it.
-_FIELD_OF_VIEW: dict[str, tuple[str, ...]] = {
-    "imaging_sonar": ("azimuth_fov_deg", "elevation_aperture_deg", "range_min_m", "range_max_m"),
-    "camera": ("width_px", "height_px", "fx_px", "fy_px", "cx_px", "cy_px", "near_m", "far_m"),
-    "dvl": ("beam_count", "beam_angle_deg", "min_range_m", "max_range_m"),
-    "imu": (),
-}
 
 
 def _pose(T: Transform) -> m.PoseDocument:
@@ -80,20 +74,37 @@ def _mesh(mesh: TriangleMesh, encoding: Encoding) -> m.SceneMeshGeometry:
     )
 
 
-def _sensors(vehicle: str, spec: VehicleSpec) -> list[m.SensorGeometry]:
-    out = []
-    for sensor in spec.sensors:
-        fields = _FIELD_OF_VIEW.get(sensor.kind, ())
-        out.append(
-            m.SensorGeometry(
-                sensor_id=f"{vehicle}/{sensor.name}",
-                name=sensor.name,
-                kind=sensor.kind,
-                T_body_sensor=_pose(sensor.mount.transform()),
-                field_of_view={name: float(getattr(sensor, name)) for name in fields},
+def _footprint(sensor: Any) -> m.SensorFootprint | None:
+    """The field of view the sensor's kind declares (leviathan.sensors.SensorKind.footprint)."""
+    footprint = sensor_declarations(sensor.kind).footprint(sensor)
+    if footprint is None:
+        return None
+    return m.SensorFootprint(
+        legend=footprint.legend,
+        parts=[
+            m.FootprintPartGeometry(
+                name=part.name,
+                style=part.style,
+                points_sensor_m=part.points.ravel().tolist(),
+                colour=part.colour,
+                opacity=float(part.opacity),
             )
+            for part in footprint.parts
+        ],
+    )
+
+
+def _sensors(vehicle: str, spec: VehicleSpec) -> list[m.SensorGeometry]:
+    return [
+        m.SensorGeometry(
+            sensor_id=f"{vehicle}/{sensor.name}",
+            name=sensor.name,
+            kind=sensor.kind,
+            T_body_sensor=_pose(sensor.mount.transform()),
+            footprint=_footprint(sensor),
         )
-    return out
+        for sensor in spec.sensors
+    ]
 
 
 def scene_geometry(world_id: str, world: World, *, encoding: Encoding = "lists") -> m.SceneResponse:

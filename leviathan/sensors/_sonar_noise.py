@@ -33,13 +33,21 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from typing import Any
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
 from leviathan._frozen import frozen_array
 
-__all__ = ["SonarNoiseEffect", "SonarNoiseModel", "apply_sonar_noise", "sonar_noise_effect"]
+__all__ = [
+    "SonarNoiseEffect",
+    "SonarNoiseModel",
+    "apply_sonar_noise",
+    "sonar_level_change",
+    "sonar_noise_effect",
+    "sonar_recorder",
+]
 
 _DB_PER_NEPER_POWER = 10.0 / math.log(10.0)
 SPECKLE_MEAN_DB = -0.5772156649015329 * _DB_PER_NEPER_POWER
@@ -203,3 +211,27 @@ def _check_model(model: object) -> None:
         raise TypeError(
             f"model must be a leviathan.analytic.SonarNoiseModel, not {type(model).__name__}"
         )
+
+
+def sonar_recorder(noise: SonarNoiseModel | None, generator: Any, period_ns: int) -> Any:
+    """The scenario recorder of an imaging sonar (:class:`leviathan.sensors.AnalyticTier`):
+    rows of the clean and noisy ``linear_return`` and the mean level change [dB]."""
+
+    def record(frame: Any) -> dict[str, Any]:
+        clean = np.array(frame.channels["linear_return"], dtype=np.float64)
+        noisy = clean if noise is None else apply_sonar_noise(clean, noise, generator)
+        noisy = np.asarray(noisy)
+        both = (clean > 0.0) & (noisy > 0.0)
+        change = 10.0 * np.log10(noisy[both].mean() / clean[both].mean()) if both.any() else 0.0
+        return {
+            "true_linear_return": clean,
+            "linear_return": noisy,
+            "mean_level_change_db": np.array(change),
+        }
+
+    return record
+
+
+def sonar_level_change(arrays: Any) -> dict[str, np.ndarray]:
+    """The error series of a recorded sonar: the mean level change [dB] per ping."""
+    return {"mean_level_change_db": np.asarray(arrays["mean_level_change_db"])}

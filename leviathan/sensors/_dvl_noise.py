@@ -32,7 +32,7 @@ from typing import Any, Literal
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
-__all__ = ["DVLNoiseModel", "apply_dvl_noise", "logistic"]
+__all__ = ["DVLNoiseModel", "apply_dvl_noise", "dvl_recorder", "logistic"]
 
 MIN_BEAMS_FOR_LOCK = 3
 """Beams a lock needs (three non-coplanar beams fix a 3D velocity)."""
@@ -161,3 +161,26 @@ def apply_dvl_noise(
         "beam_outlier": outlier.astype(np.uint8),
         "lock": np.array(1 if lock else 0, dtype=np.uint8),
     }
+
+
+def dvl_recorder(noise: DVLNoiseModel | None, generator: Any, period_ns: int) -> Any:
+    """The scenario recorder of a DVL (:class:`leviathan.sensors.AnalyticTier`): rows of the
+    measured and true velocity, beams and lock, the error model applied when declared."""
+
+    def record(sample: Any) -> dict[str, Any]:
+        ch = sample.channels
+        if noise is not None:
+            row = dict(apply_dvl_noise(sample, noise, generator))
+        else:
+            true_v = np.array(ch["true_velocity_sensor_m_s"])
+            lock = bool(ch["lock"])
+            row = {
+                "velocity_sensor_m_s": true_v if lock else np.full(3, np.nan),
+                "true_velocity_sensor_m_s": true_v,
+                "beam_valid": np.array(ch["beam_valid"]),
+                "lock": np.array(ch["lock"]),
+            }
+        row["altitude_m"] = np.array(ch["altitude_m"])
+        return row
+
+    return record

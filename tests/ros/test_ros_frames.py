@@ -8,7 +8,7 @@ from decimal import Decimal, getcontext
 import numpy as np
 import pytest
 
-from leviathan.datasets import ros_frames as rf
+from leviathan import ros as rf
 from leviathan.frames import (
     Transform,
     quaternion_from_rotation,

@@ -36,7 +36,7 @@ of ``n`` samples taken one at a time equal those of one call with ``n`` rows.
 from __future__ import annotations
 
 import math
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
@@ -48,6 +48,7 @@ __all__ = [
     "IMUNoise",
     "IMUNoiseModel",
     "gauss_markov_allan_deviation",
+    "imu_recorder",
 ]
 
 MG_M_S2 = 9.80665e-3
@@ -272,3 +273,22 @@ class IMUNoise:
         if single:
             return measured_rate[0], measured_force[0]
         return measured_rate, measured_force
+
+
+def imu_recorder(noise: IMUNoiseModel | None, generator: Any, period_ns: int) -> Any:
+    """The scenario recorder of an IMU (:class:`leviathan.sensors.AnalyticTier`): rows of the
+    true and measured channels, the datasheet model applied when one is declared."""
+    model = None if noise is None else IMUNoise(noise, generator, sample_period_s=period_ns / 1e9)
+
+    def record(sample: Any) -> dict[str, Any]:
+        ch = sample.channels
+        rate = np.array(ch["true_angular_rate_sensor_rad_s"])
+        force = np.array(ch["true_specific_force_sensor_m_s2"])
+        row = {"true_angular_rate_sensor_rad_s": rate, "true_specific_force_sensor_m_s2": force}
+        if model is not None:
+            rate, force = model.apply(rate, force)
+        row["angular_rate_sensor_rad_s"] = rate
+        row["specific_force_sensor_m_s2"] = force
+        return row
+
+    return record

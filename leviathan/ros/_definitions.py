@@ -35,14 +35,16 @@ type names it (``PingInfo`` inside ``marine_acoustic_msgs`` is
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
+from types import MappingProxyType
 
 __all__ = [
     "MESSAGE_DEFINITIONS",
     "SCHEMA_ENCODING",
     "SEPARATOR",
-    "TOP_LEVEL_TYPES",
     "message_definition",
     "message_dependencies",
+    "register_message_definitions",
     "ros_type_name",
 ]
 
@@ -52,8 +54,11 @@ SCHEMA_ENCODING = "ros2msg"
 SEPARATOR = "=" * 80
 """The line that opens each dependency's section in a concatenated definition."""
 
-# Field and constant lines of each published definition, keyed "package/Type".
-MESSAGE_DEFINITIONS: dict[str, str] = {
+# Field and constant lines of each published definition, keyed "package/Type": the
+# messages the writer itself needs (tf, odometry) and those the built-in sensor kinds
+# publish. A sensor kind may add the definitions of its own messages with
+# register_message_definitions (its module declares them next to its encoder).
+_DEFINITIONS: dict[str, str] = {
     "builtin_interfaces/Time": "int32 sec\nuint32 nanosec\n",
     "std_msgs/Header": "builtin_interfaces/Time stamp\nstring frame_id\n",
     "geometry_msgs/Point": "float64 x\nfloat64 y\nfloat64 z\n",
@@ -160,16 +165,45 @@ MESSAGE_DEFINITIONS: dict[str, str] = {
     ),
 }
 
-TOP_LEVEL_TYPES: tuple[str, ...] = (
-    "marine_acoustic_msgs/msg/Dvl",
-    "marine_acoustic_msgs/msg/ProjectedSonarImage",
-    "nav_msgs/msg/Odometry",
-    "sensor_msgs/msg/CameraInfo",
-    "sensor_msgs/msg/Image",
-    "sensor_msgs/msg/Imu",
-    "tf2_msgs/msg/TFMessage",
-)
-"""The message types the MCAP writer publishes (ROS 2 names, ``package/msg/Type``)."""
+MESSAGE_DEFINITIONS: Mapping[str, str] = MappingProxyType(_DEFINITIONS)
+"""Every known definition, ``package/Type`` -> its field and constant lines; read-only."""
+
+_TYPE_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_]*/[A-Za-z][A-Za-z0-9_]*$")
+
+
+def register_message_definitions(definitions: Mapping[str, str]) -> None:
+    """Adds message definitions (``package/Type`` -> ``.msg`` field and constant lines).
+
+    A sensor kind whose messages are not among the built-in ones declares them
+    here, with the text of the published ``.msg`` file (comments left out).
+    Registering the same text again is a no-op; a different text for a known
+    type is refused, so two kinds cannot disagree on what a type is.
+
+    Raises:
+        TypeError: If a name or a text is not a string.
+        ValueError: If a name is not ``package/Type``, a text is empty, or a known
+            type would get another definition.
+    """
+    checked = {}
+    for name, text in definitions.items():
+        if not isinstance(name, str) or not isinstance(text, str):
+            raise TypeError(
+                f"definitions: expected str 'package/Type' -> str .msg text, got "
+                f"{type(name).__name__} -> {type(text).__name__}"
+            )
+        if not _TYPE_NAME.match(name):
+            raise ValueError(f"definitions: expected a 'package/Type' name, got {name!r}")
+        if not text.strip():
+            raise ValueError(f"definitions[{name!r}]: the definition text is empty")
+        known = _DEFINITIONS.get(name)
+        if known is not None and known != text:
+            raise ValueError(
+                f"definitions[{name!r}]: {name} is already defined with other fields; "
+                "use the registered definition (leviathan.ros.MESSAGE_DEFINITIONS) or another name"
+            )
+        checked[name] = text
+    _DEFINITIONS.update(checked)
+
 
 _PRIMITIVES = frozenset(
     {
@@ -205,9 +239,10 @@ def _short_name(type_name: str) -> str:
             f"type_name: expected 'package/msg/Type' or 'package/Type', got {type_name!r}"
         )
     short = "/".join(parts)
-    if short not in MESSAGE_DEFINITIONS:
+    if short not in _DEFINITIONS:
         raise KeyError(
-            f"type_name: no definition of {type_name!r}; defined: {sorted(MESSAGE_DEFINITIONS)}"
+            f"type_name: no definition of {type_name!r}; defined: {sorted(_DEFINITIONS)}; a "
+            "sensor kind declares its own with register_message_definitions"
         )
     return short
 
@@ -237,7 +272,7 @@ def message_dependencies(type_name: str) -> tuple[str, ...]:
     short = _short_name(type_name)
     package = short.split("/")[0]
     found = set()
-    for token in _FIELD_TYPE.findall(MESSAGE_DEFINITIONS[short]):
+    for token in _FIELD_TYPE.findall(_DEFINITIONS[short]):
         if token in _PRIMITIVES:
             continue
         found.add(token if "/" in token else f"{package}/{token}")
@@ -257,7 +292,7 @@ def message_definition(type_name: str) -> str:
     seen: set[str] = set()
 
     def append(name: str) -> str:
-        text = MESSAGE_DEFINITIONS[name]
+        text = _DEFINITIONS[name]
         for dependency in message_dependencies(name):
             if dependency not in seen:
                 seen.add(dependency)
