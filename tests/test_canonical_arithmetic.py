@@ -100,6 +100,7 @@ CANONICAL_MODULES = (
     "leviathan/schedule.py",
     "leviathan/sensors/__init__.py",
     "leviathan/sensors/_camera.py",
+    "leviathan/sensors/_context.py",
     "leviathan/sensors/_declarations.py",
     "leviathan/sensors/_dvl.py",
     "leviathan/sensors/_dvl_relative.py",

@@ -338,6 +338,7 @@ def _check_coverage(parts: dict[str, Any]) -> None:
         "rov/front_camera",
         "survey/dvl",
         "survey/imu",
+        "survey/pressure",
         "survey/sonar",
     ]
     # ticks 0..N each deliver a group: the survey vehicle's IMU samples at 100 Hz

@@ -52,7 +52,7 @@ UNTAGGED: dict[str, str] = {
     "hash its spec, controller and state, never the holder",
     "leviathan.world._transactions.Checkpoint": "what a World operation may change, kept "
     "only to roll a failed operation back; never hashed",
-    "leviathan.sensors._protocol.SampleContext": "what a sensor reads at one sample instant; "
+    "leviathan.sensors._context.SampleContext": "what a sensor reads at one sample instant; "
     "the products it gives are hashed (with their ids), the context never is",
     "leviathan.controllers._protocol.Controller": "a typing.Protocol, never instantiated; "
     "a tag on it would become a protocol member every runtime isinstance check demands",
@@ -103,6 +103,7 @@ EXPECTED_TAGS: dict[str, str] = {
     "leviathan.sensors.Footprint": "leviathan.sensors.Footprint",
     "leviathan.sensors.FootprintPart": "leviathan.sensors.FootprintPart",
     "leviathan.sensors.RosEncoding": "leviathan.sensors.RosEncoding",
+    "leviathan.sensors.PinholeIntrinsics": "leviathan.sensors.PinholeIntrinsics",
     "leviathan.sensors.RosTopic": "leviathan.sensors.RosTopic",
     "leviathan.sensors.SensorDeclarations": "leviathan.sensors.SensorDeclarations",
     "leviathan.specs.PressureSpec": "leviathan.specs.PressureSpec",

@@ -91,7 +91,7 @@ def products() -> dict[str, Any]:
     """One product of each kind, with its content hash taken before any attack."""
     world = _survey_world()
     (group,) = world.step(1)[:1]  # tick 0: DVL, IMU and sonar are all due
-    assert set(group.samples) == {"auv/dvl", "auv/imu", "auv/sonar"}
+    assert set(group.samples) == {"auv/dvl", "auv/imu", "auv/pressure", "auv/sonar"}
     made = {
         "snapshot": world.snapshot(),
         "capture_group": group,

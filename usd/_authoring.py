@@ -17,7 +17,7 @@ from leviathan.frames import Transform
 from leviathan.geometry import hull_mesh
 from leviathan.materials import DeclaredMaterial, LambertMaterial, MaterialParameter, get_material
 from leviathan.scene import Instance, Scene
-from leviathan.specs import CameraSpec
+from leviathan.sensors import sensor_declarations
 from leviathan.usd._conventions import (
     R_SENSOR_USDCAMERA,
     R_ZUP_NED,
@@ -284,11 +284,41 @@ def _author_sensor(pxr: SimpleNamespace, stage: Any, path: str, vehicle: str, se
          "Sampling period [ns]")  # fmt: skip
     _set(pxr, prim, "leviathan:schedule:phaseNs", "Int64", sensor.schedule.phase_ns,
          "Time of the first sample [ns]; samples at phase + n * period")  # fmt: skip
-    if isinstance(sensor, CameraSpec):
-        _author_camera(pxr, stage, f"{path}/camera", sensor)
+    declared = sensor_declarations(sensor.kind)
+    if declared.intrinsics is not None:
+        _author_camera(pxr, stage, f"{path}/camera", declared.intrinsics(sensor))
+    footprint = declared.footprint(sensor)
+    if footprint is not None:
+        _author_footprint(pxr, stage, f"{path}/fieldOfView", footprint)
 
 
-def _author_camera(pxr: SimpleNamespace, stage: Any, path: str, spec: CameraSpec) -> None:
+def _author_footprint(pxr: SimpleNamespace, stage: Any, path: str, footprint: Any) -> None:
+    """The field of view the sensor's kind declares, in sensor FRD, as guide geometry."""
+    scope = pxr.UsdGeom.Scope.Define(stage, path).GetPrim()
+    _set(pxr, scope, "leviathan:legend", "String", footprint.legend,
+         "What the footprint shows (leviathan.sensors.Footprint), in sensor FRD [m]")  # fmt: skip
+    for name, part in zip(
+        prim_names([p.name for p in footprint.parts]), footprint.parts, strict=True
+    ):
+        points = pxr.Vt.Vec3fArray([tuple(p) for p in part.points.tolist()])
+        if part.style == "lines":
+            gprim = pxr.UsdGeom.BasisCurves.Define(stage, f"{path}/{name}")
+            gprim.CreateTypeAttr(pxr.UsdGeom.Tokens.linear)
+            gprim.CreateCurveVertexCountsAttr([2] * (len(points) // 2))
+        else:
+            gprim = pxr.UsdGeom.Mesh.Define(stage, f"{path}/{name}")
+            gprim.CreateFaceVertexCountsAttr([3] * (len(points) // 3))
+            gprim.CreateFaceVertexIndicesAttr(list(range(len(points))))
+            gprim.CreateDoubleSidedAttr(True)
+        gprim.CreatePointsAttr(points)
+        colour = tuple(int(part.colour[i : i + 2], 16) / 255.0 for i in (1, 3, 5))
+        gprim.CreateDisplayColorAttr([colour])
+        gprim.CreateDisplayOpacityAttr([float(part.opacity)])
+        # A guide: a picture of where the sensor looks, hidden from final renders.
+        gprim.CreatePurposeAttr(pxr.UsdGeom.Tokens.guide)
+
+
+def _author_camera(pxr: SimpleNamespace, stage: Any, path: str, spec: Any) -> None:
     camera = pxr.UsdGeom.Camera.Define(stage, path)
     _transform_op(pxr, camera.GetPrim()).Set(
         _gf_matrix(pxr, Transform(R_SENSOR_USDCAMERA, (0.0, 0.0, 0.0)))

@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from leviathan.frames import R_SENSOR_CAMERA, Transform
+from leviathan.sensors import PinholeIntrinsics
 from leviathan.specs import CameraSpec
 from leviathan.time import Epoch
 
@@ -251,7 +252,7 @@ class CameraIntrinsics:
     cy_px: float
 
 
-def camera_lens(spec: CameraSpec) -> CameraLens:
+def camera_lens(spec: CameraSpec | PinholeIntrinsics) -> CameraLens:
     """Convert pinhole intrinsics to USD lens attributes.
 
     With horizontal pitch ``p`` = :data:`CAMERA_PIXEL_PITCH_LENS_UNITS` and
@@ -269,7 +270,7 @@ def camera_lens(spec: CameraSpec) -> CameraLens:
     optical axis in either convention.
 
     Args:
-        spec: The camera.
+        spec: The camera (a spec, or the pinhole model its kind declares).
 
     Returns:
         The lens attributes in float64.

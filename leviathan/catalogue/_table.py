@@ -2,43 +2,21 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from leviathan.catalogue._vehicles import _build
-from leviathan.specs import CameraSpec, DVLSpec, ImagingSonarSpec, IMUSpec, ScheduleSpec
+from leviathan.sensors import sensor_declarations
+from leviathan.specs import ScheduleSpec
 
 
 def _format_rate(schedule: ScheduleSpec) -> str:
     return f"{schedule.rate_hz:g} Hz"
 
 
-def _format_frequency(frequency_hz: float) -> str:
-    if frequency_hz >= 1e3:
-        return f"{frequency_hz / 1e3:g} kHz"
-    return f"{frequency_hz:g} Hz"
-
-
-def _hardware_summary(sensor: ImagingSonarSpec | DVLSpec | IMUSpec | CameraSpec) -> str:
-    if isinstance(sensor, ImagingSonarSpec):
-        beam = sensor.beam_pattern.kind
-        return (
-            f"{_format_frequency(sensor.frequency_hz)}, {sensor.azimuth_fov_deg:g}° azimuth FOV, "
-            f"{sensor.elevation_aperture_deg:g}° elevation aperture, {beam} beam, "
-            f"{sensor.range_min_m:g}–{sensor.range_max_m:g} m, "
-            f"{sensor.bearing_count} bearings × {sensor.range_bin_count} range bins"
-        )
-    if isinstance(sensor, DVLSpec):
-        return (
-            f"{sensor.beam_count} beams at {sensor.beam_angle_deg:g}°, "
-            f"{sensor.min_range_m:g}–{sensor.max_range_m:g} m"
-        )
-    if isinstance(sensor, IMUSpec):
-        return (
-            f"accel noise {sensor.accel_noise_std_m_per_s2:g} m/s², "
-            f"gyro noise {sensor.gyro_noise_std_rad_per_s:g} rad/s"
-        )
-    return (
-        f"{sensor.width_px}×{sensor.height_px} px, fx {sensor.fx_px:g} px, "
-        f"{sensor.near_m:g}–{sensor.far_m:g} m"
-    )
+def _hardware_summary(sensor: Any) -> str:
+    """The key hardware values, as the sensor's kind summarises them (its ``summary``)."""
+    summary = sensor_declarations(sensor.kind).summary
+    return "" if summary is None else summary(sensor)
 
 
 def format_catalogue() -> str:

@@ -38,11 +38,13 @@ from leviathan.sensors._camera import (
     camera_preview_png,
     render_camera,
 )
+from leviathan.sensors._context import SampleContext
 from leviathan.sensors._declarations import (
     AnalyticTier,
     ChannelDoc,
     Footprint,
     FootprintPart,
+    PinholeIntrinsics,
     RosEncoding,
     RosTopic,
     channel_doc,
@@ -80,7 +82,6 @@ from leviathan.sensors._pressure import (
     seawater_density_kg_m3,
 )
 from leviathan.sensors._protocol import (
-    SampleContext,
     SensorDeclarations,
     SensorKind,
     SensorProduct,
@@ -125,6 +126,7 @@ __all__ = [
     "IMUNoiseModel",
     "IMUSensor",
     "ImagingSonarSensor",
+    "PinholeIntrinsics",
     "PressureNoiseModel",
     "PressureSensor",
     "RosEncoding",

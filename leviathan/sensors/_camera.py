@@ -34,6 +34,7 @@ is hit. It uses only correctly rounded operations, so it is bitwise reproducible
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import os
 from functools import lru_cache
@@ -48,14 +49,16 @@ from leviathan.frames import T_SENSOR_CAMERA, Transform, sensor_pose
 from leviathan.raycast import PreparedScene, trace_rays
 from leviathan.ros import header
 from leviathan.scene import Scene
+from leviathan.sensors._context import SampleContext
 from leviathan.sensors._declarations import (
     Footprint,
     FootprintPart,
+    PinholeIntrinsics,
     RosEncoding,
     RosTopic,
     channel_doc,
 )
-from leviathan.sensors._protocol import SampleContext, register_sensor_kind
+from leviathan.sensors._protocol import register_sensor_kind
 from leviathan.sensors._sample import SensorSample, _prepared_for
 from leviathan.specs import CameraSpec
 
@@ -464,6 +467,18 @@ class CameraSensor:
             legend="white: camera frustum",
             parts=(FootprintPart("camera-frustum", "lines", np.array(segments), "#ffffff", 0.45),),
         )
+
+    def summary(self, spec: CameraSpec) -> str:
+        """Image size, focal length and clipping range, in one line."""
+        return (
+            f"{spec.width_px}×{spec.height_px} px, fx {spec.fx_px:g} px, "
+            f"{spec.near_m:g}–{spec.far_m:g} m"
+        )
+
+    def intrinsics(self, spec: CameraSpec) -> PinholeIntrinsics:
+        """The spec's pinhole model (the USD export authors a ``UsdGeom.Camera`` from it)."""
+        fields = dataclasses.fields(PinholeIntrinsics)
+        return PinholeIntrinsics(**{f.name: getattr(spec, f.name) for f in fields})
 
     def preview(self, sample: SensorSample) -> bytes:
         """The sRGB preview as PNG bytes (:func:`camera_preview_png`)."""

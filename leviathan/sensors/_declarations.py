@@ -13,6 +13,8 @@ records defined here:
 * :class:`Footprint` — its field of view as line segments and triangles in
   sensor FRD, which the Viewport (``GET /worlds/{id}/scene``) draws and the USD
   exporter authors.
+* :class:`PinholeIntrinsics` — for an optical kind, its pinhole model, which the
+  USD exporter authors as a ``UsdGeom.Camera``.
 * :class:`AnalyticTier` — how the analytic tier records it: the noise model a
   scenario may declare for it, and the recorder that applies it with the
   sensor's own generator.
@@ -36,6 +38,7 @@ __all__ = [
     "ChannelDoc",
     "Footprint",
     "FootprintPart",
+    "PinholeIntrinsics",
     "RosEncoding",
     "RosTopic",
     "channel_doc",
@@ -184,6 +187,29 @@ class Footprint:
 
     legend: str
     parts: tuple[FootprintPart, ...]
+
+
+@dataclass(frozen=True)
+class PinholeIntrinsics:
+    """A pinhole camera model (OpenCV conventions: pixel centres, ``cx`` from the left edge).
+
+    Attributes:
+        width_px, height_px: Image size [px].
+        fx_px, fy_px: Focal lengths [px].
+        cx_px, cy_px: Principal point [px].
+        near_m, far_m: Clipping distances along the optical axis [m].
+    """
+
+    __content_type__ = "leviathan.sensors.PinholeIntrinsics"
+
+    width_px: int
+    height_px: int
+    fx_px: float
+    fy_px: float
+    cx_px: float
+    cy_px: float
+    near_m: float
+    far_m: float
 
 
 def true_channel_errors(arrays: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:

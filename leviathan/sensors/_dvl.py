@@ -73,6 +73,7 @@ from leviathan.random import normal
 from leviathan.raycast import PreparedScene, trace_rays
 from leviathan.ros import diagonal_covariance, frd_to_acoustic, header, vector3
 from leviathan.scene import Scene
+from leviathan.sensors._context import SampleContext
 from leviathan.sensors._declarations import (
     AnalyticTier,
     Footprint,
@@ -89,7 +90,7 @@ from leviathan.sensors._kinematics import (
     _float_vector,
     _rotate3,
 )
-from leviathan.sensors._protocol import SampleContext, register_sensor_kind
+from leviathan.sensors._protocol import register_sensor_kind
 from leviathan.sensors._sample import (
     SensorSample,
     _noise_record,
@@ -441,6 +442,13 @@ class DVLSensor:
         start=dvl_recorder,
         plot_units={"velocity_sensor_m_s": ("velocity error [mm/s]", 1e3)},
     )
+
+    def summary(self, spec: DVLSpec) -> str:
+        """Beams and range window, in one line."""
+        return (
+            f"{spec.beam_count} beams at {spec.beam_angle_deg:g}°, "
+            f"{spec.min_range_m:g}–{spec.max_range_m:g} m"
+        )
 
     def footprint(self, spec: DVLSpec) -> Footprint:
         """The beams, each from ``min_range_m`` to ``max_range_m`` along its direction."""

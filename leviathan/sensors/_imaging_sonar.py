@@ -22,6 +22,7 @@ import numpy as np
 from leviathan.acoustics import sound_speed_m_per_s
 from leviathan.frames import sensor_pose
 from leviathan.ros import float32_values, frd_to_acoustic, header, vector3
+from leviathan.sensors._context import SampleContext
 from leviathan.sensors._declarations import (
     AnalyticTier,
     Footprint,
@@ -30,7 +31,7 @@ from leviathan.sensors._declarations import (
     RosTopic,
     channel_doc,
 )
-from leviathan.sensors._protocol import SampleContext, register_sensor_kind
+from leviathan.sensors._protocol import register_sensor_kind
 from leviathan.sensors._sonar_noise import SonarNoiseModel, sonar_level_change, sonar_recorder
 from leviathan.sonar import SonarFrame, render
 from leviathan.specs import ImagingSonarSpec
@@ -259,6 +260,17 @@ class ImagingSonarSensor:
                 FootprintPart("sonar-fan", "surface", np.array(surface), "#38d6ff", 0.22),
                 FootprintPart("sonar-volume", "lines", np.array(edges), "#38d6ff", 0.7),
             ),
+        )
+
+    def summary(self, spec: ImagingSonarSpec) -> str:
+        """Frequency, field of view, beam, range window and image size, in one line."""
+        khz = spec.frequency_hz / 1e3
+        frequency = f"{khz:g} kHz" if spec.frequency_hz >= 1e3 else f"{spec.frequency_hz:g} Hz"
+        return (
+            f"{frequency}, {spec.azimuth_fov_deg:g}° azimuth FOV, "
+            f"{spec.elevation_aperture_deg:g}° elevation aperture, {spec.beam_pattern.kind} beam, "
+            f"{spec.range_min_m:g}–{spec.range_max_m:g} m, "
+            f"{spec.bearing_count} bearings × {spec.range_bin_count} range bins"
         )
 
     def preview(self, frame: SonarFrame) -> bytes:

@@ -38,6 +38,7 @@ from leviathan.ros import (
     header,
     vector3,
 )
+from leviathan.sensors._context import SampleContext
 from leviathan.sensors._declarations import (
     AnalyticTier,
     RosEncoding,
@@ -55,7 +56,7 @@ from leviathan.sensors._kinematics import (
     _rotate3_transposed,
     _vector3,
 )
-from leviathan.sensors._protocol import SampleContext, register_sensor_kind
+from leviathan.sensors._protocol import register_sensor_kind
 from leviathan.sensors._sample import SensorSample, _noise_record, _spec_derived
 from leviathan.specs import IMUSpec
 
@@ -288,6 +289,13 @@ class IMUSensor:
             "specific_force_sensor_m_s2": ("accel error [mg]", 1.0 / MG_M_S2),
         },
     )
+
+    def summary(self, spec: IMUSpec) -> str:
+        """The noise stds, in one line."""
+        return (
+            f"accel noise {spec.accel_noise_std_m_per_s2:g} m/s², "
+            f"gyro noise {spec.gyro_noise_std_rad_per_s:g} rad/s"
+        )
 
     def sample(self, spec: IMUSpec, context: SampleContext) -> SensorSample:
         """One IMU sample of ``spec`` from the committed kinematics of ``context``."""

@@ -22,10 +22,12 @@ UNESCO technical paper 38, 1981; temperature converted to IPTS-68 as ``t68 =
 
 (polynomials evaluated by Horner's rule on Python floats, in this order). The
 water's compressibility is left out: the density rises by about 0.45 % per
-1000 dbar, so the hydrostatic pressure is low by about ``2.3e-6 · d`` relative
-(0.023 % at 100 m, 0.23 % at 1000 m) against TEOS-10's ``gsw.p_from_z``
-(a test measures it). The atmosphere above the surface is not modelled: a
-sensor out of the water reads ``p_s``, and ``submerged`` says so.
+1000 dbar, so the hydrostatic pressure is low by about ``2.4e-6 · d / m``
+relative (0.025 % at 100 m, 0.24 % at 1000 m, measured against TEOS-10's
+``gsw.p_from_z`` at the latitude where its gravity is 9.81 m/s², which also
+counts the small rise of gravity with depth; a test checks the bound). The
+atmosphere above the surface is not modelled: a sensor out of the water reads
+``p_s``, and ``submerged`` says so.
 
 Noise is keyed: ``pressure_pa = p + noise_std_pa · normal(seed, sensor_id,
 sample_index, "pressure", [0])``, drawn only when ``noise_std_pa > 0``.
@@ -47,9 +49,10 @@ from leviathan._validation import check_sample_identifiers, check_seed
 from leviathan.frames import sensor_pose
 from leviathan.random import normal
 from leviathan.ros import header
+from leviathan.sensors._context import SampleContext
 from leviathan.sensors._declarations import AnalyticTier, RosEncoding, RosTopic, channel_doc
 from leviathan.sensors._kinematics import GRAVITY_NED, BodyKinematics
-from leviathan.sensors._protocol import SampleContext, register_sensor_kind
+from leviathan.sensors._protocol import register_sensor_kind
 from leviathan.sensors._sample import SensorSample, _noise_record
 from leviathan.specs import PressureSpec, WaterSpec
 
@@ -292,6 +295,10 @@ class PressureSensor:
         start=_analytic_recorder,
         plot_units={"pressure_pa": ("pressure error [Pa]", 1.0)},
     )
+
+    def summary(self, spec: PressureSpec) -> str:
+        """Surface pressure and noise, in one line."""
+        return f"surface {spec.surface_pressure_pa:g} Pa, noise {spec.noise_std_pa:g} Pa"
 
     def sample(self, spec: PressureSpec, context: SampleContext) -> SensorSample:
         """One pressure sample of ``spec`` at the committed pose of ``context``."""

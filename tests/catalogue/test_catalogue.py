@@ -190,12 +190,13 @@ def test_sensor_ids_sorted() -> None:
     assert get_vehicle("reference_survey_vehicle").sensor_ids == (
         "reference_survey_vehicle/dvl",
         "reference_survey_vehicle/imu",
+        "reference_survey_vehicle/pressure",
         "reference_survey_vehicle/sonar",
     )
 
 
 def test_sensor_lookup_unknown_lists_names() -> None:
-    with pytest.raises(KeyError, match="available: dvl, imu, sonar"):
+    with pytest.raises(KeyError, match="available: dvl, imu, pressure, sonar"):
         get_vehicle("reference_survey_vehicle").sensor("camera")
 
 

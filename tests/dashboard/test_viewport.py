@@ -348,10 +348,11 @@ def test_the_scene_graph_holds_the_worlds_geometry_and_follows_an_edit(
     assert auv["hull"] and not auv["marker"]
     assert bare["marker"] and not bare["hull"]
     parts = {s["id"]: s["parts"] for s in auv["sensors"]}
-    assert set(parts) == {"auv/sonar", "auv/dvl", "auv/imu"}
+    assert set(parts) == {"auv/sonar", "auv/dvl", "auv/imu", "auv/pressure"}
     assert parts["auv/sonar"] == ["auv/sonar axes", "sonar-fan", "sonar-volume"]
     assert parts["auv/dvl"] == ["auv/dvl axes", "dvl-beams"]
     assert parts["auv/imu"] == ["auv/imu axes"]
+    assert parts["auv/pressure"] == ["auv/pressure axes"]
     bare_parts = {s["id"]: s["parts"] for s in bare["sensors"]}
     assert bare_parts == {
         "bare/imu": ["bare/imu axes"],

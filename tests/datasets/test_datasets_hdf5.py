@@ -134,7 +134,7 @@ def _assert_identical(a: Any, b: Any, where: str = "$") -> None:
 
 def test_the_run_covers_every_sensor_kind(recorded: Recorded) -> None:
     kinds = {_kind(s) for g in recorded.groups for s in g.samples.values()}
-    assert kinds == {"imaging_sonar", "dvl", "imu", "camera"}
+    assert kinds == {"imaging_sonar", "dvl", "imu", "camera", "pressure"}
     sonar = next(g.samples["survey/sonar"] for g in recorded.groups if "survey/sonar" in g.samples)
     assert "speckle_return" in sonar.channels and sonar["topk_range_m"].shape == (32, 16, 4)
 

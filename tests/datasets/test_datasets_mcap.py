@@ -167,6 +167,7 @@ def _expected_topics(vehicles: dict[str, Any]) -> dict[str, str]:
         "imaging_sonar": {"": "marine_acoustic_msgs/msg/ProjectedSonarImage"},
         "dvl": {"": "marine_acoustic_msgs/msg/Dvl"},
         "imu": {"": "sensor_msgs/msg/Imu"},
+        "pressure": {"": "sensor_msgs/msg/FluidPressure"},
         "camera": {
             "/image": "sensor_msgs/msg/Image",
             "/depth": "sensor_msgs/msg/Image",

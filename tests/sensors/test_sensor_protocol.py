@@ -398,7 +398,13 @@ def test_sampling_through_the_protocol_equals_the_direct_calls() -> None:
     world = _world()
     group = world.step(40)[-1]
     assert group.tick == world.tick == 40
-    assert set(group.sensor_ids) == {"rov/front_camera", "survey/dvl", "survey/imu", "survey/sonar"}
+    assert set(group.sensor_ids) == {
+        "rov/front_camera",
+        "survey/dvl",
+        "survey/imu",
+        "survey/pressure",
+        "survey/sonar",
+    }
     base = world.environment.scene_at(group.time_ns)
 
     def seen_by(observer: str) -> Scene:

@@ -43,7 +43,7 @@ def test_step_returns_capture_groups_in_time_order_with_sorted_members() -> None
         assert list(g.sensor_ids) == sorted(g.sensor_ids)
         assert g.time_ns == g.tick * TICK_NS
     first = groups[0]
-    assert set(first.sensor_ids) == {"survey/dvl", "survey/imu", "survey/sonar"}
+    assert set(first.sensor_ids) == {"survey/dvl", "survey/imu", "survey/pressure", "survey/sonar"}
     assert isinstance(first.samples["survey/sonar"], SonarFrame)
     # 100 Hz IMU on 10 ms ticks: one sample per tick, none refused
     assert sum("survey/imu" in g.samples for g in groups) == 21
@@ -242,11 +242,12 @@ def test_noise_seed_changes_noisy_samples_only() -> None:
     assert set(a) == set(b)  # the seed changes no schedule
     # speckle is off, so the sonar frame draws no noise and keeps its identity
     noise_free = {key for key in a if key[1] == "survey/sonar"}
-    noisy = {key for key in a if key[1] in ("survey/dvl", "survey/imu")}
+    noisy = {key for key in a if key[1] in ("survey/dvl", "survey/imu", "survey/pressure")}
     assert noise_free == {(0, "survey/sonar")}
     assert noisy and noisy | noise_free == set(a)
     assert all(a[key] == b[key] for key in noise_free)
-    # the DVL's velocity noise and the IMU's accelerometer and gyro noise are keyed draws
+    # the DVL's velocity noise, the IMU's accelerometer and gyro noise and the pressure
+    # sensor's noise are keyed draws
     assert all(a[key] != b[key] for key in noisy)
 
 
