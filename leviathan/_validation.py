@@ -9,6 +9,7 @@ every module refusing, say, a non-integer time says so in the same words:
 * :func:`check_seed` — an optional seed of a sensor's noise.
 * :func:`check_finite` — a finite real number (lengths, depths, gains), as a float.
 * :func:`check_count` — a count or index: an int (not a bool) at least some minimum.
+* :func:`check_integer` — an int (not a bool) within closed bounds.
 * :func:`check_mapping` — a record's mapping field (channels, metadata), optionally str-keyed.
 * :func:`check_sample_identifiers` — the (sensor id, sample index, time) of a sample.
 * :func:`is_integer` — the one test of "an integer, not a bool" behind them.
@@ -30,6 +31,7 @@ __all__ = [
     "SEED_LIMIT",
     "check_count",
     "check_finite",
+    "check_integer",
     "check_mapping",
     "check_root_seed",
     "check_sample_identifiers",
@@ -185,6 +187,29 @@ def check_count(name: str, value: Any, *, minimum: int) -> int:
         raise TypeError(f"{name}: expected an int >= {minimum}, got {value!r}")
     if value < minimum:
         raise ValueError(f"{name}: expected an int >= {minimum}, got {value!r}")
+    return int(value)
+
+
+def check_integer(name: str, value: Any, *, low: int, high: int) -> int:
+    """Refuses a value that is not an int (Python or NumPy, not bool) in ``[low, high]``.
+
+    Args:
+        name: Argument name used in the error message.
+        value: The value to check.
+        low: The smallest value accepted.
+        high: The largest value accepted.
+
+    Returns:
+        ``int(value)``.
+
+    Raises:
+        TypeError: ``value`` is a bool or not an integer.
+        ValueError: ``value`` is outside ``[low, high]``.
+    """
+    if not is_integer(value):
+        raise TypeError(f"{name}: expected an integer in [{low}, {high}], got {value!r}")
+    if not low <= value <= high:
+        raise ValueError(f"{name}: expected an integer in [{low}, {high}], got {value!r}")
     return int(value)
 
 

@@ -90,11 +90,12 @@ CANONICAL_MODULES = (
     "leviathan/parity/_scene_parts.py",
     "leviathan/parity/_scenes.py",
     "leviathan/random.py",
+    "leviathan/_raycast_stages/__init__.py",
+    "leviathan/_raycast_stages/bvh.py",
+    "leviathan/_raycast_stages/prepare.py",
+    "leviathan/_raycast_stages/result.py",
     "leviathan/raycast/__init__.py",
-    "leviathan/raycast/_bvh.py",
     "leviathan/raycast/_dispatch.py",
-    "leviathan/raycast/_prepare.py",
-    "leviathan/raycast/_result.py",
     "leviathan/raycast/_sea_surface.py",
     "leviathan/scene.py",
     "leviathan/schedule.py",
@@ -109,6 +110,9 @@ CANONICAL_MODULES = (
     "leviathan/sensors/_sample.py",
     "leviathan/sonar/__init__.py",
     "leviathan/sonar/_binning.py",
+    # Display geometry, outside every hash, but held to the canonical rules: the one fan
+    # geometry promises the same pixels on every CPU (no SIMD transcendental).
+    "leviathan/sonar/_fan_geometry.py",
     "leviathan/sonar/_frame.py",
     "leviathan/sonar/_ground_truth.py",
     "leviathan/sonar/_physics.py",
@@ -130,11 +134,15 @@ CANONICAL_MODULES = (
     "leviathan/world/_environment.py",
     "leviathan/world/_errors.py",
     "leviathan/world/_history.py",
+    "leviathan/world/_off_tick.py",
+    "leviathan/world/_queries.py",
     "leviathan/world/_records.py",
     "leviathan/world/_registry.py",
     "leviathan/world/_sampling.py",
     "leviathan/world/_hulls.py",
     "leviathan/world/_setup.py",
+    "leviathan/world/_state.py",
+    "leviathan/world/_stepping.py",
     "leviathan/world/_transactions.py",
     "leviathan/world/_vehicles.py",
     "leviathan/world/_world.py",
@@ -145,6 +153,7 @@ CANONICAL_MODULES = (
     "usd/_authoring.py",
     "usd/_conventions.py",
     "usd/_stage.py",
+    "usd/_track.py",
 )
 
 # Modules left out, each with why nothing canonical is computed in it.
@@ -216,7 +225,8 @@ EXCLUDED_MODULES = {
     "render unchanged, then analytic noise and display",
     "leviathan/analytic/_sonar_report.py": "analytic tier (not canonical): report figures and "
     "fits, hashed only in the analytic domain",
-    "leviathan/analytic/_fan.py": "analytic tier (not canonical): fan raster and PNG drawing",
+    "leviathan/analytic/_fan.py": "analytic tier (not canonical): PNG drawing of the fan and "
+    "B-scan",
     "leviathan/analytic/_sonar_image_files.py": "analytic tier (not canonical): writes an "
     "analytic image's files",
     "leviathan/analytic/__init__.py": "re-exports the analytic tier, computes nothing",

@@ -52,6 +52,8 @@ UNTAGGED: dict[str, str] = {
     "hash its spec, controller and state, never the holder",
     "leviathan.world._transactions.Checkpoint": "what a World operation may change, kept "
     "only to roll a failed operation back; never hashed",
+    "leviathan.sonar._fan_geometry.FanRaster": "display geometry of fan pictures (which "
+    "cell each pixel shows); display products are hashed from their pixels, never this",
     "leviathan.world._state.WorldState": "the World's live state; snapshots hash what it "
     "holds (specs, states, controllers, clock, environment), never the holder",
     "leviathan.sensors._protocol.SampleContext": "what a sensor reads at one sample instant; "

@@ -14,11 +14,21 @@ The pipeline of one ray cast, in order:
    calls it.
 3. The analytic sea surface (host, shared), added by :func:`trace_rays`, which
    the sonar, the camera and the DVL all trace through.
+
+This package is the one public path of every name above. The shared stages of 1
+and the result of 2 are defined in :mod:`leviathan._raycast_stages`, which both
+backends import; the dispatch here imports the backends, so the stages cannot
+sit inside this package without an import circle.
 """
 
-from leviathan.raycast._bvh import BVH_PAD_RELATIVE, DEFAULT_LEAF_SIZE, Bvh, build_bvh, refit_bvh
-from leviathan.raycast._dispatch import BACKENDS, resolve_backend, trace_meshes, trace_rays
-from leviathan.raycast._prepare import (
+from leviathan._raycast_stages.bvh import (
+    BVH_PAD_RELATIVE,
+    DEFAULT_LEAF_SIZE,
+    Bvh,
+    build_bvh,
+    refit_bvh,
+)
+from leviathan._raycast_stages.prepare import (
     PreparedInstance,
     PreparedScene,
     clear_prepared_cache,
@@ -26,7 +36,8 @@ from leviathan.raycast._prepare import (
     prepare_posed_instance,
     prepare_scene,
 )
-from leviathan.raycast._result import TraceResult, check_rays, check_t_max
+from leviathan._raycast_stages.result import TraceResult, check_rays, check_t_max
+from leviathan.raycast._dispatch import BACKENDS, resolve_backend, trace_meshes, trace_rays
 
 __all__ = [
     "BACKENDS",

@@ -14,15 +14,15 @@ import numpy as np
 import pytest
 from trace_cases import grid, random_soup
 
-from leviathan.raycast import build_bvh
-from leviathan.raycast._bvh import (
+from leviathan._raycast_stages.bvh import (
     BVH_PAD_RELATIVE,
     DEFAULT_LEAF_SIZE,
     _depth_first_ids,
     _highest_bit,
     morton_codes,
 )
-from leviathan.raycast._prepare import _world_triangles
+from leviathan._raycast_stages.prepare import _world_triangles
+from leviathan.raycast import build_bvh
 
 
 def _reference_build_bvh(

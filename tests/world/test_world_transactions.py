@@ -30,9 +30,9 @@ from leviathan.world import (
     WorldRegistry,
 )
 from leviathan.world import _queries as world_queries
-from leviathan.world._world import world_state
 from leviathan.world._registry import RELEASED_IDS_KEPT
 from leviathan.world._vehicles import VehicleTrack
+from leviathan.world._world import world_state
 
 TICK_NS = 10_000_000
 
