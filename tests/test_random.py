@@ -272,7 +272,7 @@ def test_keyed_random_matches_functions(method: str, draw: Draw) -> None:
 
 
 def test_keyed_random_validates_at_construction() -> None:
-    with pytest.raises(ValueError, match=r"sensor_id must be a non-empty str"):
+    with pytest.raises(ValueError, match=r"sensor_id: expected a non-empty str"):
         KeyedRandom(root_seed=1, sensor_id="", sample_index=0)
 
 
@@ -286,11 +286,11 @@ def test_keyed_random_validates_at_construction() -> None:
         ((2**64, "s", 0, "e", [0]), ValueError, r"got 18446744073709551616"),
         ((1.0, "s", 0, "e", [0]), TypeError, r"root_seed must be an int, got 1.0 of type float"),
         ((True, "s", 0, "e", [0]), TypeError, r"root_seed must be an int, got True"),
-        ((1, "", 0, "e", [0]), ValueError, r"sensor_id must be a non-empty str"),
-        ((1, 7, 0, "e", [0]), TypeError, r"sensor_id must be a str, got 7 of type int"),
+        ((1, "", 0, "e", [0]), ValueError, r"sensor_id: expected a non-empty str"),
+        ((1, 7, 0, "e", [0]), TypeError, r"sensor_id: expected a non-empty str, got 7 of type int"),
         ((1, "s", -2, "e", [0]), ValueError, r"sample_index must be >= 0, got -2"),
         ((1, "s", "0", "e", [0]), TypeError, r"sample_index must be an int, got '0'"),
-        ((1, "s", 0, "", [0]), ValueError, r"effect must be a non-empty str"),
+        ((1, "s", 0, "", [0]), ValueError, r"effect: expected a non-empty str"),
         ((1, "s", 0, "e", [0.5]), TypeError, r"index must have an integer dtype, got dtype '<f8'"),
         (
             (1, "s", 0, "e", [True]),

@@ -32,6 +32,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from leviathan._files import PNG_COMPRESS_LEVEL, encode_png
+from leviathan._validation import check_integer
 from leviathan.identity import display_hash
 from leviathan.sonar._fan_geometry import FanRaster, fan_raster
 
@@ -154,14 +155,6 @@ def _to_rgb(grey: np.ndarray, missing: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(rgb)
 
 
-def _check_width(width_px: int) -> int:
-    if isinstance(width_px, bool) or not isinstance(width_px, (int, np.integer)):
-        raise TypeError(f"width_px must be an int, got {type(width_px).__name__}")
-    if width_px < 2:
-        raise ValueError(f"width_px must be >= 2 pixels, got {width_px}")
-    return int(width_px)
-
-
 # --------------------------------------------------------------------------- public API
 
 
@@ -271,7 +264,7 @@ def fan_pixels(
         ValueError: If the metadata grids disagree with the image shape, or a
             parameter is out of range.
     """
-    width = _check_width(width_px)
+    width = check_integer("width_px", width_px, low=2)
     grey, missing = _grey_levels(frame, dynamic_range_db)
     range_bin_count, bearing_count = grey.shape
 
