@@ -1,4 +1,4 @@
-"""Reference imaging sonar: return-model terms, analytic cases, ground truth rules."""
+"""Reference imaging sonar: return-model terms, analytic cases, ground truth, per-sample maps."""
 
 from __future__ import annotations
 
@@ -8,15 +8,18 @@ import sys
 
 import numpy as np
 import pytest
+from reference_impls import reference_acos_clipped, reference_pow10_neg, reference_sample_normals
 
 from leviathan.acoustics import absorption_db_per_m
 from leviathan.frames import Transform
+from leviathan.geometry import box_mesh, uv_sphere_mesh
 from leviathan.materials import (
     TEST_LAMBERT_BRIGHT,
     TEST_LAMBERT_MEDIUM,
     AcousticStatus,
     DeclaredMaterial,
 )
+from leviathan.raycast import prepare_scene
 from leviathan.reference_cpu import sonar as ref
 from leviathan.scene import Instance, Scene, TriangleMesh
 from leviathan.sonar import (
@@ -34,6 +37,7 @@ from leviathan.sonar import (
     FLAG_VALID,
     render,
 )
+from leviathan.sonar._physics import _sample_normals
 from leviathan.specs import BeamPatternSpec, ImagingSonarSpec, MountSpec, ScheduleSpec, WaterSpec
 
 LOOK_DOWN = Transform.from_euler(0.0, -math.pi / 2, 0.0)  # sensor x (boresight) -> world +z
@@ -465,3 +469,51 @@ def test_missing_values_use_one_nan_bit_pattern() -> None:
     frame = SonarFrame(channels={"linear_return": np.array([[1.0, odd_nan]])}, metadata={})
     stored = frame["linear_return"].view(np.uint64)
     assert int(stored[0, 1]) == 0x7FF8000000000000
+
+
+# --------------------------------------------------------------------------- per-sample maps
+
+# The libm maps and the normal gather are compared with their reference
+# implementations (tests/reference_impls.py) on special values and seeded input.
+SPECIAL = np.array([0.0, -0.0, np.nan, -np.nan, np.inf, -np.inf, 1e-300, -1e-300, 5e-324, 1.0])
+
+
+def test_libm_maps_equal_their_reference() -> None:
+    rng = np.random.default_rng(11)
+    exponents = np.concatenate([SPECIAL, rng.uniform(0.0, 40.0, 5000), -rng.uniform(0, 5, 50)])
+    # acos: its domain, values above 1 (clipped to 1), both zeros and NaN.
+    cosines = np.concatenate([SPECIAL[:3], [1.0, 1.5, np.inf, -1.0], rng.uniform(-1, 1, 5000)])
+    for new, old, x in (
+        (ref._pow10_neg, reference_pow10_neg, exponents),
+        (ref.acos_clipped, reference_acos_clipped, cosines),
+    ):
+        got, expected = new(x), old(x)
+        assert got.dtype == expected.dtype == np.float64
+        assert got.tobytes() == expected.tobytes()
+        # Strided and non-float64 input take the same values.
+        assert new(x[::3]).tobytes() == old(x[::3]).tobytes()
+        assert new(x.astype(np.float32)).tobytes() == old(x.astype(np.float32)).tobytes()
+        assert new(x[:0]).shape == (0,)
+    with pytest.raises(ValueError, match="math domain error"):
+        ref.acos_clipped(np.array([0.5, -2.0]))
+
+
+def test_sample_normals_equal_their_reference() -> None:
+    box = box_mesh((2.0, 3.0, 1.0))
+    ball = uv_sphere_mesh(1.5, segments=12, rings=6)
+    scene = Scene(
+        [
+            Instance("box", box, Transform.from_euler(0.1, 0.2, 0.3, translation=(0, 0, 9)), "a"),
+            Instance("ball", ball, Transform.from_euler(0.0, 0.4, 1.0, translation=(4, 0, 9)), "b"),
+        ]
+    )
+    prepared = prepare_scene(scene)
+    rng = np.random.default_rng(2)
+    n = 500
+    inst = rng.integers(0, scene.sea_surface_instance + 1, n).astype(np.int64)
+    sizes = [p.triangle_count for p in prepared.instances]
+    tri = np.array([rng.integers(0, sizes[k]) if k < len(sizes) else 0 for k in inst.tolist()])
+    got = _sample_normals(inst, tri.astype(np.int64), scene=scene, prepared=prepared)
+    expected = reference_sample_normals(inst, tri, scene, prepared)
+    assert got.dtype == np.float64 and got.shape == (n, 3)
+    assert got.tobytes() == expected.tobytes()
