@@ -53,8 +53,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from leviathan._raycast_stages.prepare import PreparedInstance, PreparedScene
-from leviathan._raycast_stages.result import TraceResult, check_rays, check_t_max
+from leviathan._raycast_stages import (
+    PreparedInstance,
+    PreparedScene,
+    TraceResult,
+    check_rays,
+    check_t_max,
+)
 
 __all__ = [
     "BARY_HI",

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 from reference_impls import reference_acos_clipped, reference_pow10_neg, reference_sample_normals
 
+from leviathan import sonar
 from leviathan.acoustics import absorption_db_per_m
 from leviathan.frames import Transform
 from leviathan.geometry import box_mesh, uv_sphere_mesh
@@ -22,21 +23,7 @@ from leviathan.materials import (
 from leviathan.raycast import prepare_scene
 from leviathan.reference_cpu import sonar as ref
 from leviathan.scene import Instance, Scene, TriangleMesh
-from leviathan.sonar import (
-    BASIS_GEOMETRIC,
-    BASIS_GEOMETRIC_NO_ABSORPTION,
-    BASIS_NONE,
-    FLAG_EMPTY,
-    FLAG_MIXED_STATUS,
-    FLAG_MULTIPLE_INSTANCES,
-    FLAG_SEA_SURFACE,
-    FLAG_TRUNCATED,
-    FLAG_UNKNOWN_MATERIAL,
-    FLAG_UNSUPPORTED_MATERIAL,
-    FLAG_UNSUPPORTED_MEDIUM,
-    FLAG_VALID,
-    render,
-)
+from leviathan.sonar import render
 from leviathan.sonar._physics import _sample_normals
 from leviathan.specs import BeamPatternSpec, ImagingSonarSpec, MountSpec, ScheduleSpec, WaterSpec
 
@@ -257,10 +244,10 @@ def test_unknown_material_gives_nan_return_and_valid_geometry() -> None:
     filled = frame["sample_count"] > 0
     assert np.all(np.isnan(frame["linear_return"][filled]))
     assert np.all(frame["linear_return"][~filled] == 0.0)
-    assert np.all(frame["validity"][filled] & FLAG_UNKNOWN_MATERIAL)
-    assert not np.any(frame["validity"][filled] & FLAG_VALID)
+    assert np.all(frame["validity"][filled] & sonar.FLAG_UNKNOWN_MATERIAL)
+    assert not np.any(frame["validity"][filled] & sonar.FLAG_VALID)
     assert np.all(np.isfinite(frame["primary_range_m"][filled]))
-    assert np.all(frame["primary_basis"][filled] == BASIS_GEOMETRIC)
+    assert np.all(frame["primary_basis"][filled] == sonar.BASIS_GEOMETRIC)
     assert np.all(frame["primary_acoustic_status"][filled] == AcousticStatus.UNKNOWN)
 
 
@@ -270,7 +257,7 @@ def test_unsupported_material_is_flagged() -> None:
     pose = Transform.from_euler(0.0, 0.0, 0.0, translation=(0.0, 0.0, 10.0)) @ LOOK_DOWN
     frame = _render(scene, _spec(bearing_count=5), pose)
     filled = frame["sample_count"] > 0
-    assert np.all(frame["validity"][filled] & FLAG_UNSUPPORTED_MATERIAL)
+    assert np.all(frame["validity"][filled] & sonar.FLAG_UNSUPPORTED_MATERIAL)
     assert np.all(np.isnan(frame["linear_return"][filled]))
 
 
@@ -283,8 +270,8 @@ def test_unsupported_medium_uses_geometry_without_absorption() -> None:
     assert frame.metadata["medium_supported"] is False
     assert any("salinity" in r for r in frame.metadata["medium_reasons"])
     assert np.all(np.isnan(frame["linear_return"][filled]))
-    assert np.all(frame["validity"][filled] & FLAG_UNSUPPORTED_MEDIUM)
-    assert np.all(frame["primary_basis"][filled] == BASIS_GEOMETRIC_NO_ABSORPTION)
+    assert np.all(frame["validity"][filled] & sonar.FLAG_UNSUPPORTED_MEDIUM)
+    assert np.all(frame["primary_basis"][filled] == sonar.BASIS_GEOMETRIC_NO_ABSORPTION)
 
 
 def test_sea_surface_is_an_interface_instance() -> None:
@@ -295,7 +282,7 @@ def test_sea_surface_is_an_interface_instance() -> None:
     filled = frame["sample_count"] > 0
     assert filled.any()
     assert np.all(frame["primary_instance"][filled] == scene.sea_surface_instance)
-    assert np.all(frame["validity"][filled] & FLAG_SEA_SURFACE)
+    assert np.all(frame["validity"][filled] & sonar.FLAG_SEA_SURFACE)
     assert np.all(frame["primary_acoustic_status"][filled] == AcousticStatus.INTERFACE)
     labels = frame.metadata["semantic_labels"]
     assert {labels[k] for k in frame["primary_semantic"][filled]} == {"sea_surface"}
@@ -321,10 +308,10 @@ def test_mixed_statuses_in_one_cell_are_flagged_and_missing() -> None:
     spec = _spec(elevation_sample_count=8, elevation_aperture_deg=10.0, range_bin_count=4)
     pose = Transform.from_euler(0.0, 0.0, 0.0, translation=(0.0, 0.0, 10.0)) @ LOOK_DOWN
     frame = _render(_scene(left, right), spec, pose)
-    mixed = (frame["validity"] & FLAG_MIXED_STATUS) != 0
+    mixed = (frame["validity"] & sonar.FLAG_MIXED_STATUS) != 0
     assert mixed.any()
     assert np.all(np.isnan(frame["linear_return"][mixed]))
-    assert np.all(frame["validity"][mixed] & FLAG_MULTIPLE_INSTANCES)
+    assert np.all(frame["validity"][mixed] & sonar.FLAG_MULTIPLE_INSTANCES)
 
 
 # ---- top-K and bookkeeping ------------------------------------------------------------
@@ -362,7 +349,7 @@ def test_energy_fractions_and_truncation_account_for_the_return() -> None:
     assert cells.size
     for r, b in cells:
         frac = frame["topk_energy_fraction"][r, b]
-        assert frame["validity"][r, b] & FLAG_TRUNCATED
+        assert frame["validity"][r, b] & sonar.FLAG_TRUNCATED
         assert frac.sum() + frame["truncation"][r, b] == pytest.approx(1.0, rel=1e-12)
     full = _many_contributors_frame(top_k=16)
     ok = full["sample_count"] > 0
@@ -386,10 +373,10 @@ def test_empty_cells_have_sentinels() -> None:
     frame = _many_contributors_frame(top_k=4)
     empty = frame["sample_count"] == 0
     assert empty.any()
-    assert np.all(frame["validity"][empty] == FLAG_EMPTY)
+    assert np.all(frame["validity"][empty] == sonar.FLAG_EMPTY)
     assert np.all(frame["primary_instance"][empty] == -1)
     assert np.all(np.isnan(frame["primary_range_m"][empty]))
-    assert np.all(frame["primary_basis"][empty] == BASIS_NONE)
+    assert np.all(frame["primary_basis"][empty] == sonar.BASIS_NONE)
 
 
 # ---- speckle and determinism --------------------------------------------------------
