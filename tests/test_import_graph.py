@@ -277,38 +277,23 @@ def test_every_excepted_cycle_still_exists(
     )
 
 
-# The rules of this file's docstring, each on a tiny package written for the test.
-
-
-def _tiny_package(tmp_path: Path, files: dict[str, str]) -> dict[str, Path]:
-    (tmp_path / "pyproject.toml").write_text(
-        '[tool.setuptools]\npackage-dir = { "pkg" = "pkg", "pkg.extra" = "extra" }\n'
-    )
-    for name, text in files.items():
-        path = tmp_path / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text)
-    return package_modules(tmp_path)
-
-
-def test_function_level_and_type_checking_imports_count(tmp_path: Path) -> None:
-    modules = _tiny_package(
-        tmp_path,
+# Each rule: the files of a tiny package, the edges wanted of some of its modules (the
+# graph of the others is not checked) and the circles it must have.
+RULES: dict[str, tuple[dict[str, str], dict[str, set[str]], list[set[str]]]] = {
+    "function-level and TYPE_CHECKING imports count": (
         {
             "pkg/__init__.py": "",
             "pkg/a.py": "def f():\n    from pkg import b\n",
             "pkg/b.py": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    import pkg.a\n",
         },
-    )
-    graph = import_graph(modules)
-    assert graph["pkg.a"] == {"pkg.b"} and graph["pkg.b"] == {"pkg.a"}
-    assert strongly_connected(graph) == [frozenset({"pkg.a", "pkg.b"})]
-    assert one_cycle(graph, {"pkg.a", "pkg.b"}) == ["pkg.a", "pkg.b", "pkg.a"]
-
-
-def test_relative_and_submodule_imports_resolve(tmp_path: Path) -> None:
-    modules = _tiny_package(
-        tmp_path,
+        {"pkg.a": {"pkg.b"}, "pkg.b": {"pkg.a"}},
+        [{"pkg.a", "pkg.b"}],
+    ),
+    # `from ..sub import other` inside pkg.sub: other is a submodule and pkg.sub is
+    # already initialising, so only the submodule is needed; likewise `from .. import
+    # top`. pkg.extra lives in another folder; importing pkg.top from it runs nothing of
+    # pkg's __init__ that is not already running (pkg contains pkg.extra.k).
+    "relative and submodule imports resolve": (
         {
             "pkg/__init__.py": "from pkg.sub import thing\n",
             "pkg/sub/__init__.py": "from .leaf import thing\nfrom . import other\n",
@@ -318,25 +303,18 @@ def test_relative_and_submodule_imports_resolve(tmp_path: Path) -> None:
             "extra/__init__.py": "",
             "extra/k.py": "import pkg.top\n",
         },
-    )
-    graph = import_graph(modules)
-    assert graph["pkg"] == {"pkg.sub"}
-    assert graph["pkg.sub"] == {"pkg.sub.leaf", "pkg.sub.other"}
-    # `from ..sub import other` from inside pkg.sub: other is a submodule, and
-    # pkg.sub is being initialised already, so only the submodule is needed.
-    assert graph["pkg.sub.leaf"] == {"pkg.sub.other"}
-    # `from .. import top`: top is a module; pkg itself contains the importer.
-    assert graph["pkg.sub.other"] == {"pkg.top"}
-    # pkg.extra lives in another folder; importing pkg.top runs nothing of pkg's
-    # __init__ that is not already running (pkg contains pkg.extra.k).
-    assert modules["pkg.extra.k"] == tmp_path / "extra" / "k.py"
-    assert graph["pkg.extra.k"] == {"pkg.top"}
-    assert strongly_connected(graph) == []
-
-
-def test_parent_package_imports_and_names_from_own_package_count(tmp_path: Path) -> None:
-    modules = _tiny_package(
-        tmp_path,
+        {
+            "pkg": {"pkg.sub"},
+            "pkg.sub": {"pkg.sub.leaf", "pkg.sub.other"},
+            "pkg.sub.leaf": {"pkg.sub.other"},
+            "pkg.sub.other": {"pkg.top"},
+            "pkg.extra.k": {"pkg.top"},
+        },
+        [],
+    ),
+    # Importing pkg.c.d runs pkg.c's __init__ first: an edge to it too. A name of the
+    # package's own __init__ needs that __init__: pkg -> pkg.b -> pkg.
+    "parent packages and names from the own package count": (
         {
             "pkg/__init__.py": "from pkg.a import x\nfrom pkg.b import y\n",
             "pkg/a.py": "from pkg.c.d import z\nx = 1\n",
@@ -344,13 +322,30 @@ def test_parent_package_imports_and_names_from_own_package_count(tmp_path: Path)
             "pkg/c/__init__.py": "from pkg.c.d import z\n",
             "pkg/c/d.py": "z = 3\n",
         },
+        {"pkg.a": {"pkg.c", "pkg.c.d"}, "pkg.b": {"pkg"}},
+        [{"pkg", "pkg.b"}],
+    ),
+}
+
+
+@pytest.mark.parametrize("rule", sorted(RULES))
+def test_each_import_rule_on_a_tiny_package(tmp_path: Path, rule: str) -> None:
+    files, edges, circles = RULES[rule]
+    (tmp_path / "pyproject.toml").write_text(
+        '[tool.setuptools]\npackage-dir = { "pkg" = "pkg", "pkg.extra" = "extra" }\n'
     )
+    for name, text in files.items():
+        path = tmp_path / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    modules = package_modules(tmp_path)
+    assert modules["pkg"] == tmp_path / "pkg" / "__init__.py"
     graph = import_graph(modules)
-    # Importing pkg.c.d runs pkg.c's __init__ first: an edge to it too.
-    assert graph["pkg.a"] == {"pkg.c", "pkg.c.d"}
-    # A name of the package's own __init__ needs that __init__: pkg -> pkg.b -> pkg.
-    assert graph["pkg.b"] == {"pkg"}
-    assert strongly_connected(graph) == [frozenset({"pkg", "pkg.b"})]
+    assert {m: graph[m] for m in edges} == edges
+    assert strongly_connected(graph) == [frozenset(c) for c in circles]
+    for circle in circles:
+        path = one_cycle(graph, circle)
+        assert path[0] == path[-1] == min(circle) and set(path) == circle
 
 
 def test_an_excepted_cycle_covers_only_its_modules() -> None:

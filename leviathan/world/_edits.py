@@ -115,11 +115,11 @@ def set_step(state: WorldState, step: int | str | float) -> None:
 def edit(
     state: WorldState,
     *,
-    vehicle: str | None = None,
-    spec: VehicleSpec | None = None,
-    sensors: Sequence[SensorSpec] | None = None,
-    controller: Controller | None = None,
-    environment: Environment | None = None,
+    vehicle: str | None,
+    spec: VehicleSpec | None,
+    sensors: Sequence[SensorSpec] | None,
+    controller: Controller | None,
+    environment: Environment | None,
 ) -> None:
     """Replaces a document, sensors, controller or scene: :meth:`~leviathan.world.World.edit`."""
     if environment is not None and not isinstance(environment, Environment):
