@@ -70,10 +70,24 @@ class World:
     snapshot hash is the one before the call.
     """
 
+    # The one state object; nothing else lives on a World.
+    __slots__ = ("__weakref__", "_state")
     _state: WorldState
+
+    # State a World shows as read-only attributes, as it always has (instance attributes,
+    # not properties of the class): ``root_seed`` (root seed of every keyed effect),
+    # ``tracing`` (the resolved ``(backend, device)`` of every ray trace), ``clock`` (the
+    # committed tick, time [ns] and epochs) and ``environment`` (the current water,
+    # current and scene objects).
+    _STATE_ATTRIBUTES = frozenset({"clock", "environment", "root_seed", "tracing"})
 
     def __init__(self) -> None:
         raise TypeError("World: use World.create(...)")
+
+    def __getattr__(self, name: str) -> Any:
+        if name in World._STATE_ATTRIBUTES:
+            return getattr(self._state, name)
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
     @classmethod
     def create(
@@ -169,26 +183,6 @@ class World:
             restart(self._state)
 
     # ------------------------------------------------------------------ queries
-
-    @property
-    def root_seed(self) -> int:
-        """Root seed of every keyed random effect (an int in ``[0, 2**64)``)."""
-        return self._state.root_seed
-
-    @property
-    def tracing(self) -> tuple[str, str]:
-        """The resolved ``(backend, device)`` every ray trace of this World runs on."""
-        return self._state.tracing
-
-    @property
-    def clock(self) -> Clock:
-        """The World's clock: committed tick, time [ns] and epochs."""
-        return self._state.clock
-
-    @property
-    def environment(self) -> Environment:
-        """The current environment: water, current and scene objects."""
-        return self._state.environment
 
     @property
     def tick(self) -> int:
