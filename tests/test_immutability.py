@@ -698,7 +698,7 @@ def test_snapshot_refuses_off_tick_records_that_are_not_mappings() -> None:
 # the general path, and a refused value is still named by its path.
 
 
-def test_freeze_fast_paths_give_the_same_frozen_values_and_hash() -> None:
+def test_freeze_gives_the_frozen_values_and_hash_of_the_general_path() -> None:
     value = {
         "floats": [1.0, -0.0, 2.5],
         "nested": {"rows": [[1.0, 0.0], [0.0, 1.0]], "flag": True},
