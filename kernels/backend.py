@@ -27,7 +27,13 @@ from functools import lru_cache
 
 import numpy as np
 
-from leviathan.raycast import PreparedInstance, PreparedScene, TraceResult, check_rays, check_t_max
+from leviathan._raycast_stages import (
+    PreparedInstance,
+    PreparedScene,
+    TraceResult,
+    check_rays,
+    check_t_max,
+)
 
 __all__ = [
     "CPU_BATCH_RAYS",

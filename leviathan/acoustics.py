@@ -33,6 +33,8 @@ from typing import Final
 import numpy as np
 import numpy.typing as npt
 
+from leviathan._validation import check_finite
+
 __all__ = [
     "FrancoisGarrisonValidity",
     "MackenzieValidity",
@@ -144,17 +146,6 @@ class MediumSupport:
     reasons: tuple[str, ...]
 
 
-def _require_finite(name: str, value: float) -> float:
-    """Return ``value`` as a float, or raise ValueError naming the argument."""
-    try:
-        as_float = float(value)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} must be a real number, got {value!r}") from None
-    if not math.isfinite(as_float):
-        raise ValueError(f"{name} must be finite, got {as_float!r}")
-    return as_float
-
-
 def medium_support(
     frequency_hz: float,
     *,
@@ -178,11 +169,11 @@ def medium_support(
     Raises:
         ValueError: If any argument is not finite.
     """
-    f = _require_finite("frequency_hz", frequency_hz)
-    t = _require_finite("temperature_c", temperature_c)
-    s = _require_finite("salinity_psu", salinity_psu)
-    d = _require_finite("depth_m", depth_m)
-    p = _require_finite("ph", ph)
+    f = check_finite("frequency_hz", frequency_hz)
+    t = check_finite("temperature_c", temperature_c)
+    s = check_finite("salinity_psu", salinity_psu)
+    d = check_finite("depth_m", depth_m)
+    p = check_finite("ph", ph)
     v = FrancoisGarrisonValidity
     reasons: list[str] = []
     if not v.FREQUENCY_HZ.contains(f):
@@ -314,9 +305,9 @@ def sound_speed_m_per_s(*, temperature_c: float, salinity_psu: float, depth_m: f
     Raises:
         ValueError: If any argument is not finite.
     """
-    t = _require_finite("temperature_c", temperature_c)
-    s = _require_finite("salinity_psu", salinity_psu)
-    d = _require_finite("depth_m", depth_m)
+    t = check_finite("temperature_c", temperature_c)
+    s = check_finite("salinity_psu", salinity_psu)
+    d = check_finite("depth_m", depth_m)
     return (
         1448.96
         + 4.591 * t
@@ -348,7 +339,7 @@ def two_way_absorption_factor(
     Raises:
         ValueError: If ``alpha_db_per_m`` or any range is negative or not finite.
     """
-    alpha = _require_finite("alpha_db_per_m", alpha_db_per_m)
+    alpha = check_finite("alpha_db_per_m", alpha_db_per_m)
     if alpha < 0.0:
         raise ValueError(f"alpha_db_per_m must be >= 0 dB/m, got {alpha!r}")
     r = np.asarray(range_m, dtype=np.float64)

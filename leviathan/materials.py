@@ -24,6 +24,8 @@ from typing import Any, ClassVar, TypeAlias
 import numpy as np
 import numpy.typing as npt
 
+from leviathan._validation import check_non_empty_str
+
 __all__ = [
     "TEST_LAMBERT_BRIGHT",
     "TEST_LAMBERT_DARK",
@@ -92,11 +94,6 @@ class AcousticStatus(enum.IntEnum):
     """The sea-surface interface; its scattering is not modelled."""
 
 
-def _require_nonempty_str(owner: str, name: str, value: object) -> None:
-    if not isinstance(value, str) or not value.strip():
-        raise ValueError(f"{owner}.{name} must be a non-empty string, got {value!r}")
-
-
 @dataclass(frozen=True)
 class MaterialParameter:
     """One acoustic material parameter with its provenance.
@@ -121,7 +118,7 @@ class MaterialParameter:
 
     def __post_init__(self) -> None:
         for attr in ("name", "units", "meaning", "source"):
-            _require_nonempty_str("MaterialParameter", attr, getattr(self, attr))
+            check_non_empty_str(f"MaterialParameter.{attr}", getattr(self, attr))
         if isinstance(self.value, bool) or not isinstance(self.value, int | float):
             raise ValueError(
                 f"MaterialParameter.value for {self.name!r} must be a real number, "
@@ -172,8 +169,8 @@ class LambertMaterial:
     status: ClassVar[AcousticStatus] = AcousticStatus.KNOWN
 
     def __post_init__(self) -> None:
-        _require_nonempty_str("LambertMaterial", "name", self.name)
-        _require_nonempty_str("LambertMaterial", "description", self.description)
+        check_non_empty_str("LambertMaterial.name", self.name)
+        check_non_empty_str("LambertMaterial.description", self.description)
         if not isinstance(self.mu, MaterialParameter):
             raise ValueError(
                 f"LambertMaterial {self.name!r}: mu must be a MaterialParameter, got {self.mu!r}"
@@ -241,9 +238,9 @@ class DeclaredMaterial:
     status: ClassVar[AcousticStatus] = AcousticStatus.UNSUPPORTED
 
     def __post_init__(self) -> None:
-        _require_nonempty_str("DeclaredMaterial", "name", self.name)
-        _require_nonempty_str("DeclaredMaterial", "model", self.model)
-        _require_nonempty_str("DeclaredMaterial", "description", self.description)
+        check_non_empty_str("DeclaredMaterial.name", self.name)
+        check_non_empty_str("DeclaredMaterial.model", self.model)
+        check_non_empty_str("DeclaredMaterial.description", self.description)
         params = tuple(self.parameters)
         for p in params:
             if not isinstance(p, MaterialParameter):

@@ -65,7 +65,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from leviathan._validation import SEED_LIMIT, check_root_seed, is_integer
+from leviathan._validation import SEED_LIMIT, check_non_empty_str, check_root_seed, is_integer
 from leviathan.identity import CONTENT_DOMAIN
 
 __all__ = [
@@ -241,8 +241,8 @@ class RandomEffectRecord:
     distribution: str
 
     def __post_init__(self) -> None:
-        _require_non_empty_str(self.effect, "effect")
-        _require_non_empty_str(self.distribution, "distribution")
+        check_non_empty_str("effect", self.effect)
+        check_non_empty_str("distribution", self.distribution)
         if not isinstance(self.drawn, bool | np.bool_):
             raise TypeError(
                 f"drawn must be a bool, got {self.drawn!r} of type {type(self.drawn).__name__}"
@@ -445,7 +445,7 @@ def _uniform_stream_pair(
 
 def _validate_key_parts(root_seed: Any, sensor_id: Any, sample_index: Any, effect: Any) -> None:
     _validate_binding(root_seed, sensor_id, sample_index)
-    _require_non_empty_str(effect, "effect")
+    check_non_empty_str("effect", effect)
 
 
 def _validate_binding(root_seed: Any, sensor_id: Any, sample_index: Any) -> None:
@@ -459,7 +459,7 @@ def _validate_binding(root_seed: Any, sensor_id: Any, sample_index: Any) -> None
     ):
         return  # the usual case, decided without the abstract-base-class checks below
     check_root_seed("root_seed", root_seed)
-    _require_non_empty_str(sensor_id, "sensor_id")
+    check_non_empty_str("sensor_id", sensor_id)
     if not is_integer(sample_index):
         raise TypeError(
             f"sample_index must be an int, got {sample_index!r} of type "
@@ -488,10 +488,3 @@ def _validate_index(index: ArrayLike) -> NDArray[np.uint64]:
             bad = low if low < 0 else high
             raise ValueError(f"index values must satisfy 0 <= index < 2**63, got {bad}")
     return array.astype(np.uint64)
-
-
-def _require_non_empty_str(value: Any, name: str) -> None:
-    if not isinstance(value, str):
-        raise TypeError(f"{name} must be a str, got {value!r} of type {type(value).__name__}")
-    if not value:
-        raise ValueError(f"{name} must be a non-empty str, got ''")

@@ -8,9 +8,10 @@ Plain numpy, written for clarity, never importing warp:
   per-sample physics (``beam_grid``, ``sample_physics``), run on the host for every
   backend.
 
-The stages both backends share (scene preparation, BVH, trace result, backend
-dispatch) live in :mod:`leviathan.raycast`; the sonar's binning, ground truth
-and frame in :mod:`leviathan.sonar`.
+The stages both backends share (scene preparation, BVH, trace result) and the
+backend dispatch are public in :mod:`leviathan.raycast` (the shared stages are
+defined in :mod:`leviathan._raycast_stages`, which this package imports); the
+sonar's binning, ground truth and frame are in :mod:`leviathan.sonar`.
 """
 
 from leviathan.reference_cpu import sonar, trace

@@ -53,7 +53,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from leviathan.raycast import (
+from leviathan._raycast_stages import (
     PreparedInstance,
     PreparedScene,
     TraceResult,

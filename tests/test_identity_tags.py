@@ -52,6 +52,10 @@ UNTAGGED: dict[str, str] = {
     "hash its spec, controller and state, never the holder",
     "leviathan.world._transactions.Checkpoint": "what a World operation may change, kept "
     "only to roll a failed operation back; never hashed",
+    "leviathan.sonar._fan_geometry.FanRaster": "display geometry of fan pictures (which "
+    "cell each pixel shows); display products are hashed from their pixels, never this",
+    "leviathan.world._state.WorldState": "the World's live state; snapshots hash what it "
+    "holds (specs, states, controllers, clock, environment), never the holder",
     "leviathan.sensors._context.SampleContext": "what a sensor reads at one sample instant; "
     "the products it gives are hashed (with their ids), the context never is",
     "leviathan.controllers._protocol.Controller": "a typing.Protocol, never instantiated; "

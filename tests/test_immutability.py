@@ -691,3 +691,32 @@ def test_snapshot_refuses_a_non_integer_counter(field: str) -> None:
 def test_snapshot_refuses_off_tick_records_that_are_not_mappings() -> None:
     with pytest.raises(TypeError, match=r"off_tick\[0\]: expected a mapping, got list"):
         _snapshot(off_tick=([1, 2],))
+
+
+# --------------------------------------------------------------------------- freeze
+# freeze dispatches exact types first; the frozen values and their hash are those of
+# the general path, and a refused value is still named by its path.
+
+
+def test_freeze_gives_the_frozen_values_and_hash_of_the_general_path() -> None:
+    value = {
+        "floats": [1.0, -0.0, 2.5],
+        "nested": {"rows": [[1.0, 0.0], [0.0, 1.0]], "flag": True},
+        "tuple": (1, "a", None),
+        "ints": {1: "one", 2: "two"},
+        "array": np.arange(3.0),
+    }
+    frozen = freeze(value)
+    assert type(frozen) is FrozenMapping
+    assert frozen["floats"] == (1.0, -0.0, 2.5) and type(frozen["floats"]) is tuple
+    assert frozen["tuple"] is value["tuple"]
+    assert frozen["nested"]["rows"] == ((1.0, 0.0), (0.0, 1.0))
+    assert type(frozen["ints"]) is FrozenMapping and dict(frozen["ints"]) == value["ints"]
+    assert not frozen["array"].flags.writeable
+    del value["ints"]  # content identity needs str keys: compare the rest
+    assert content_hash(freeze(value)) == content_hash(value)
+
+
+def test_freeze_names_the_path_of_a_refused_value() -> None:
+    with pytest.raises(TypeError, match=r"^\$\['a'\]\[1\]\['b'\]: cannot freeze"):
+        freeze({"a": [1.0, {"b": object()}]})

@@ -2,22 +2,29 @@
 
 from __future__ import annotations
 
-import hashlib
 import math
 from collections.abc import Callable
 
 import numpy as np
 import pytest
+from reference_impls import (
+    reference_derive_key,
+    reference_draws,
+    reference_philox4x32_10,
+    reference_uniform,
+)
 
-from leviathan.identity import canonical_encode, content_hash
+from leviathan.identity import content_hash
 from leviathan.random import (
-    ALGORITHM,
+    _SMALL_DRAW,
     KeyedRandom,
     RandomEffectRecord,
     _derive_key,
     _philox4x32_10,
+    _small_uniforms,
     _uniform_from_words,
     _uniform_stream,
+    _uniform_stream_pair,
     _validate_index,
     exponential,
     normal,
@@ -52,31 +59,6 @@ def _normal_cdf(x: np.ndarray) -> np.ndarray:
     return 0.5 * (1.0 + _erf(x / math.sqrt(2.0)))
 
 
-# --- A plain-Python reference written from the module docstring --------------------
-
-
-def _reference_philox(counter: tuple[int, int, int, int], key: tuple[int, int]) -> list[int]:
-    c = list(counter)
-    k0, k1 = key
-    for round_index in range(10):
-        if round_index:
-            k0 = (k0 + 0x9E3779B9) & 0xFFFFFFFF
-            k1 = (k1 + 0xBB67AE85) & 0xFFFFFFFF
-        p0 = 0xD2511F53 * c[0]
-        p1 = 0xCD9E8D57 * c[2]
-        c = [(p1 >> 32) ^ c[1] ^ k0, p1 & 0xFFFFFFFF, (p0 >> 32) ^ c[3] ^ k1, p0 & 0xFFFFFFFF]
-    return c
-
-
-def _reference_uniform(seed: int, sensor: str, sample: int, effect: str, i: int) -> float:
-    encoded = canonical_encode(("leviathan.random.v1", seed, sensor, sample, effect))
-    digest = hashlib.sha256(encoded).digest()
-    key = (int.from_bytes(digest[0:4], "little"), int.from_bytes(digest[4:8], "little"))
-    x0, x1, _, _ = _reference_philox((i & 0xFFFFFFFF, i >> 32, 0, 0), key)
-    x = x0 | (x1 << 32)
-    return ((x >> 12) + 0.5) * 2.0**-52
-
-
 # --- Philox known answers (Random123 kat_vectors) ----------------------------------
 
 
@@ -107,14 +89,12 @@ def test_philox_matches_random123_known_answers(
 def test_uniform_matches_plain_python_reference() -> None:
     index = np.array([0, 1, 2**32 - 1, 2**32, 2**40 + 7, 2**63 - 1], dtype=np.int64)
     got = uniform(*KEY, index)
-    expected = np.array([_reference_uniform(*KEY, int(i)) for i in index])
+    expected = np.array([reference_uniform(*KEY, int(i)) for i in index])
     np.testing.assert_array_equal(got, expected)
 
 
 def test_key_derivation_follows_spec() -> None:
-    digest = hashlib.sha256(canonical_encode((ALGORITHM, *KEY))).digest()
-    expected = (int.from_bytes(digest[:4], "little"), int.from_bytes(digest[4:8], "little"))
-    assert _derive_key(*KEY) == expected
+    assert _derive_key(*KEY) == reference_derive_key(*KEY)
 
 
 # --- Range ---------------------------------------------------------------------------
@@ -272,7 +252,7 @@ def test_keyed_random_matches_functions(method: str, draw: Draw) -> None:
 
 
 def test_keyed_random_validates_at_construction() -> None:
-    with pytest.raises(ValueError, match=r"sensor_id must be a non-empty str"):
+    with pytest.raises(ValueError, match=r"sensor_id: expected a non-empty str"):
         KeyedRandom(root_seed=1, sensor_id="", sample_index=0)
 
 
@@ -286,11 +266,11 @@ def test_keyed_random_validates_at_construction() -> None:
         ((2**64, "s", 0, "e", [0]), ValueError, r"got 18446744073709551616"),
         ((1.0, "s", 0, "e", [0]), TypeError, r"root_seed must be an int, got 1.0 of type float"),
         ((True, "s", 0, "e", [0]), TypeError, r"root_seed must be an int, got True"),
-        ((1, "", 0, "e", [0]), ValueError, r"sensor_id must be a non-empty str"),
-        ((1, 7, 0, "e", [0]), TypeError, r"sensor_id must be a str, got 7 of type int"),
+        ((1, "", 0, "e", [0]), ValueError, r"sensor_id: expected a non-empty str"),
+        ((1, 7, 0, "e", [0]), TypeError, r"sensor_id: expected a non-empty str, got 7 of type int"),
         ((1, "s", -2, "e", [0]), ValueError, r"sample_index must be >= 0, got -2"),
         ((1, "s", "0", "e", [0]), TypeError, r"sample_index must be an int, got '0'"),
-        ((1, "s", 0, "", [0]), ValueError, r"effect must be a non-empty str"),
+        ((1, "s", 0, "", [0]), ValueError, r"effect: expected a non-empty str"),
         ((1, "s", 0, "e", [0.5]), TypeError, r"index must have an integer dtype, got dtype '<f8'"),
         (
             (1, "s", 0, "e", [True]),
@@ -348,3 +328,112 @@ def test_record_content_omits_seed_and_algorithm_when_not_drawn() -> None:
         "root_seed": None,
         "algorithm": None,
     }
+
+
+# --- Fast paths ---------------------------------------------------------------------
+# Small draws run on Python ints with every counter in one integer (_small_uniforms),
+# Philox keys come from a cached SHA-256 prefix (_key_words), and a normal draw runs
+# both streams in one Philox pass. Each is compared with the plain computations of
+# tests/reference_impls.py over many keys and indices; those are pinned to the spec and
+# the Random123 known answers above.
+
+
+def _many_keys(count: int) -> list[tuple[int, str, int, str]]:
+    rng = np.random.default_rng(20261201)
+    names = ["survey/imu", "a/b", "rov/dvl", "ü/sensör", "x" * 300]
+    return [
+        (
+            int(rng.integers(0, 2**63)) * int(rng.integers(1, 3)),
+            names[i % len(names)],
+            int(rng.integers(0, 2**62)) if i % 3 else i,
+            ["imu_accel", "imu_gyro", "speckle", "e"][i % 4],
+        )
+        for i in range(count)
+    ]
+
+
+def _indices(rng: np.random.Generator, size: int) -> np.ndarray:
+    high = 2**63 if rng.random() < 0.5 else 2**34
+    return rng.integers(0, high, size=size, dtype=np.int64)
+
+
+def test_key_words_equal_the_reference_over_many_keys() -> None:
+    for key in _many_keys(300):
+        assert _derive_key(*key) == reference_derive_key(*key)
+
+
+def test_key_words_accept_numpy_integers_like_python_ints() -> None:
+    seed, sensor, n, effect = _many_keys(1)[0]
+    assert _derive_key(np.uint64(seed), sensor, np.int64(n), effect) == reference_derive_key(
+        seed, sensor, n, effect
+    )
+
+
+def test_in_place_philox_equals_the_reference_on_random_counters() -> None:
+    rng = np.random.default_rng(3)
+    counters = rng.integers(0, 2**32, size=(4, 257), dtype=np.uint64)
+    key = (int(rng.integers(0, 2**32)), int(rng.integers(0, 2**32)))
+    words = _philox4x32_10(tuple(counters), key)
+    assert all(w.dtype == np.uint64 and w.shape == (257,) for w in words)
+    for j in range(257):
+        expected = reference_philox4x32_10(tuple(int(c[j]) for c in counters), key)
+        assert tuple(int(w[j]) for w in words) == expected
+
+
+def test_philox_broadcasts_counter_words_of_different_shapes() -> None:
+    index = np.arange(5, dtype=np.uint64)
+    words = _philox4x32_10((index, np.zeros(1, np.uint64), np.uint64(1), 0), (7, 9))
+    for j in range(5):
+        assert tuple(int(w[j]) for w in words) == reference_philox4x32_10((j, 0, 1, 0), (7, 9))
+
+
+@pytest.mark.parametrize("pair", [False, True])
+def test_small_uniforms_equal_the_numpy_stream_over_many_keys(pair: bool) -> None:
+    rng = np.random.default_rng(11)
+    for key in _many_keys(120):
+        words = _derive_key(*key)
+        index = _validate_index(_indices(rng, int(rng.integers(0, 2 * _SMALL_DRAW))))
+        got = _small_uniforms(words, index, pair=pair)
+        first = _uniform_stream(words, index, 0).tolist()
+        assert [u for u, _ in got] == first
+        if pair:
+            assert [u for _, u in got] == _uniform_stream(words, index, 1).tolist()
+        else:
+            assert all(v == 0.0 for _, v in got)
+
+
+def test_paired_numpy_streams_equal_two_single_stream_passes() -> None:
+    rng = np.random.default_rng(5)
+    words = _derive_key(*_many_keys(1)[0])
+    index = _validate_index(_indices(rng, 1000).reshape(10, 100))
+    u0, u1 = _uniform_stream_pair(words, index)
+    assert u0.shape == u1.shape == (10, 100)
+    np.testing.assert_array_equal(u0, _uniform_stream(words, index, 0))
+    np.testing.assert_array_equal(u1, _uniform_stream(words, index, 1))
+
+
+@pytest.mark.parametrize("size", [0, 1, 3, _SMALL_DRAW - 1, _SMALL_DRAW, 100])
+def test_public_draws_equal_the_reference_draws(size: int) -> None:
+    rng = np.random.default_rng(size)
+    for key in _many_keys(40):
+        index = _indices(rng, size)
+        plain = reference_draws(key, index)
+        for name, draw in (("uniform", uniform), ("exponential", exponential), ("normal", normal)):
+            got = draw(*key, index)
+            assert got.dtype == np.float64 and got.shape == index.shape
+            np.testing.assert_array_equal(got, plain[name])
+
+
+@pytest.mark.parametrize("index", [np.int64(5), np.arange(12, dtype=np.uint32).reshape(3, 4)])
+def test_small_draws_keep_the_index_shape(index: np.ndarray) -> None:
+    key = _many_keys(1)[0]
+    plain = reference_draws(key, np.asarray(index))
+    for name, draw in (("uniform", uniform), ("exponential", exponential), ("normal", normal)):
+        got = draw(*key, index)
+        assert type(got) is np.ndarray and got.shape == np.shape(index)
+        np.testing.assert_array_equal(got, plain[name])
+
+
+def test_small_index_range_is_still_checked() -> None:
+    with pytest.raises(ValueError, match="0 <= index < 2\\*\\*63"):
+        uniform(*_many_keys(1)[0], np.array([1, -1]))

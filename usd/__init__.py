@@ -51,7 +51,8 @@ from leviathan.usd._conventions import (
     transform_from_usd_matrix,
     usd_matrix,
 )
-from leviathan.usd._stage import STAGE_SUFFIXES, VehicleTrack, check_stage_path, export_stage
+from leviathan.usd._stage import STAGE_SUFFIXES, check_stage_path, export_stage
+from leviathan.usd._track import VehicleTrack
 
 __all__ = [
     "CAMERA_PIXEL_PITCH_LENS_UNITS",

@@ -27,7 +27,7 @@ from leviathan.usd._conventions import (
 )
 
 if TYPE_CHECKING:
-    from leviathan.usd._stage import VehicleTrack
+    from leviathan.usd._track import VehicleTrack
 
 _ROOT = "/World"
 _NED = "/World/NED"

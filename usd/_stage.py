@@ -34,7 +34,6 @@ import errno
 import itertools
 import os
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -60,29 +59,10 @@ from leviathan.usd._conventions import (
     tick_time_ns,
     time_code_nanoseconds,
 )
+from leviathan.usd._track import VehicleTrack
 
 STAGE_SUFFIXES = (".usda", ".usdc")
 """Accepted file extensions: text (``.usda``) or binary crate (``.usdc``)."""
-
-
-@dataclass(frozen=True)
-class VehicleTrack:
-    """One vehicle's committed poses, as exported.
-
-    Attributes:
-        name: Vehicle name in the World, e.g. ``"reference_survey_vehicle"``.
-        spec: The vehicle's specification (mass properties, thrusters, sensors).
-        times_ns: Committed tick times [ns], strictly increasing; they must be
-            the times of the ``ticks`` passed to :func:`export_stage`.
-        poses: ``T_world_body`` at each of those ticks (world NED, body FRD).
-    """
-
-    __content_type__ = "leviathan.usd.stage.VehicleTrack"
-
-    name: str
-    spec: VehicleSpec
-    times_ns: Sequence[int]
-    poses: Sequence[Transform]
 
 
 # --------------------------------------------------------------------------- validation

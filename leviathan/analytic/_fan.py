@@ -1,12 +1,10 @@
-"""Analytic sonar pictures: the fan (polar to Cartesian) and the B-scan as arrays and PNGs.
+"""Analytic sonar pictures: the fan (polar to Cartesian) and the B-scan as PNGs.
 
 Not canonical and outside every hash: these are for looking at an analytic image.
-The fan raster puts the sensor at the middle of the bottom edge, boresight up and
-starboard to the right; one pixel spans ``range_max_m / height`` metres both ways.
-A pixel centre ``(x, y)`` [m] shows the cell at range bin ``range_bin(sqrt(x^2 +
-y^2))`` (:func:`leviathan.sonar.range_bin`, the sonar's own assignment) and the
-nearest bearing to ``atan2(x, y)``, when that lies within the bearing grid widened by
-half a spacing; elsewhere it is NaN.
+The fan is the image's fan raster (:attr:`SonarImage.fan_level_db`), drawn on the one
+fan geometry of every fan picture (:func:`leviathan.sonar.display.fan_raster`): the
+sensor at the middle of the bottom edge, boresight up and starboard to the right,
+one pixel ``range_max_m / height`` metres both ways.
 
 PNGs are drawn with matplotlib's Agg backend: levels in dB re 1 on a colour scale
 from ``ceiling - dynamic_range`` to ``ceiling`` (the ceiling is the report's
@@ -25,69 +23,13 @@ from typing import TYPE_CHECKING, Literal
 import numpy as np
 
 from leviathan._files import write_atomically
-from leviathan.sonar import range_bin
 
 if TYPE_CHECKING:
     from leviathan.analytic._sonar_image import SonarImage
 
-__all__ = ["fan_grid", "sonar_image_png"]
+__all__ = ["sonar_image_png"]
 
 _MISSING = "#ff00ff"
-
-
-def fan_grid(
-    level_db: np.ndarray,
-    *,
-    bearing_rad: np.ndarray,
-    azimuth_fov_rad: float,
-    range_min_m: float,
-    range_max_m: float,
-    width_px: int = 512,
-) -> tuple[np.ndarray, np.ndarray, tuple[float, float, float, float]]:
-    """Resample a ``[range_bin, bearing]`` image onto a Cartesian fan raster.
-
-    Args:
-        level_db: Cell values, float64 [range_bin, bearing].
-        bearing_rad: Ascending bearings [rad], float64 [bearing].
-        azimuth_fov_rad: Field of view [rad] (gives the spacing of a single bearing).
-        range_min_m: Window start [m].
-        range_max_m: Window end [m].
-        width_px: Raster width [px], 16 to 4096.
-
-    Returns:
-        ``(fan, inside, extent)``: float64 [height, width_px] (row 0 at far range, NaN
-        outside the fan and in cells without a value), bool [height, width_px] (the
-        pixel lies in the fan) and ``(x_min, x_max, y_min, y_max)`` [m] of the raster's
-        outer edges.
-    """
-    if isinstance(width_px, bool) or not isinstance(width_px, int) or not 16 <= width_px <= 4096:
-        raise ValueError(f"fan_width_px: expected an int from 16 to 4096 px, got {width_px!r}")
-    n_bins, n_bearings = level_db.shape
-    if bearing_rad.shape != (n_bearings,):
-        raise ValueError(f"bearing_rad: expected shape ({n_bearings},), got {bearing_rad.shape}")
-    spacing = azimuth_fov_rad if n_bearings == 1 else azimuth_fov_rad / (n_bearings - 1)
-    lo = float(bearing_rad[0]) - 0.5 * spacing
-    hi = float(bearing_rad[-1]) + 0.5 * spacing
-    half = min(max(-lo, hi), 0.5 * math.pi)
-    height = max(1, min(width_px, math.floor(width_px / (2.0 * math.sin(half)))))
-    scale = range_max_m / height
-    x = (np.arange(width_px, dtype=np.float64) + 0.5 - 0.5 * width_px) * scale
-    y = (np.arange(height, 0, -1, dtype=np.float64) - 0.5) * scale
-    xx, yy = np.meshgrid(x, y)
-    rbin = range_bin(
-        np.sqrt(xx * xx + yy * yy),
-        range_min_m=range_min_m,
-        range_max_m=range_max_m,
-        range_bin_count=n_bins,
-    )
-    bearing = np.arctan2(xx, yy)
-    inside = (rbin >= 0) & (bearing >= lo) & (bearing <= hi)
-    mid = 0.5 * (bearing_rad[:-1] + bearing_rad[1:])
-    bidx = np.searchsorted(mid, bearing, side="left")
-    fan = np.full((height, width_px), np.nan, dtype=np.float64)
-    fan[inside] = level_db[rbin[inside], bidx[inside]]
-    extent = (-0.5 * width_px * scale, 0.5 * width_px * scale, 0.0, height * scale)
-    return fan, inside, extent
 
 
 def sonar_image_png(

@@ -47,13 +47,14 @@ from typing import Any
 import numpy as np
 
 from leviathan._frozen import frozen_array
-from leviathan.analytic._fan import fan_grid
+from leviathan._validation import check_integer
 from leviathan.analytic._generators import GeneratorRecord, sensor_generator
 from leviathan.analytic._sonar_report import SonarImageReport, build_report
 from leviathan.frames import Transform, euler_from_rotation, sensor_pose
 from leviathan.scene import Scene
 from leviathan.sensors import SonarNoiseModel, apply_sonar_noise
 from leviathan.sonar import SonarFrame, render
+from leviathan.sonar.display import fan_raster
 from leviathan.specs import MAX_SONAR_RAY_COUNT, ImagingSonarSpec, WaterSpec
 from leviathan.world import scenes_seen
 
@@ -276,7 +277,7 @@ def sonar_image(
     water = WaterSpec() if water is None else water
     if noise is not None and not isinstance(noise, SonarNoiseModel):
         raise TypeError(f"noise: expected a SonarNoiseModel or None, got {type(noise).__name__}")
-    cap = _check_cap(max_ray_count)
+    cap = check_integer("max_ray_count", max_ray_count, low=1, high=MAX_SONAR_RAY_COUNT)
     if saturation_ceiling_db is not None and not (
         isinstance(saturation_ceiling_db, int | float) and -400.0 <= saturation_ceiling_db <= 400.0
     ):
@@ -341,13 +342,13 @@ def sonar_image(
         level_db = 10.0 * np.log10(intensity)
     edges = np.asarray(frame.metadata["range_bin_edges_m"], dtype=np.float64)
     bearing = np.asarray(frame.metadata["bearing_rad"], dtype=np.float64)
-    fan, inside, extent = fan_grid(
-        level_db,
-        bearing_rad=bearing,
+    fan = fan_raster(
+        bearing,
         azimuth_fov_rad=math.radians(spec.azimuth_fov_deg),
         range_min_m=spec.range_min_m,
         range_max_m=spec.range_max_m,
-        width_px=fan_width_px,
+        range_bin_count=level_db.shape[0],
+        width_px=check_integer("fan_width_px", fan_width_px, low=16, high=4096),
     )
     report = build_report(
         spec=dense,
@@ -373,9 +374,9 @@ def sonar_image(
         sample_count=frozen_array(np.asarray(frame.channels["sample_count"])),
         bearing_rad=frozen_array(bearing),
         range_bin_edges_m=frozen_array(edges),
-        fan_level_db=frozen_array(fan),
-        fan_inside=frozen_array(inside),
-        fan_extent_m=extent,
+        fan_level_db=frozen_array(fan.cells(level_db, np.nan)),
+        fan_inside=frozen_array(fan.inside),
+        fan_extent_m=fan.extent_m,
         report=report,
         frame=frame,
         generator=record,
@@ -396,16 +397,6 @@ def _body_pose(position_ned_m: Any, rpy_deg: Any) -> Transform:
         )
     r, q, y = (math.radians(float(v)) for v in a)
     return Transform.from_euler(r, q, y, translation=tuple(float(v) for v in p))
-
-
-def _check_cap(max_ray_count: Any) -> int:
-    if isinstance(max_ray_count, bool) or not isinstance(max_ray_count, int):
-        raise TypeError(f"max_ray_count: expected an int, got {type(max_ray_count).__name__}")
-    if not 1 <= max_ray_count <= MAX_SONAR_RAY_COUNT:
-        raise ValueError(
-            f"max_ray_count: expected 1 to {MAX_SONAR_RAY_COUNT:,} rays, got {max_ray_count:,}"
-        )
-    return max_ray_count
 
 
 def _with(spec: ImagingSonarSpec, *, elevation_sample_count: int) -> ImagingSonarSpec:

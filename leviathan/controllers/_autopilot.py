@@ -8,8 +8,8 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from leviathan._validation import check_finite, check_keys
 from leviathan.controllers._allocation import _allocate
-from leviathan.controllers._checks import _non_negative, _real, _require_keys
 from leviathan.controllers._protocol import _ControllerBase
 from leviathan.dynamics import RigidBodyModel, VehicleState, rotation_rows_from_quaternion
 
@@ -116,17 +116,20 @@ class Autopilot(_ControllerBase):
             "level_damping_ratio": (level_damping_ratio, "-"),
         }
         config = {
-            "speed_m_per_s": _real("speed_m_per_s", speed_m_per_s, "m/s"),
-            "depth_m": _real("depth_m", depth_m, "m"),
-            "heading_rad": _real("heading_rad", heading_rad, "rad"),
+            "speed_m_per_s": check_finite("speed_m_per_s", speed_m_per_s, unit="m/s"),
+            "depth_m": check_finite("depth_m", depth_m, unit="m"),
+            "heading_rad": check_finite("heading_rad", heading_rad, unit="rad"),
         }
         for name, (value, unit) in positive.items():
-            config[name] = _real(name, value, unit, minimum=0.0)
-        config["level_natural_frequency_rad_s"] = _non_negative(
-            "level_natural_frequency_rad_s", level_natural_frequency_rad_s, "rad/s"
+            config[name] = check_finite(name, value, unit=unit, above=0.0)
+        config["level_natural_frequency_rad_s"] = check_finite(
+            "level_natural_frequency_rad_s",
+            level_natural_frequency_rad_s,
+            unit="rad/s",
+            at_least=0.0,
         )
-        config["integral_limit_fraction"] = _non_negative(
-            "integral_limit_fraction", integral_limit_fraction, "-"
+        config["integral_limit_fraction"] = check_finite(
+            "integral_limit_fraction", integral_limit_fraction, unit="-", at_least=0.0
         )
         self._config = dict(sorted(config.items()))
         self._gain_cache: dict[int, tuple[RigidBodyModel, _Gains]] = {}
@@ -161,7 +164,7 @@ class Autopilot(_ControllerBase):
         Raises:
             ValueError: If ``controller_state`` does not have the keys of :meth:`initial_state`.
         """
-        _require_keys("controller_state", controller_state, self._STATE_KEYS)
+        check_keys("controller_state", controller_state, self._STATE_KEYS)
         config = self._config
         return self._track(
             model,

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from leviathan.controllers._checks import _float_array
+from leviathan._validation import float_array
 from leviathan.controllers._protocol import _ControllerBase
 from leviathan.dynamics import RigidBodyModel, VehicleState
 
@@ -24,8 +24,8 @@ class DirectThrust(_ControllerBase):
     kind = "direct_thrust"
 
     def __init__(self, commands_n: Sequence[float]) -> None:
-        array = _float_array("commands_n", commands_n, "a sequence of real numbers [N]")
-        if array.ndim != 1 or not np.all(np.isfinite(array)):
+        array = float_array("commands_n", commands_n, "a sequence of real numbers [N]")
+        if array.ndim != 1:
             raise ValueError(
                 f"commands_n must be a flat sequence of finite forces [N], got {commands_n!r}"
             )

@@ -8,22 +8,19 @@ from typing import Any
 
 import numpy as np
 
-from leviathan._validation import is_integer
+from leviathan._validation import check_finite, check_keys, float_array, is_integer
 from leviathan.controllers._autopilot import Autopilot
-from leviathan.controllers._checks import _float_array, _real, _require_keys
 from leviathan.controllers._protocol import _ControllerBase
 from leviathan.dynamics import RigidBodyModel, VehicleState
 
 
 def _waypoint_array(waypoints_ned: Any) -> tuple[tuple[float, float, float], ...]:
-    array = _float_array("waypoints_ned", waypoints_ned, "a sequence of (north, east, depth) [m]")
+    array = float_array("waypoints_ned", waypoints_ned, "a sequence of (north, east, depth) [m]")
     if array.ndim != 2 or array.shape[1] != 3 or array.shape[0] == 0:
         raise ValueError(
             "waypoints_ned must be a non-empty sequence of (north, east, depth) [m], "
             f"shape (k, 3), got shape {array.shape}"
         )
-    if not np.all(np.isfinite(array)):
-        raise ValueError(f"waypoints_ned must be finite, got {array.tolist()!r}")
     return tuple(tuple(row) for row in array.tolist())
 
 
@@ -67,9 +64,9 @@ class WaypointFollower(_ControllerBase):
         **autopilot_options: float,
     ) -> None:
         self._waypoints = _waypoint_array(waypoints_ned)
-        self._speed = _real("speed_m_per_s", speed_m_per_s, "m/s")
-        self._radius = _real("acceptance_radius_m", acceptance_radius_m, "m", minimum=0.0)
-        self._lookahead = _real("lookahead_m", lookahead_m, "m", minimum=0.0)
+        self._speed = check_finite("speed_m_per_s", speed_m_per_s, unit="m/s")
+        self._radius = check_finite("acceptance_radius_m", acceptance_radius_m, unit="m", above=0.0)
+        self._lookahead = check_finite("lookahead_m", lookahead_m, unit="m", above=0.0)
         first = self._waypoints[0]
         self._autopilot = Autopilot(
             speed_m_per_s=self._speed, depth_m=first[2], heading_rad=0.0, **autopilot_options
@@ -128,12 +125,12 @@ class WaypointFollower(_ControllerBase):
         self, model: RigidBodyModel, state: VehicleState, controller_state: dict, dt_s: float
     ) -> tuple[np.ndarray, dict]:
         """Thruster commands [N], shape (n,), and the new follower state."""
-        _require_keys(
+        check_keys(
             "controller_state",
             controller_state,
             ("autopilot", "hold_heading_rad", "waypoint_index"),
         )
-        _require_keys(
+        check_keys(
             "controller_state['autopilot']", controller_state["autopilot"], Autopilot._STATE_KEYS
         )
         index = controller_state["waypoint_index"]
@@ -204,12 +201,12 @@ def lawnmower(
     """
     if len(origin_ne) != 2:
         raise ValueError(f"origin_ne must be (north, east) [m], got {origin_ne!r}")
-    north0 = _real("origin_ne[0]", origin_ne[0], "m")
-    east0 = _real("origin_ne[1]", origin_ne[1], "m")
-    heading = _real("heading_rad", heading_rad, "rad")
-    length = _real("leg_length_m", leg_length_m, "m", minimum=0.0)
-    spacing = _real("leg_spacing_m", leg_spacing_m, "m", minimum=0.0)
-    depth = _real("depth_m", depth_m, "m")
+    north0 = check_finite("origin_ne[0]", origin_ne[0], unit="m")
+    east0 = check_finite("origin_ne[1]", origin_ne[1], unit="m")
+    heading = check_finite("heading_rad", heading_rad, unit="rad")
+    length = check_finite("leg_length_m", leg_length_m, unit="m", above=0.0)
+    spacing = check_finite("leg_spacing_m", leg_spacing_m, unit="m", above=0.0)
+    depth = check_finite("depth_m", depth_m, unit="m")
     if not is_integer(legs) or legs < 1:
         raise ValueError(f"legs must be an int >= 1, got {legs!r}")
     forward = (math.cos(heading), math.sin(heading))

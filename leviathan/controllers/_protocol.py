@@ -11,7 +11,7 @@ from typing import Protocol, runtime_checkable
 
 import numpy as np
 
-from leviathan.controllers._checks import _dt_seconds
+from leviathan._validation import tick_seconds
 from leviathan.dynamics import RigidBodyModel, VehicleState
 
 
@@ -65,7 +65,7 @@ class _ControllerBase:
             ValueError: If ``dt_ns`` is not positive, or the controller refuses
                 ``controller_state`` or the vehicle (see its ``_command``).
         """
-        return self._command(model, state, controller_state, _dt_seconds(time_ns, dt_ns))
+        return self._command(model, state, controller_state, tick_seconds(time_ns, dt_ns))
 
     def _command(
         self, model: RigidBodyModel, state: VehicleState, controller_state: dict, dt_s: float

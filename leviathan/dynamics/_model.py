@@ -7,15 +7,13 @@ see :mod:`leviathan.dynamics` for the equations they come from.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
-from typing import Any
 
 import numpy as np
 
 from leviathan._frozen import frozen_array
 from leviathan._rational import exact_pseudo_inverse
-from leviathan._validation import is_real
+from leviathan._validation import check_positive
 from leviathan.dynamics._rotation import rotation_rows_from_quaternion
 from leviathan.dynamics._state import VehicleState
 from leviathan.specs import VehicleSpec
@@ -44,17 +42,8 @@ def neutral_buoyancy_volume(spec: VehicleSpec, *, water_density_kg_m3: float = 1
     Returns:
         The volume [m³]. ``ρ g ∇`` equals ``m g`` to within a few ulps.
     """
-    density = _positive_float("water_density_kg_m3", water_density_kg_m3, "kg/m³")
+    density = check_positive("water_density_kg_m3", water_density_kg_m3, unit="kg/m³")
     return spec.mass.mass_kg / density
-
-
-def _positive_float(name: str, value: Any, unit: str) -> float:
-    if not is_real(value):
-        raise TypeError(f"{name} must be a real number [{unit}], got {value!r}")
-    result = float(value)
-    if not (math.isfinite(result) and result > 0.0):
-        raise ValueError(f"{name} must be finite and > 0 [{unit}], got {value!r}")
-    return result
 
 
 class RigidBodyModel:
@@ -114,8 +103,8 @@ class RigidBodyModel:
         """
         if not isinstance(spec, VehicleSpec):
             raise TypeError(f"spec must be a VehicleSpec, got {type(spec).__name__}")
-        rho = _positive_float("water_density_kg_m3", water_density_kg_m3, "kg/m³")
-        g = _positive_float("gravity_m_s2", gravity_m_s2, "m/s²")
+        rho = check_positive("water_density_kg_m3", water_density_kg_m3, unit="kg/m³")
+        g = check_positive("gravity_m_s2", gravity_m_s2, unit="m/s²")
         mass = spec.mass
         model = object.__new__(cls)
         model.name = spec.name

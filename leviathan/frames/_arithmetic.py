@@ -7,13 +7,12 @@ R_i1 v_1) + R_i2 v_2) + t_i``, separate IEEE multiplies and adds); nothing here 
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import numpy as np
 
 from leviathan._frozen import frozen_array
-from leviathan._validation import is_real
+from leviathan._validation import float_array
 
 # Largest accepted max |R^T R - I| for a rotation matrix.
 _ORTHONORMAL_TOLERANCE = 1e-9
@@ -26,40 +25,9 @@ _GIMBAL_LOCK_TOLERANCE = 1e-9
 # --------------------------------------------------------------------------- validation
 
 
-def _finite_scalar(name: str, value: Any) -> float:
-    """Return ``value`` as a float, or raise naming ``name``."""
-    if not is_real(value):
-        raise TypeError(
-            f"{name} must be a real number [rad or m], got {value!r} of type {type(value).__name__}"
-        )
-    result = float(value)
-    if not math.isfinite(result):
-        raise ValueError(f"{name} must be finite, got {value!r}")
-    return result
-
-
-def _float_array(name: str, value: Any, expected: str) -> np.ndarray:
-    """Convert ``value`` to a float64 array, refusing non-numeric and non-finite input."""
-    try:
-        raw = np.asarray(value)
-    except (TypeError, ValueError) as error:  # ragged nested lists
-        raise ValueError(
-            f"{name} must be an array of real numbers with shape {expected}, got {value!r}"
-        ) from error
-    if raw.dtype.kind not in "iuf":
-        raise ValueError(
-            f"{name} must hold real numbers (int or float) with shape {expected}, "
-            f"got dtype {raw.dtype} from {value!r}"
-        )
-    array = raw.astype(np.float64, copy=True)
-    if not np.all(np.isfinite(array)):
-        raise ValueError(f"{name} must be finite, got {array.tolist()!r}")
-    return array
-
-
 def _validated_rotation(name: str, value: Any) -> np.ndarray:
     """Return a float64 (3, 3) copy of ``value`` after checking it is a proper rotation."""
-    rotation = _float_array(name, value, "(3, 3)")
+    rotation = float_array(name, value, "(3, 3)")
     if rotation.shape != (3, 3):
         raise ValueError(f"{name} must have shape (3, 3), got shape {rotation.shape}")
     gram = _compose_rotations(rotation.T, rotation)
@@ -81,14 +49,14 @@ def _validated_rotation(name: str, value: Any) -> np.ndarray:
 
 
 def _validated_translation(name: str, value: Any) -> np.ndarray:
-    translation = _float_array(name, value, "(3,)")
+    translation = float_array(name, value, "(3,)")
     if translation.shape != (3,):
         raise ValueError(f"{name} must have shape (3,) [m], got shape {translation.shape}")
     return translation
 
 
 def _validated_vectors(name: str, value: Any) -> np.ndarray:
-    vectors = _float_array(name, value, "(3,) or (N, 3)")
+    vectors = float_array(name, value, "(3,) or (N, 3)")
     if not (vectors.ndim in (1, 2) and vectors.shape[-1] == 3):
         raise ValueError(f"{name} must have shape (3,) or (N, 3), got shape {vectors.shape}")
     return vectors

@@ -7,10 +7,9 @@ from typing import Any
 
 import numpy as np
 
+from leviathan._validation import check_finite, float_array
 from leviathan.frames._arithmetic import (
     _GIMBAL_LOCK_TOLERANCE,
-    _finite_scalar,
-    _float_array,
     _validated_rotation,
 )
 
@@ -24,7 +23,7 @@ def wrap_angle(angle: float) -> float:
     Returns:
         The equivalent angle in (-π, π] [rad]; ``-π`` maps to ``π``.
     """
-    value = _finite_scalar("angle", angle)
+    value = check_finite("angle", angle)
     # math.remainder is exact (no rounding) and lands in [-π, π].
     wrapped = math.remainder(value, 2.0 * math.pi)
     if wrapped <= -math.pi:
@@ -46,9 +45,9 @@ def rotation_from_euler(roll: float, pitch: float, yaw: float) -> np.ndarray:
     Returns:
         Rotation matrix, float64, shape (3, 3).
     """
-    phi = _finite_scalar("roll", roll)
-    theta = _finite_scalar("pitch", pitch)
-    psi = _finite_scalar("yaw", yaw)
+    phi = check_finite("roll", roll)
+    theta = check_finite("pitch", pitch)
+    psi = check_finite("yaw", yaw)
     c_phi, s_phi = math.cos(phi), math.sin(phi)
     c_theta, s_theta = math.cos(theta), math.sin(theta)
     c_psi, s_psi = math.cos(psi), math.sin(psi)
@@ -159,7 +158,7 @@ def rotation_from_quaternion(quaternion: Any) -> np.ndarray:
         ValueError: If the quaternion has the wrong shape, is non-finite or
             has zero norm.
     """
-    q = _float_array("quaternion", quaternion, "(4,)")
+    q = float_array("quaternion", quaternion, "(4,)")
     if q.shape != (4,):
         raise ValueError(f"quaternion must have shape (4,) as (w, x, y, z), got shape {q.shape}")
     w, x, y, z = (float(v) for v in q)

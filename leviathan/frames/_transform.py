@@ -7,9 +7,9 @@ from typing import Any
 
 import numpy as np
 
+from leviathan._validation import float_array
 from leviathan.frames._arithmetic import (
     _compose_rotations,
-    _float_array,
     _read_only,
     _rotate,
     _transform_points,
@@ -114,7 +114,7 @@ class Transform:
             ValueError: On a wrong shape, non-finite values, a bad bottom row or
                 an improper rotation block.
         """
-        m = _float_array("matrix", matrix, "(4, 4)")
+        m = float_array("matrix", matrix, "(4, 4)")
         if m.shape != (4, 4):
             raise ValueError(f"matrix must have shape (4, 4), got shape {m.shape}")
         if not np.array_equal(m[3], [0.0, 0.0, 0.0, 1.0]):

@@ -7,8 +7,7 @@ from collections.abc import Sequence
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from leviathan._validation import check_count
-from leviathan.geometry._checks import _positive, _vector
+from leviathan._validation import check_count, check_positive, check_vector
 from leviathan.scene import TriangleMesh
 
 
@@ -74,11 +73,11 @@ def plane_mesh(
         ValueError: If a size is not positive and finite, a division count is
             below 1, or ``center`` is not 3 finite numbers.
     """
-    sx = _positive(size_x_m, "size_x_m")
-    sy = _positive(size_y_m, "size_y_m")
+    sx = check_positive("size_x_m", size_x_m)
+    sy = check_positive("size_y_m", size_y_m)
     nx = check_count("divisions_x", divisions_x, minimum=1)
     ny = check_count("divisions_y", divisions_y, minimum=1)
-    cx, cy, cz = _vector(center, "center", 3)
+    cx, cy, cz = check_vector("center", center, 3)
     x = cx + (np.arange(nx + 1, dtype=np.float64) / nx - 0.5) * sx
     y = cy + (np.arange(ny + 1, dtype=np.float64) / ny - 0.5) * sy
     return _grid_mesh(x, y, np.full((ny + 1, nx + 1), cz, dtype=np.float64))
@@ -129,8 +128,8 @@ def heightfield_mesh(
     if not np.all(np.isfinite(z)):
         bad = tuple(int(k) for k in np.argwhere(~np.isfinite(z))[0])
         raise ValueError(f"depths_m: non-finite value {z[bad]!r} at index {bad}")
-    dx, dy = _vector(spacing_m, "spacing_m", 2, positive=True)
-    x0, y0 = _vector(origin, "origin", 2)
+    dx, dy = check_vector("spacing_m", spacing_m, 2, positive=True)
+    x0, y0 = check_vector("origin", origin, 2)
     x = x0 + np.arange(z.shape[1], dtype=np.float64) * dx
     y = y0 + np.arange(z.shape[0], dtype=np.float64) * dy
     return _grid_mesh(x, y, z)

@@ -8,8 +8,7 @@ from collections.abc import Sequence
 import numpy as np
 from numpy.typing import NDArray
 
-from leviathan._validation import check_count, check_finite, check_root_seed
-from leviathan.geometry._checks import _vector
+from leviathan._validation import check_count, check_finite, check_root_seed, check_vector
 from leviathan.geometry._grids import _grid_mesh
 from leviathan.random import uniform
 from leviathan.scene import TriangleMesh
@@ -56,7 +55,7 @@ def seabed_grid_shape(triangle_count: int, size_m: Sequence[float]) -> tuple[int
         ValueError: If ``triangle_count < 2`` or a size is not positive and finite.
     """
     count = check_count("triangle_count", triangle_count, minimum=2)
-    sx, sy = _vector(size_m, "size_m", 2, positive=True)
+    sx, sy = check_vector("size_m", size_m, 2, positive=True)
     cells = (count + 1) // 2
 
     def near(ideal: float) -> range:
@@ -164,13 +163,13 @@ def seabed_mesh(
         ValueError: If an argument is out of range or not finite.
     """
     nx, ny = seabed_grid_shape(triangle_count, size_m)
-    sx, sy = _vector(size_m, "size_m", 2, positive=True)
+    sx, sy = check_vector("size_m", size_m, 2, positive=True)
     mean = check_finite("mean_depth_m", mean_depth_m)
     relief = check_finite("relief_m", relief_m)
     if relief < 0.0:
         raise ValueError(f"relief_m: expected a relief amplitude >= 0 m, got {relief!r}")
     seed = check_root_seed("seed", seed)
-    x0, y0 = _vector(origin, "origin", 2)
+    x0, y0 = check_vector("origin", origin, 2)
     dx, dy = sx / nx, sy / ny
 
     local_x = np.arange(nx + 1, dtype=np.float64) * dx

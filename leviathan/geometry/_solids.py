@@ -8,8 +8,7 @@ from typing import Literal
 
 import numpy as np
 
-from leviathan._validation import check_count
-from leviathan.geometry._checks import _positive, _vector
+from leviathan._validation import check_count, check_positive, check_vector
 from leviathan.scene import TriangleMesh
 
 _TWO_PI = 2.0 * math.pi
@@ -38,8 +37,8 @@ def box_mesh(
         ValueError: If a size is not positive and finite or ``center`` is not 3
             finite numbers.
     """
-    sx, sy, sz = _vector(size_m, "size_m", 3, positive=True)
-    cx, cy, cz = _vector(center, "center", 3)
+    sx, sy, sz = check_vector("size_m", size_m, 3, positive=True)
+    cx, cy, cz = check_vector("center", center, 3)
     vertices = np.array(
         [
             (
@@ -98,10 +97,10 @@ def uv_sphere_mesh(
         ValueError: If ``radius_m`` is not positive and finite, a count is too
             small, or ``center`` is not 3 finite numbers.
     """
-    r = _positive(radius_m, "radius_m")
+    r = check_positive("radius_m", radius_m)
     n = check_count("segments", segments, minimum=3)
     rings = check_count("rings", rings, minimum=2)
-    cx, cy, cz = _vector(center, "center", 3)
+    cx, cy, cz = check_vector("center", center, 3)
     azimuth = [(math.cos(_TWO_PI * m / n), math.sin(_TWO_PI * m / n)) for m in range(n)]
     vertices = [(cx, cy, cz - r)]
     for k in range(1, rings):
@@ -165,14 +164,14 @@ def cylinder_mesh(
             ``axis`` is not one of ``"x"``, ``"y"``, ``"z"``, or ``center`` is not 3
             finite numbers.
     """
-    r = _positive(radius_m, "radius_m")
-    half = 0.5 * _positive(length_m, "length_m")
+    r = check_positive("radius_m", radius_m)
+    half = 0.5 * check_positive("length_m", length_m)
     n = check_count("segments", segments, minimum=3)
     if axis not in ("x", "y", "z"):
         raise ValueError(f'axis: expected "x", "y" or "z", got {axis!r}')
     if not isinstance(capped, bool | np.bool_):
         raise TypeError(f"capped: expected a bool, got {capped!r}")
-    c = _vector(center, "center", 3)
+    c = check_vector("center", center, 3)
 
     uvw: list[tuple[float, float, float]] = []
     ring = [(r * math.cos(_TWO_PI * m / n), r * math.sin(_TWO_PI * m / n)) for m in range(n)]
@@ -235,8 +234,8 @@ def capsule_mesh(
         ValueError: If a length is not positive and finite, ``length_m < 2 * radius_m``,
             a count is too small, ``axis`` is unknown or ``center`` is not 3 finite numbers.
     """
-    r = _positive(radius_m, "radius_m")
-    length = _positive(length_m, "length_m")
+    r = check_positive("radius_m", radius_m)
+    length = check_positive("length_m", length_m)
     if length < 2.0 * r:
         raise ValueError(
             f"length_m: a capsule is at least one diameter long (2 * radius_m = {2.0 * r!r}), "
@@ -246,7 +245,7 @@ def capsule_mesh(
     rings = check_count("rings", rings, minimum=1)
     if axis not in ("x", "y", "z"):
         raise ValueError(f'axis: expected "x", "y" or "z", got {axis!r}')
-    c = _vector(center, "center", 3)
+    c = check_vector("center", center, 3)
     h = 0.5 * length - r
     azimuth = [(math.cos(_TWO_PI * m / n), math.sin(_TWO_PI * m / n)) for m in range(n)]
     circles: list[tuple[float, float]] = []  # (rho, w) of each circle, tip to tip

@@ -6,16 +6,20 @@ DVL and sonar rays against it). Compile options as :mod:`leviathan.learning._dev
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import numpy as np
 import warp as wp
 
-from leviathan._validation import check_finite, check_root_seed
+from leviathan._validation import (
+    check_finite,
+    check_integer,
+    check_pair,
+    check_positive,
+    check_root_seed,
+)
 from leviathan.geometry import seabed_mesh
 from leviathan.kernels.backend import check_device
-from leviathan.learning._checks import _in_range, _integer, _pair
 from leviathan.learning._device_funcs import seabed_depth
 
 wp.set_module_options({"fuse_fp": False, "fast_math": False, "enable_backward": False})
@@ -166,13 +170,12 @@ class Terrain:
             ValueError: If an argument is out of range or the device is absent.
         """
         sx, sy = (
-            _in_range(s, f"size_m[{i}]", 0.0, math.inf, open_low=True)
-            for i, s in enumerate(_pair(size_m, "size_m"))
+            check_positive(f"size_m[{i}]", s) for i, s in enumerate(check_pair("size_m", size_m))
         )
         depth = check_finite("depth_m", depth_m)
-        relief = _in_range(relief_m, "relief_m", 0.0, math.inf, open_low=False)
+        relief = check_finite("relief_m", relief_m, unit="m", at_least=0.0)
         seed = check_root_seed("seed", seed)
-        resolution = _integer(resolution, "resolution", 1, _MAX_RESOLUTION)
+        resolution = check_integer("resolution", resolution, low=1, high=_MAX_RESOLUTION)
         device = check_device(device)
         surface = seabed_mesh(
             triangle_count=2 * resolution * resolution,

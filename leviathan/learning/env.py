@@ -38,7 +38,6 @@ terminated with reward 0.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
@@ -48,9 +47,9 @@ import warp as wp
 from gymnasium.vector import AutoresetMode
 from gymnasium.vector.utils import batch_space
 
-from leviathan._validation import is_real
+from leviathan._validation import check_count, check_finite
 from leviathan.learning._baseline import BASELINE_GAINS, baseline_depth_heading_policy
-from leviathan.learning._checks import _base_seed, _positive_int, _reset_mask_option, _vehicle
+from leviathan.learning._device_inputs import base_seed, reset_mask_option, vehicle_spec
 from leviathan.learning._env_kernels import commands_from_actions, ended_flags
 from leviathan.learning.tasks import (
     MODE_OBSERVE,
@@ -155,15 +154,11 @@ class UnderwaterVectorEnv(gymnasium.vector.VectorEnv):
         from leviathan.learning.sensing import OBS_ALTITUDE, Sensing, Terrain, _sensing_layout
 
         self.task = _task(task)
-        spec = _vehicle(vehicle)
-        num_envs = _positive_int("num_envs", num_envs)
-        if not is_real(dt_s):
-            raise TypeError(f"dt_s: expected a finite control step > 0 [s], got {dt_s!r}")
-        if not (math.isfinite(float(dt_s)) and float(dt_s) > 0.0):
-            raise ValueError(f"dt_s: expected a finite control step > 0 [s], got {dt_s!r}")
-        self.dt_s = float(dt_s)
-        self.substeps = _positive_int("substeps", substeps)
-        self.episode_steps = _positive_int("episode_steps", episode_steps)
+        spec = vehicle_spec(vehicle)
+        num_envs = check_count("num_envs", num_envs, minimum=1)
+        self.dt_s = check_finite("dt_s", dt_s, unit="s", above=0.0)
+        self.substeps = check_count("substeps", substeps, minimum=1)
+        self.episode_steps = check_count("episode_steps", episode_steps, minimum=1)
         self.autoreset_mode = _autoreset_mode(autoreset_mode)
         if terrain is not None and not isinstance(terrain, Terrain):
             raise TypeError(f"terrain: expected a Terrain or None, got {type(terrain).__name__}")
@@ -258,7 +253,7 @@ class UnderwaterVectorEnv(gymnasium.vector.VectorEnv):
         Raises:
             TypeError, ValueError: On a bad seed or option, naming it; nothing is changed.
         """
-        base = None if seed is None else _base_seed(seed)
+        base = None if seed is None else base_seed(seed)
         mask = self._reset_mask(options)
         if mask is not self._all and not self._has_reset:
             raise RuntimeError(
@@ -275,7 +270,7 @@ class UnderwaterVectorEnv(gymnasium.vector.VectorEnv):
         return self._out(self._buffers.observation), {}
 
     def _reset_mask(self, options: dict[str, Any] | None) -> wp.array:
-        mask = _reset_mask_option(options, self.num_envs, self.device)
+        mask = reset_mask_option(options, self.num_envs, self.device)
         return self._all if mask is None else mask
 
     def _reset_launch(self, mask: wp.array, base: int | None) -> None:

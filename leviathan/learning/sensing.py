@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 import warp as wp
 
-from leviathan.learning._checks import _in_range, _integer, _pair
+from leviathan._validation import check_finite, check_integer, check_pair, check_positive
 from leviathan.learning._device_funcs import rotation_normalised
 from leviathan.learning._terrain import Terrain
 from leviathan.learning._vehicle_kernels import VehicleArrays
@@ -275,22 +275,26 @@ class Sensing:
                 f"{vehicles.device!r}; build the terrain with device={vehicles.device!r}"
             )
         if sonar is not None:
-            bearings_in, elevations_in = _pair(sonar, "sonar")
-            bearings = _integer(bearings_in, "sonar[0] (bearings)", 1, _MAX_SONAR_RAYS)
-            elevations = _integer(elevations_in, "sonar[1] (elevations)", 1, _MAX_SONAR_RAYS)
+            bearings_in, elevations_in = check_pair("sonar", sonar)
+            bearings = check_integer(
+                "sonar[0] (bearings)", bearings_in, low=1, high=_MAX_SONAR_RAYS
+            )
+            elevations = check_integer(
+                "sonar[1] (elevations)", elevations_in, low=1, high=_MAX_SONAR_RAYS
+            )
             if bearings * elevations > _MAX_SONAR_RAYS:
                 raise ValueError(
                     f"sonar: {bearings} x {elevations} = {bearings * elevations} rays per env, "
                     f"expected at most {_MAX_SONAR_RAYS}"
                 )
             sonar = (bearings, elevations)
-        fov_h_in, fov_v_in = _pair(sonar_fov_rad, "sonar_fov_rad")
-        fov_h = _in_range(fov_h_in, "sonar_fov_rad[0]", 0.0, 2.0 * math.pi, open_low=True)
-        fov_v = _in_range(fov_v_in, "sonar_fov_rad[1]", 0.0, math.pi, open_low=True)
-        self.sonar_range_m = _in_range(sonar_range_m, "sonar_range_m", 0.0, math.inf, open_low=True)
-        self.dvl_range_m = _in_range(dvl_range_m, "dvl_range_m", 0.0, math.inf, open_low=True)
-        tilt = _in_range(
-            sonar_tilt_rad, "sonar_tilt_rad", -0.5 * math.pi, 0.5 * math.pi, open_low=False
+        fov_h_in, fov_v_in = check_pair("sonar_fov_rad", sonar_fov_rad)
+        fov_h = check_finite("sonar_fov_rad[0]", fov_h_in, above=0.0, at_most=2.0 * math.pi)
+        fov_v = check_finite("sonar_fov_rad[1]", fov_v_in, above=0.0, at_most=math.pi)
+        self.sonar_range_m = check_positive("sonar_range_m", sonar_range_m)
+        self.dvl_range_m = check_positive("dvl_range_m", dvl_range_m)
+        tilt = check_finite(
+            "sonar_tilt_rad", sonar_tilt_rad, at_least=-0.5 * math.pi, at_most=0.5 * math.pi
         )
         self.vehicles = vehicles
         self.terrain = terrain

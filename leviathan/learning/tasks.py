@@ -44,7 +44,7 @@ from typing import Any, ClassVar
 import numpy as np
 import warp as wp
 
-from leviathan._validation import is_integer, is_real
+from leviathan._validation import check_finite, check_integer, check_interval
 from leviathan.learning._task_buffers import TaskBuffers, TaskContext
 from leviathan.learning._task_kernels import (
     MODE_OBSERVE,
@@ -70,35 +70,6 @@ __all__ = [
     "TaskContext",
     "WaypointReach",
 ]
-
-
-def _real(owner: str, name: str, value: Any, *, low: float | None = None, strict: bool = False):
-    """A finite real above ``low`` (strictly when ``strict``), else a typed error."""
-    bound = "" if low is None else (f" > {low:g}" if strict else f" >= {low:g}")
-    expected = f"a finite real{bound}"
-    if not is_real(value):
-        raise TypeError(f"{owner}.{name}: expected {expected}, got {value!r}")
-    number = float(value)
-    below = low is not None and (number <= low if strict else number < low)
-    if not math.isfinite(number) or below:
-        raise ValueError(f"{owner}.{name}: expected {expected}, got {value!r}")
-    return number
-
-
-def _interval(owner: str, name: str, value: Any, *, low: float | None = None):
-    """A ``(low, high)`` pair of finite reals with ``low <= high``, else a typed error."""
-    expected = "a (low, high) pair of finite reals with low <= high"
-    if low is not None:
-        expected += f", both >= {low:g}"
-    if not isinstance(value, tuple | list) or len(value) != 2:
-        raise ValueError(f"{owner}.{name}: expected {expected}, got {value!r}")
-    for end in value:
-        if not is_real(end):
-            raise TypeError(f"{owner}.{name}: expected {expected}, got {value!r}")
-    a, b = float(value[0]), float(value[1])
-    if not (math.isfinite(a) and math.isfinite(b)) or a > b or (low is not None and a < low):
-        raise ValueError(f"{owner}.{name}: expected {expected}, got {value!r}")
-    return (a, b)
 
 
 class Task:
@@ -200,20 +171,16 @@ class Task:
         for item in fields(self):  # type: ignore[arg-type]
             value = getattr(self, item.name)
             kind = item.metadata.get("kind", "real")
+            name = f"{owner}.{item.name}"
+            low = item.metadata.get("low")
             if kind == "interval":
-                checked = _interval(owner, item.name, value, low=item.metadata.get("low"))
+                checked = check_interval(name, value, at_least=low)
             elif kind == "int":
-                if not is_integer(value) or value < 0:
-                    raise TypeError(f"{owner}.{item.name}: expected an int >= 0, got {value!r}")
-                checked = int(value)
+                checked = check_integer(name, value, low=0)
+            elif item.metadata.get("strict", False):
+                checked = check_finite(name, value, above=low)
             else:
-                checked = _real(
-                    owner,
-                    item.name,
-                    value,
-                    low=item.metadata.get("low"),
-                    strict=item.metadata.get("strict", False),
-                )
+                checked = check_finite(name, value, at_least=low)
             object.__setattr__(self, item.name, checked)
 
 

@@ -41,7 +41,6 @@ here is differentiated, and it halves the compile time.
 
 from __future__ import annotations
 
-import math
 import time
 from dataclasses import dataclass
 from typing import Any
@@ -49,10 +48,10 @@ from typing import Any
 import numpy as np
 import warp as wp
 
-from leviathan._validation import is_integer, is_real
+from leviathan._validation import check_count, check_finite, check_interval
 from leviathan.dynamics import RigidBodyModel
 from leviathan.kernels.backend import check_device
-from leviathan.learning._checks import _device_array, _range
+from leviathan.learning._device_inputs import device_array
 from leviathan.learning._vehicle_kernels import (
     Body,
     Thrusters,
@@ -103,17 +102,19 @@ class Randomization:
     def __post_init__(self) -> None:
         set_field = object.__setattr__
         set_field(
-            self, "mass_scale", _range("mass_scale", self.mass_scale, minimum=0.0, strict=True)
+            self,
+            "mass_scale",
+            check_interval("Randomization.mass_scale", self.mass_scale, above=0.0),
         )
         set_field(
             self,
             "damping_scale",
-            _range("damping_scale", self.damping_scale, minimum=0.0, strict=True),
+            check_interval("Randomization.damping_scale", self.damping_scale, above=0.0),
         )
         set_field(
             self,
             "current_speed_m_s",
-            _range("current_speed_m_s", self.current_speed_m_s, minimum=0.0, strict=False),
+            check_interval("Randomization.current_speed_m_s", self.current_speed_m_s, at_least=0.0),
         )
 
 
@@ -164,10 +165,7 @@ class BatchedVehicles:
     ) -> None:
         if not isinstance(spec, VehicleSpec):
             raise TypeError(f"spec: expected a VehicleSpec, got {type(spec).__name__}")
-        if not is_integer(num_envs):
-            raise TypeError(f"num_envs: expected an int >= 1, got {num_envs!r}")
-        if num_envs < 1:
-            raise ValueError(f"num_envs: expected an int >= 1, got {num_envs!r}")
+        num_envs = check_count("num_envs", num_envs, minimum=1)
         if randomization is None:
             randomization = Randomization()
         if not isinstance(randomization, Randomization):
@@ -305,12 +303,9 @@ class BatchedVehicles:
         Raises:
             TypeError, ValueError: On a wrong type, shape, dtype, device or step length.
         """
-        if not is_real(dt_s):
-            raise TypeError(f"dt_s: expected a finite step length > 0 [s], got {dt_s!r}")
-        if not (math.isfinite(float(dt_s)) and float(dt_s) > 0.0):
-            raise ValueError(f"dt_s: expected a finite step length > 0 [s], got {dt_s!r}")
+        check_finite("dt_s", dt_s, unit="s", above=0.0)
         n, t = self.num_envs, self.thruster_count
-        commands = _device_array(
+        commands = device_array(
             "commands_n",
             commands_n,
             (wp.float32,),
@@ -352,14 +347,14 @@ class BatchedVehicles:
                 argument; nothing is changed then.
         """
         n, dev = self.num_envs, self.device
-        mask = _device_array("env_mask", env_mask, (wp.int32,), (n,), dev, f"({n},) int32 flags")
-        position = _device_array(
+        mask = device_array("env_mask", env_mask, (wp.int32,), (n,), dev, f"({n},) int32 flags")
+        position = device_array(
             "position_ned", position_ned, (wp.vec3f,), (n,), dev, f"({n},) vec3f positions [m]"
         )
-        yaw = _device_array("yaw_rad", yaw_rad, (wp.float32,), (n,), dev, f"({n},) float32 [rad]")
+        yaw = device_array("yaw_rad", yaw_rad, (wp.float32,), (n,), dev, f"({n},) float32 [rad]")
         if isinstance(seeds, np.ndarray) and seeds.dtype.kind in "iu":
             seeds = seeds.astype(np.int64).astype(np.uint32)
-        keys = _device_array(
+        keys = device_array(
             "seeds", seeds, (wp.uint32, wp.int32), (n,), dev, f"({n},) uint32 or int32 seeds"
         )
         if keys.dtype == wp.int32:
@@ -387,7 +382,7 @@ class BatchedVehicles:
             current_ned: (N,) ``vec3f`` currents in world NED [m/s] (NumPy (N, 3) accepted).
         """
         n = self.num_envs
-        current = _device_array(
+        current = device_array(
             "current_ned", current_ned, (wp.vec3f,), (n,), self.device, f"({n},) vec3f [m/s]"
         )
         wp.copy(self._current_ned, current)
@@ -451,8 +446,7 @@ def bench_vehicles(num_envs: int, steps: int, device: str = "cpu") -> float:
     """
     from leviathan.catalogue import get_vehicle
 
-    if not is_integer(steps) or steps < 1:
-        raise ValueError(f"steps: expected an int >= 1, got {steps!r}")
+    check_count("steps", steps, minimum=1)
     vehicles = BatchedVehicles(get_vehicle("reference_survey_vehicle"), num_envs, device=device)
     fraction = np.linspace(0.2, 0.6, vehicles.thruster_count, dtype=np.float32)
     per_env = vehicles.thrust_min_n + fraction * (vehicles.thrust_max_n - vehicles.thrust_min_n)

@@ -45,8 +45,24 @@ from leviathan.specs import BeamPatternSpec, WaterSpec
 
 
 def _cases() -> list[tuple[str, str, Callable[[], dict]]]:
+    """The 28 scenes as ``(name, description, builder)``, in fixture order.
+
+    Each builder is registered by :func:`case` with its description, under its own
+    name, in the order the builders are written (the order is part of the fixture:
+    it gives each scene its sample index and time).
+    """
+    cases: list[tuple[str, str, Callable[[], dict]]] = []
+
+    def case(description: str) -> Callable[[Callable[[], dict]], Callable[[], dict]]:
+        def register(builder: Callable[[], dict]) -> Callable[[], dict]:
+            cases.append((builder.__name__, description, builder))
+            return builder
+
+        return register
+
     survey = dict(spec=_spec(), sensor_pose=_pose(0.0, 0.0, 20.0, pitch=-30.0))
 
+    @case("flat seabed at normal incidence; centre ray on a shared vertex")
     def flat_normal_incidence() -> dict:
         # Looking straight down at a grid whose vertex (0, 0) lies on the centre ray:
         # the centre bearing hits a vertex shared by several triangles.
@@ -56,9 +72,11 @@ def _cases() -> list[tuple[str, str, Callable[[], dict]]]:
         spec = _spec(bearing_count=17, elevation_sample_count=3, range_bin_count=40)
         return dict(scene=scene, spec=spec, sensor_pose=body @ down)
 
+    @case("flat seabed, survey geometry (mount tilted 30 deg down)")
     def flat_survey() -> dict:
         return dict(scene=Scene([_seabed(30.0)]), **survey)
 
+    @case("plane pitched 30 deg on the seabed")
     def tilted_plane_30() -> dict:
         plane = Instance(
             "ramp",
@@ -69,6 +87,7 @@ def _cases() -> list[tuple[str, str, Callable[[], dict]]]:
         )
         return dict(scene=Scene([_seabed(35.0), plane]), **survey)
 
+    @case("plane rolled 60 deg and yawed, standing in the beam")
     def tilted_plane_60() -> dict:
         plane = Instance(
             "wall",
@@ -79,6 +98,7 @@ def _cases() -> list[tuple[str, str, Callable[[], dict]]]:
         )
         return dict(scene=Scene([_seabed(35.0), plane]), **survey)
 
+    @case("three Lambert test surfaces side by side")
     def material_known_patches() -> dict:
         mats = (TEST_LAMBERT_BRIGHT, TEST_LAMBERT_MEDIUM, TEST_LAMBERT_DARK)
         patches = [
@@ -93,12 +113,14 @@ def _cases() -> list[tuple[str, str, Callable[[], dict]]]:
         ]
         return dict(scene=Scene(patches), **survey)
 
+    @case("target without an acoustic material (unknown)")
     def material_unknown_target() -> dict:
         box = Instance(
             "crate", box_mesh((2.0, 3.0, 1.5)), _at(18.0, 2.0, 29.25, yaw=20.0), "crate", None
         )
         return dict(scene=Scene([_seabed(30.0), box]), **survey)
 
+    @case("target with a declared, unimplemented model")
     def material_unsupported_target() -> dict:
         cyl = Instance(
             "drum",
@@ -109,6 +131,7 @@ def _cases() -> list[tuple[str, str, Callable[[], dict]]]:
         )
         return dict(scene=Scene([_seabed(30.0), cyl]), **survey)
 
+    @case("fresh water: outside Francois-Garrison")
     def medium_unsupported_fresh_water() -> dict:
         return dict(
             scene=Scene([_seabed(30.0)]),
@@ -116,10 +139,12 @@ def _cases() -> list[tuple[str, str, Callable[[], dict]]]:
             **survey,
         )
 
+    @case("sensor at 4020 m: deeper than the absorption model")
     def medium_unsupported_deep() -> dict:
         scene = Scene([_seabed(4030.0)])
         return dict(scene=scene, spec=_spec(), sensor_pose=_pose(0.0, 0.0, 4020.0, pitch=-30.0))
 
+    @case("static box on the seabed")
     def target_static_box() -> dict:
         box = Instance(
             "block",
@@ -130,6 +155,7 @@ def _cases() -> list[tuple[str, str, Callable[[], dict]]]:
         )
         return dict(scene=Scene([_seabed(30.0), box]), **survey)
 
+    @case("moving sphere in the water column")
     def target_moving_sphere() -> dict:
         sphere = Instance(
             "auv_target",
@@ -141,12 +167,14 @@ def _cases() -> list[tuple[str, str, Callable[[], dict]]]:
         )
         return dict(scene=Scene([_seabed(30.0), sphere]), **survey)
 
+    @case("slab in the water column occludes the seabed")
     def occlusion_target_over_seabed() -> dict:
         slab = Instance(
             "slab", box_mesh((4.0, 8.0, 0.5)), _at(8.0, 0.0, 25.0), "debris", TEST_LAMBERT_DARK
         )
         return dict(scene=Scene([_seabed(30.0), slab]), **survey)
 
+    @case("near sphere occludes part of a far sphere")
     def occlusion_target_behind_target() -> dict:
         near = Instance(
             "near_ball",
@@ -164,6 +192,7 @@ def _cases() -> list[tuple[str, str, Callable[[], dict]]]:
         )
         return dict(scene=Scene([_seabed(30.0), near, far]), **survey)
 
+    @case("U-shaped frame occludes its own floor and far wall")
     def occlusion_self_concave() -> dict:
         # A U-shaped frame: its near wall hides its own floor and far wall.
         u = merge_meshes(
@@ -178,6 +207,7 @@ def _cases() -> list[tuple[str, str, Callable[[], dict]]]:
         )
         return dict(scene=Scene([_seabed(30.0), frame_]), **survey)
 
+    @case("acoustic shadow behind a pipeline at grazing angle")
     def shadow_behind_pipeline() -> dict:
         pipe = Instance(
             "pipeline",
@@ -192,6 +222,7 @@ def _cases() -> list[tuple[str, str, Callable[[], dict]]]:
             sensor_pose=_pose(0.0, 0.0, 26.0, pitch=-12.0),
         )
 
+    @case("two coincident instances: exact range ties")
     def coincident_surface_tie() -> dict:
         # Two instances with identical triangles: every hit ties exactly in range and
         # the lower instance index wins.
@@ -222,6 +253,7 @@ def _cases() -> list[tuple[str, str, Callable[[], dict]]]:
 
     level = _pose(0.0, 0.0, 20.0, pitch=-3.0)
 
+    @case("K = 1 on a wall: truncation")
     def topk_1() -> dict:
         wall = _wall(12.0, 20.0, 8.0, 30.0, TEST_LAMBERT_BRIGHT)
         return dict(
@@ -230,6 +262,7 @@ def _cases() -> list[tuple[str, str, Callable[[], dict]]]:
             sensor_pose=level,
         )
 
+    @case("K = 2 on a wall, uniform beam")
     def topk_2() -> dict:
         wall = _wall(12.0, 20.0, 8.0, 30.0, TEST_LAMBERT_MEDIUM)
         spec = _spec(
@@ -237,6 +270,7 @@ def _cases() -> list[tuple[str, str, Callable[[], dict]]]:
         )
         return dict(scene=Scene([_seabed(30.0), wall]), spec=spec, sensor_pose=level)
 
+    @case("K = 4, half-known half-unknown wall (mixtures)")
     def topk_4_mixed() -> dict:
         # Upper half of the wall is a known surface, lower half has no acoustic material:
         # cells mix KNOWN and UNKNOWN contributors from two instances.
@@ -260,6 +294,7 @@ def _cases() -> list[tuple[str, str, Callable[[], dict]]]:
             sensor_pose=level,
         )
 
+    @case("K = 16, eight elevation samples on a wall and a block")
     def topk_16() -> dict:
         wall = _wall(12.0, 20.0, 8.0, 30.0, TEST_LAMBERT_BRIGHT)
         box = Instance(
@@ -272,6 +307,7 @@ def _cases() -> list[tuple[str, str, Callable[[], dict]]]:
         spec = _spec(top_k=16, elevation_sample_count=8, range_bin_count=24, bearing_count=24)
         return dict(scene=Scene([wall, box]), spec=spec, sensor_pose=level)
 
+    @case("near range window 0.2-4 m")
     def range_window_near() -> dict:
         post = Instance(
             "post",
@@ -287,6 +323,7 @@ def _cases() -> list[tuple[str, str, Callable[[], dict]]]:
             sensor_pose=_pose(0.0, 0.0, 12.0, pitch=-5.0),
         )
 
+    @case("far range window 60-150 m")
     def range_window_far() -> dict:
         spec = _spec(
             range_min_m=60.0, range_max_m=150.0, range_bin_count=45, elevation_sample_count=2
@@ -297,12 +334,14 @@ def _cases() -> list[tuple[str, str, Callable[[], dict]]]:
             sensor_pose=_pose(0.0, 0.0, 10.0, pitch=-8.0),
         )
 
+    @case("looking up at the sea-surface interface")
     def sea_surface_interface() -> dict:
         spec = _spec(elevation_sample_count=4, range_max_m=30.0, range_bin_count=30)
         return dict(
             scene=Scene([_seabed(30.0)]), spec=spec, sensor_pose=_pose(0.0, 0.0, 8.0, pitch=35.0)
         )
 
+    @case("buoy under the surface: interface and target mix")
     def sea_surface_mixed_with_target() -> dict:
         buoy = Instance(
             "buoy",
@@ -319,6 +358,7 @@ def _cases() -> list[tuple[str, str, Callable[[], dict]]]:
             sensor_pose=_pose(0.0, 0.0, 8.0, pitch=30.0),
         )
 
+    @case("one elevation sample (weight = aperture)")
     def elevation_samples_1() -> dict:
         return dict(
             scene=Scene([_seabed(30.0)]),
@@ -326,6 +366,7 @@ def _cases() -> list[tuple[str, str, Callable[[], dict]]]:
             sensor_pose=survey["sensor_pose"],
         )
 
+    @case("two elevation samples")
     def elevation_samples_2() -> dict:
         box = Instance(
             "block", box_mesh((2.0, 2.0, 2.0)), _at(12.0, 0.0, 29.0), "block", TEST_LAMBERT_BRIGHT
@@ -336,6 +377,7 @@ def _cases() -> list[tuple[str, str, Callable[[], dict]]]:
             sensor_pose=survey["sensor_pose"],
         )
 
+    @case("eight elevation samples, narrow Gaussian beam, yawed")
     def elevation_samples_8() -> dict:
         spec = _spec(elevation_sample_count=8, beam_pattern=_gauss(40.0, 10.0))
         return dict(
@@ -344,6 +386,7 @@ def _cases() -> list[tuple[str, str, Callable[[], dict]]]:
             sensor_pose=_pose(3.0, -2.0, 12.0, pitch=-35.0, yaw=25.0),
         )
 
+    @case("speckle drawn from keyed randomness")
     def speckle() -> dict:
         sphere = Instance(
             "ball", uv_sphere_mesh(1.5), _at(18.0, -2.0, 28.0), "ball", TEST_LAMBERT_BRIGHT
@@ -355,88 +398,7 @@ def _cases() -> list[tuple[str, str, Callable[[], dict]]]:
             seed=FIXTURE_SEED,
         )
 
-    return [
-        (
-            "flat_normal_incidence",
-            "flat seabed at normal incidence; centre ray on a shared vertex",
-            flat_normal_incidence,
-        ),
-        ("flat_survey", "flat seabed, survey geometry (mount tilted 30 deg down)", flat_survey),
-        ("tilted_plane_30", "plane pitched 30 deg on the seabed", tilted_plane_30),
-        ("tilted_plane_60", "plane rolled 60 deg and yawed, standing in the beam", tilted_plane_60),
-        (
-            "material_known_patches",
-            "three Lambert test surfaces side by side",
-            material_known_patches,
-        ),
-        (
-            "material_unknown_target",
-            "target without an acoustic material (unknown)",
-            material_unknown_target,
-        ),
-        (
-            "material_unsupported_target",
-            "target with a declared, unimplemented model",
-            material_unsupported_target,
-        ),
-        (
-            "medium_unsupported_fresh_water",
-            "fresh water: outside Francois-Garrison",
-            medium_unsupported_fresh_water,
-        ),
-        (
-            "medium_unsupported_deep",
-            "sensor at 4020 m: deeper than the absorption model",
-            medium_unsupported_deep,
-        ),
-        ("target_static_box", "static box on the seabed", target_static_box),
-        ("target_moving_sphere", "moving sphere in the water column", target_moving_sphere),
-        (
-            "occlusion_target_over_seabed",
-            "slab in the water column occludes the seabed",
-            occlusion_target_over_seabed,
-        ),
-        (
-            "occlusion_target_behind_target",
-            "near sphere occludes part of a far sphere",
-            occlusion_target_behind_target,
-        ),
-        (
-            "occlusion_self_concave",
-            "U-shaped frame occludes its own floor and far wall",
-            occlusion_self_concave,
-        ),
-        (
-            "shadow_behind_pipeline",
-            "acoustic shadow behind a pipeline at grazing angle",
-            shadow_behind_pipeline,
-        ),
-        (
-            "coincident_surface_tie",
-            "two coincident instances: exact range ties",
-            coincident_surface_tie,
-        ),
-        ("topk_1", "K = 1 on a wall: truncation", topk_1),
-        ("topk_2", "K = 2 on a wall, uniform beam", topk_2),
-        ("topk_4_mixed", "K = 4, half-known half-unknown wall (mixtures)", topk_4_mixed),
-        ("topk_16", "K = 16, eight elevation samples on a wall and a block", topk_16),
-        ("range_window_near", "near range window 0.2-4 m", range_window_near),
-        ("range_window_far", "far range window 60-150 m", range_window_far),
-        ("sea_surface_interface", "looking up at the sea-surface interface", sea_surface_interface),
-        (
-            "sea_surface_mixed_with_target",
-            "buoy under the surface: interface and target mix",
-            sea_surface_mixed_with_target,
-        ),
-        ("elevation_samples_1", "one elevation sample (weight = aperture)", elevation_samples_1),
-        ("elevation_samples_2", "two elevation samples", elevation_samples_2),
-        (
-            "elevation_samples_8",
-            "eight elevation samples, narrow Gaussian beam, yawed",
-            elevation_samples_8,
-        ),
-        ("speckle", "speckle drawn from keyed randomness", speckle),
-    ]
+    return cases
 
 
 SCENE_NAMES: tuple[str, ...] = tuple(name for name, _, _ in _cases())

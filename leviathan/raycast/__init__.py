@@ -14,37 +14,24 @@ The pipeline of one ray cast, in order:
    calls it.
 3. The analytic sea surface (host, shared), added by :func:`trace_rays`, which
    the sonar, the camera and the DVL all trace through.
+
+This package is the one public path of every name above. The shared stages of 1
+and the result of 2 are defined in :mod:`leviathan._raycast_stages`, which both
+backends import; the dispatch here imports the backends, so the stages cannot
+sit inside this package without an import circle.
 """
 
-from leviathan.raycast._bvh import BVH_PAD_RELATIVE, DEFAULT_LEAF_SIZE, Bvh, build_bvh, refit_bvh
+import leviathan._raycast_stages as _stages
+
+# A star import on purpose: the shared stages' own __all__ is the one list of their
+# names, so this package re-exports exactly that list instead of a hand copy of it.
+from leviathan._raycast_stages import *  # noqa: F403
 from leviathan.raycast._dispatch import BACKENDS, resolve_backend, trace_meshes, trace_rays
-from leviathan.raycast._prepare import (
-    PreparedInstance,
-    PreparedScene,
-    clear_prepared_cache,
-    prepare_instance,
-    prepare_posed_instance,
-    prepare_scene,
-)
-from leviathan.raycast._result import TraceResult, check_rays, check_t_max
 
 __all__ = [
     "BACKENDS",
-    "BVH_PAD_RELATIVE",
-    "DEFAULT_LEAF_SIZE",
-    "Bvh",
-    "PreparedInstance",
-    "PreparedScene",
-    "TraceResult",
-    "build_bvh",
-    "check_rays",
-    "check_t_max",
-    "clear_prepared_cache",
-    "prepare_instance",
-    "prepare_posed_instance",
-    "prepare_scene",
-    "refit_bvh",
     "resolve_backend",
     "trace_meshes",
     "trace_rays",
+    *_stages.__all__,
 ]

@@ -29,8 +29,7 @@ import logging
 
 import numpy as np
 
-from leviathan.raycast._prepare import PreparedScene
-from leviathan.raycast._result import TraceResult, check_rays
+from leviathan._raycast_stages import PreparedScene, TraceResult, check_rays
 from leviathan.raycast._sea_surface import combine_with_sea_surface
 
 __all__ = ["BACKENDS", "resolve_backend", "trace_meshes", "trace_rays"]

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from leviathan.raycast._result import TraceResult
+from leviathan._raycast_stages import TraceResult
 
 __all__ = ["combine_with_sea_surface", "intersect_sea_surface"]
 

@@ -53,24 +53,13 @@ range with :func:`range_bin`, or search :func:`range_bin_boundaries` with
 ``np.searchsorted(b, R, side="right") - 1``, which agrees with it for every float64.
 """
 
+from leviathan.sonar import _ground_truth
 from leviathan.sonar._binning import range_bin, range_bin_boundaries, range_bin_edges
 from leviathan.sonar._frame import CHANNEL_NAMES, SonarFrame
-from leviathan.sonar._ground_truth import (
-    BASIS_CONTRIBUTION,
-    BASIS_GEOMETRIC,
-    BASIS_GEOMETRIC_NO_ABSORPTION,
-    BASIS_NONE,
-    CELL_FLAGS,
-    FLAG_EMPTY,
-    FLAG_MIXED_STATUS,
-    FLAG_MULTIPLE_INSTANCES,
-    FLAG_SEA_SURFACE,
-    FLAG_TRUNCATED,
-    FLAG_UNKNOWN_MATERIAL,
-    FLAG_UNSUPPORTED_MATERIAL,
-    FLAG_UNSUPPORTED_MEDIUM,
-    FLAG_VALID,
-)
+
+# A star import on purpose: the stage's own __all__ is the one list of the cell flags
+# and bases, so this package re-exports exactly that list instead of a hand copy of it.
+from leviathan.sonar._ground_truth import *  # noqa: F403
 from leviathan.sonar._render import (
     RENDER_STAGES,
     SONAR_MODEL_VERSION,
@@ -80,21 +69,7 @@ from leviathan.sonar._render import (
 )
 
 __all__ = [
-    "BASIS_CONTRIBUTION",
-    "BASIS_GEOMETRIC",
-    "BASIS_GEOMETRIC_NO_ABSORPTION",
-    "BASIS_NONE",
-    "CELL_FLAGS",
     "CHANNEL_NAMES",
-    "FLAG_EMPTY",
-    "FLAG_MIXED_STATUS",
-    "FLAG_MULTIPLE_INSTANCES",
-    "FLAG_SEA_SURFACE",
-    "FLAG_TRUNCATED",
-    "FLAG_UNKNOWN_MATERIAL",
-    "FLAG_UNSUPPORTED_MATERIAL",
-    "FLAG_UNSUPPORTED_MEDIUM",
-    "FLAG_VALID",
     "RENDER_STAGES",
     "SONAR_MODEL_VERSION",
     "SPECKLE_EFFECT",
@@ -104,4 +79,5 @@ __all__ = [
     "range_bin_boundaries",
     "range_bin_edges",
     "render",
+    *_ground_truth.__all__,
 ]

@@ -31,11 +31,10 @@ __all__ = [
     "FLAG_UNSUPPORTED_MATERIAL",
     "FLAG_UNSUPPORTED_MEDIUM",
     "FLAG_VALID",
-    "canonical_nan",
-    "cell_channels",
-    "cell_ground_truth",
-    "channel_layout",
 ]
+# __all__ lists the cell flags and bases that leviathan.sonar re-exports; the stage's
+# functions (canonical_nan, cell_channels, cell_ground_truth, channel_layout) are used by
+# name within the package only.
 
 # Cell validity flags (uint16 bit mask).
 FLAG_EMPTY = 1 << 0  # no sample integrated: linear_return is 0 (nothing scatters there)

@@ -27,25 +27,26 @@ from __future__ import annotations
 import math
 import os
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import numpy as np
 
 from leviathan._files import PNG_COMPRESS_LEVEL, encode_png
+from leviathan._validation import check_integer
 from leviathan.identity import display_hash
-from leviathan.sonar._binning import range_bin
-
-if TYPE_CHECKING:
-    from leviathan.sonar._frame import SonarFrame
+from leviathan.sonar._fan_geometry import FanRaster, fan_raster
 
 __all__ = [
     "FAN_BACKGROUND_RGB",
     "MISSING_RGB",
     "PNG_COMPRESS_LEVEL",
+    "DisplayedFrame",
+    "FanRaster",
     "db_image",
     "display_product_hash",
     "fan_pixels",
     "fan_png",
+    "fan_raster",
     "preview_pixels",
     "preview_png",
 ]
@@ -57,10 +58,30 @@ FAN_BACKGROUND_RGB: tuple[int, int, int] = (0, 0, 0)
 """Colour of fan-image pixels outside the field of view or the range window."""
 
 
+class DisplayedFrame(Protocol):
+    """What a display product reads of a frame: a :class:`~leviathan.sonar.SonarFrame`.
+
+    The display functions read only these three mappings, so this module needs
+    nothing of the frame's class (which, in turn, offers them as methods).
+    """
+
+    @property
+    def channels(self) -> Mapping[str, np.ndarray]:
+        """Channel arrays by name (``linear_return``, ``speckle_return``, ...)."""
+
+    @property
+    def metadata(self) -> Mapping[str, Any]:
+        """Grids and the spec (``bearing_rad``, ``range_bin_edges_m``, ``spec``)."""
+
+    @property
+    def display(self) -> Mapping[str, Any]:
+        """Display settings (``dynamic_range_db``)."""
+
+
 # --------------------------------------------------------------------------- helpers
 
 
-def _spec(frame: SonarFrame) -> Mapping[str, Any]:
+def _spec(frame: DisplayedFrame) -> Mapping[str, Any]:
     spec = frame.metadata.get("spec")
     if not isinstance(spec, Mapping):
         raise ValueError(
@@ -70,14 +91,14 @@ def _spec(frame: SonarFrame) -> Mapping[str, Any]:
     return spec
 
 
-def _spec_float(frame: SonarFrame, key: str) -> float:
+def _spec_float(frame: DisplayedFrame, key: str) -> float:
     spec = _spec(frame)
     if key not in spec:
         raise ValueError(f"frame.metadata['spec'] has no {key!r}; display products need it")
     return float(spec[key])
 
 
-def _resolve_dynamic_range(frame: SonarFrame, dynamic_range_db: float | None) -> float:
+def _resolve_dynamic_range(frame: DisplayedFrame, dynamic_range_db: float | None) -> float:
     source = "dynamic_range_db"
     if dynamic_range_db is None and "dynamic_range_db" in frame.display:
         dynamic_range_db = frame.display["dynamic_range_db"]
@@ -97,7 +118,7 @@ def _resolve_dynamic_range(frame: SonarFrame, dynamic_range_db: float | None) ->
     return dr
 
 
-def _display_channel(frame: SonarFrame) -> np.ndarray:
+def _display_channel(frame: DisplayedFrame) -> np.ndarray:
     name = "speckle_return" if "speckle_return" in frame.channels else "linear_return"
     if name not in frame.channels:
         raise ValueError("frame has no 'linear_return' channel; nothing to display")
@@ -118,7 +139,7 @@ def _display_channel(frame: SonarFrame) -> np.ndarray:
 
 
 def _grey_levels(
-    frame: SonarFrame, dynamic_range_db: float | None
+    frame: DisplayedFrame, dynamic_range_db: float | None
 ) -> tuple[np.ndarray, np.ndarray]:
     """Grey level uint8 [range_bin, bearing] and missing mask bool [range_bin, bearing]."""
     dr = _resolve_dynamic_range(frame, dynamic_range_db)
@@ -134,18 +155,10 @@ def _to_rgb(grey: np.ndarray, missing: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(rgb)
 
 
-def _check_width(width_px: int) -> int:
-    if isinstance(width_px, bool) or not isinstance(width_px, (int, np.integer)):
-        raise TypeError(f"width_px must be an int, got {type(width_px).__name__}")
-    if width_px < 2:
-        raise ValueError(f"width_px must be >= 2 pixels, got {width_px}")
-    return int(width_px)
-
-
 # --------------------------------------------------------------------------- public API
 
 
-def db_image(frame: SonarFrame, *, dynamic_range_db: float | None = None) -> np.ndarray:
+def db_image(frame: DisplayedFrame, *, dynamic_range_db: float | None = None) -> np.ndarray:
     """Return the displayed return in dB relative to the frame's brightest cell.
 
     ``dB = 10 * log10(value / ref)`` with ``ref`` the largest finite positive value
@@ -181,7 +194,7 @@ def db_image(frame: SonarFrame, *, dynamic_range_db: float | None = None) -> np.
     return out
 
 
-def preview_pixels(frame: SonarFrame, *, dynamic_range_db: float | None = None) -> np.ndarray:
+def preview_pixels(frame: DisplayedFrame, *, dynamic_range_db: float | None = None) -> np.ndarray:
     """Return the range × bearing preview (B-scan) as sRGB pixels.
 
     Row 0 (top) is the farthest range bin and the last row the nearest, so near
@@ -201,7 +214,7 @@ def preview_pixels(frame: SonarFrame, *, dynamic_range_db: float | None = None) 
 
 
 def preview_png(
-    frame: SonarFrame,
+    frame: DisplayedFrame,
     path: str | os.PathLike[str] | None = None,
     *,
     dynamic_range_db: float | None = None,
@@ -222,34 +235,20 @@ def preview_png(
 
 
 def fan_pixels(
-    frame: SonarFrame, *, width_px: int = 512, dynamic_range_db: float | None = None
+    frame: DisplayedFrame, *, width_px: int = 512, dynamic_range_db: float | None = None
 ) -> np.ndarray:
     """Return the polar-to-Cartesian fan image as sRGB pixels.
 
-    The sensor (apex) sits at the middle of the bottom edge, boresight points up and
-    starboard is to the right. One pixel spans ``s = range_max_m / height`` metres in
-    both directions, so the far range edge on the boresight touches the top edge.
-    Each pixel centre ``(x, y)`` [m] (x starboard, y forward) maps to the cell with
-
-    * range ``r = sqrt(x² + y²)``, binned by :func:`leviathan.sonar.range_bin` over the
-      spec's window (``range_min_m``, ``range_max_m``, one bin per image row): the
-      pixel shows the cell a return at range ``r`` lands in, which can differ from
-      searching the rounded ``metadata["range_bin_edges_m"]`` within a few ulps of
-      an edge; outside ``[range_min_m, range_max_m)`` it is background;
-    * bearing ``atan2(x, y)``, matched to the nearest value of
-      ``metadata["bearing_rad"]`` (a tie goes to the port bearing) when it lies
-      within the grid widened by half a bearing spacing on each side (the spacing is
-      ``FOV / (bearing_count - 1)``, or the whole FOV for a single bearing).
-
-    The bearing test compares ``x / y`` with the tangents of the cell boundaries,
-    which is equivalent to comparing ``atan2(x, y)`` with them (``y > 0`` at every
-    pixel centre) but needs only correctly rounded arithmetic per pixel, so the image
-    is bit-identical across platforms.
-
-    Height: with ``h`` the half-angle of the widened grid (capped at 90°), the fan
-    spans ``2 * height * sin(h)`` pixels across, so ``height = min(width_px,
-    floor(width_px / (2 sin h)))``: wide fans fill the width exactly, fans narrower
-    than 60° get a square image with black margins.
+    Drawn on the one fan geometry (:func:`fan_raster`; its module states it): the
+    sensor (apex) at the middle of the bottom edge, boresight up, starboard to the
+    right, one pixel ``range_max_m / height`` metres both ways. A pixel shows the
+    cell whose range bin is :func:`leviathan.sonar.range_bin` of the pixel centre's
+    range over the spec's window (which can differ from searching the rounded
+    ``metadata["range_bin_edges_m"]`` within a few ulps of an edge) and whose
+    bearing is the nearest of ``metadata["bearing_rad"]`` (a tie goes to the port
+    bearing), within the grid widened by half a bearing spacing; only correctly
+    rounded arithmetic is evaluated per pixel, so the image is bit-identical across
+    platforms. Fans narrower than 60° get a square image with black margins.
 
     Args:
         frame: The sonar frame.
@@ -265,7 +264,7 @@ def fan_pixels(
         ValueError: If the metadata grids disagree with the image shape, or a
             parameter is out of range.
     """
-    width = _check_width(width_px)
+    width = check_integer("width_px", width_px, low=2)
     grey, missing = _grey_levels(frame, dynamic_range_db)
     range_bin_count, bearing_count = grey.shape
 
@@ -287,55 +286,27 @@ def fan_pixels(
     fov_rad = math.radians(_spec_float(frame, "azimuth_fov_deg"))
     if not (range_max_m > 0.0 and math.isfinite(range_max_m)):
         raise ValueError(f"spec range_max_m must be finite and > 0 m, got {range_max_m!r}")
-
-    spacing = fov_rad if bearing_count == 1 else fov_rad / float(bearing_count - 1)
-    lo_rad = float(bearing_rad[0]) - 0.5 * spacing
-    hi_rad = float(bearing_rad[-1]) + 0.5 * spacing
-    half_angle = min(max(-lo_rad, hi_rad), 0.5 * math.pi)
-    height = max(1, min(width, math.floor(width / (2.0 * math.sin(half_angle)))))
-    scale_m = range_max_m / float(height)
-
-    x_m = (np.arange(width, dtype=np.float64) + (0.5 - 0.5 * width)) * scale_m
-    y_m = (np.arange(height, 0, -1, dtype=np.float64) - 0.5) * scale_m
-    x, y = np.meshgrid(x_m, y_m)  # [height, width]
-    r_m = np.sqrt(x * x + y * y)
-    tan_bearing = x / y
-
     spec_bins = _spec(frame).get("range_bin_count", range_bin_count)
     if spec_bins != range_bin_count:
         raise ValueError(
             f"frame.metadata['spec']['range_bin_count'] is {spec_bins!r} but the image has "
             f"{range_bin_count} range rows; they must agree"
         )
-    # The sonar's own assignment, so a pixel on a bin edge shows the cell a return
-    # at that range was put in (the published edges are rounded nominal values).
-    rbin = range_bin(
-        r_m,
+    # The sonar's own range assignment, so a pixel on a bin edge shows the cell a
+    # return at that range was put in (the published edges are rounded nominal values).
+    raster = fan_raster(
+        bearing_rad,
+        azimuth_fov_rad=fov_rad,
         range_min_m=_spec_float(frame, "range_min_m"),
         range_max_m=range_max_m,
         range_bin_count=range_bin_count,
+        width_px=width,
     )
-    inside = rbin >= 0
-    # Bounds at or beyond ±90° exclude nothing in the forward half-plane.
-    if lo_rad > -0.5 * math.pi:
-        inside &= tan_bearing >= math.tan(lo_rad)
-    if hi_rad < 0.5 * math.pi:
-        inside &= tan_bearing <= math.tan(hi_rad)
-
-    mid_rad = 0.5 * (bearing_rad[:-1] + bearing_rad[1:])
-    tan_mid = np.array([math.tan(m) for m in mid_rad.tolist()], dtype=np.float64)
-    # side="left": a pixel exactly on a boundary takes the lower (port) bearing.
-    bidx = np.searchsorted(tan_mid, tan_bearing, side="left")
-
-    pixels = np.zeros((height, width, 3), dtype=np.uint8)
-    pixels[...] = FAN_BACKGROUND_RGB
-    cell_rgb = _to_rgb(grey, missing)
-    pixels[inside] = cell_rgb[rbin[inside], bidx[inside]]
-    return pixels
+    return raster.cells(_to_rgb(grey, missing), FAN_BACKGROUND_RGB)
 
 
 def fan_png(
-    frame: SonarFrame,
+    frame: DisplayedFrame,
     path: str | os.PathLike[str] | None = None,
     *,
     width_px: int = 512,

@@ -17,18 +17,11 @@ from typing import Any
 import numpy as np
 
 from leviathan._frozen import FrozenMapping, freeze, frozen_array
-from leviathan._validation import is_integer
+from leviathan._validation import check_integer
 from leviathan.identity import content_hash
 from leviathan.sensors import SensorProduct, product_types
 
 __all__ = ["CaptureGroup", "VehicleTrackRecord", "WorldSnapshot"]
-
-
-def _integer(name: str, value: Any) -> int:
-    """``value`` as a Python int, refusing bools and non-integers with a typed error."""
-    if not is_integer(value):
-        raise TypeError(f"{name}: expected an integer, got {value!r}")
-    return int(value)
 
 
 def _records(name: str, value: Any) -> tuple[Any, ...]:
@@ -63,8 +56,8 @@ class CaptureGroup:
     samples: Mapping[str, SensorProduct]
 
     def __post_init__(self) -> None:
-        tick = _integer("tick", self.tick)
-        time_ns = _integer("time_ns", self.time_ns)
+        tick = check_integer("tick", self.tick)
+        time_ns = check_integer("time_ns", self.time_ns)
         if not isinstance(self.samples, Mapping):
             raise TypeError(f"samples: expected a mapping, got {type(self.samples).__name__}")
         # Only registered products: each freezes its own contents, so holding one
@@ -135,9 +128,9 @@ class WorldSnapshot:
     off_tick: tuple[Mapping[str, Any], ...]
 
     def __post_init__(self) -> None:
-        tick = _integer("tick", self.tick)
-        time_ns = _integer("time_ns", self.time_ns)
-        root_seed = _integer("root_seed", self.root_seed)
+        tick = check_integer("tick", self.tick)
+        time_ns = check_integer("time_ns", self.time_ns)
+        root_seed = check_integer("root_seed", self.root_seed)
         if not isinstance(self.environment_hash, str):
             raise TypeError(
                 f"environment_hash: expected a hex digest string, got {self.environment_hash!r}"

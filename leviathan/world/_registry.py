@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from leviathan.world._errors import MAX_STEPS_PER_WORLD, WorldLimitError
 from leviathan.world._records import CaptureGroup
-from leviathan.world._world import World
+from leviathan.world._world import World, world_state
 
 __all__ = ["IDLE_RELEASE_S", "MAX_OPEN_WORLDS", "RELEASED_IDS_KEPT", "WorldRegistry"]
 
@@ -112,8 +112,9 @@ class WorldRegistry:
         """
         if not isinstance(world, World):
             raise TypeError(f"world: expected a World, got {type(world).__name__}")
-        if world._owner is not None:
-            held = "this registry" if world._owner is self else "another registry"
+        state = world_state(world)
+        if state.owner is not None:
+            held = "this registry" if state.owner is self else "another registry"
             raise ValueError(
                 f"world: this World is already open in {held}; a World "
                 "occupies one registry slot only"
@@ -131,14 +132,15 @@ class WorldRegistry:
             )
         wid = f"world-{self._next_id}"
         self._next_id += 1
-        world._owner = self
-        world._step_limit = min(world._step_limit, self.max_steps)
+        state.owner = self
+        state.step_limit = min(state.step_limit, self.max_steps)
         self._worlds[wid] = _Entry(world, self._clock())
         return wid
 
     def _detach(self, world: World) -> None:
-        world._owner = None
-        world._step_limit = MAX_STEPS_PER_WORLD
+        state = world_state(world)
+        state.owner = None
+        state.step_limit = MAX_STEPS_PER_WORLD
 
     def get(self, world_id: str) -> World:
         """Returns an open World and marks it used."""

@@ -12,67 +12,50 @@ and the sequence of edits; ``step(100)`` equals one hundred ``step(1)`` and a
 ``reset()`` replays the same hashes. Noise comes from keyed randomness
 (root seed, sensor id, sample index, effect, index).
 
-The class is assembled from one part per concern, each in its own module:
-creation, queries and stepping here; edits in :mod:`leviathan.world._edits`;
-records (tracks, snapshots, USD) in :mod:`leviathan.world._history`; the
-checkpoint and rollback in :mod:`leviathan.world._transactions`; sampling
-through the sensor protocol in :mod:`leviathan.world._sampling`.
+Composition: the World's state is one explicit object,
+:class:`~leviathan.world._state.WorldState`, and the World is a thin face over
+it whose methods call plain functions of that state, one module per concern:
+stepping in :mod:`leviathan.world._stepping`, edits in
+:mod:`leviathan.world._edits`, records (tracks, snapshots, USD) in
+:mod:`leviathan.world._history`, read-only queries in
+:mod:`leviathan.world._queries`, sampling through the sensor protocol in
+:mod:`leviathan.world._sampling`, and the checkpoint and rollback that make
+every change all-or-nothing in :mod:`leviathan.world._transactions`.
 :class:`leviathan.world.World` is the one public path.
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from leviathan._validation import check_root_seed
-from leviathan.dynamics import RigidBodyModel, VehicleState, accelerations
-from leviathan.dynamics import step as dynamics_step
+from leviathan.controllers import Controller
+from leviathan.dynamics import RigidBodyModel, VehicleState
 from leviathan.raycast import resolve_backend
-from leviathan.schedule import SensorSchedule
 from leviathan.sensors import BodyKinematics
+from leviathan.specs import SensorSpec, VehicleSpec
 from leviathan.time import Clock
-from leviathan.world import _sampling as sampling
-from leviathan.world._edits import WorldEdits
+from leviathan.world import _edits as edits
+from leviathan.world import _history as history
+from leviathan.world import _queries as queries
 from leviathan.world._environment import Environment
-from leviathan.world._errors import MAX_STEPS_PER_WORLD, WorldLimitError
-from leviathan.world._history import WorldHistory
 from leviathan.world._hulls import check_hulls
-from leviathan.world._records import CaptureGroup
-from leviathan.world._sampling import OffTickLog
+from leviathan.world._off_tick import refused_sample_indices
+from leviathan.world._records import CaptureGroup, VehicleTrackRecord, WorldSnapshot
 from leviathan.world._setup import VehicleSetup
-from leviathan.world._vehicles import LiveVehicle, check_controller_fits, tick_length_ns
+from leviathan.world._state import WorldState, live_vehicle, restart
+from leviathan.world._stepping import step as step_state
+from leviathan.world._transactions import transaction
+from leviathan.world._vehicles import check_controller_fits, tick_length_ns
 
-__all__ = ["World"]
-
-
-# Runtime schedules by schedule spec object: specs are frozen, and each tick asks every
-# sensor for its schedule. The entry holds the spec, so its id cannot be reused.
-_SCHEDULES: dict[int, tuple[Any, SensorSchedule]] = {}
+__all__ = ["World", "world_state"]
 
 
-def _schedule_of(schedule_spec: Any) -> SensorSchedule:
-    """``schedule_spec.schedule()``, built once per spec object."""
-    entry = _SCHEDULES.get(id(schedule_spec))
-    if entry is not None and entry[0] is schedule_spec:
-        return entry[1]
-    schedule = schedule_spec.schedule()
-    if len(_SCHEDULES) >= 1024:
-        _SCHEDULES.clear()
-    _SCHEDULES[id(schedule_spec)] = (schedule_spec, schedule)
-    return schedule
-
-
-def _norm3(v: Sequence[float]) -> float:
-    """Euclidean norm of a 3-vector, ``sqrt((x² + y²) + z²)`` in this order."""
-    x, y, z = v
-    return math.sqrt((x * x + y * y) + z * z)
-
-
-class World(WorldEdits, WorldHistory):
+class World:
     """A live, deterministic simulation of vehicles in an environment.
 
     Create it with :meth:`World.create`; advance it with :meth:`step`.
@@ -87,8 +70,24 @@ class World(WorldEdits, WorldHistory):
     snapshot hash is the one before the call.
     """
 
+    # The one state object; nothing else lives on a World.
+    __slots__ = ("__weakref__", "_state")
+    _state: WorldState
+
+    # State a World shows as read-only attributes, as it always has (instance attributes,
+    # not properties of the class): ``root_seed`` (root seed of every keyed effect),
+    # ``tracing`` (the resolved ``(backend, device)`` of every ray trace), ``clock`` (the
+    # committed tick, time [ns] and epochs) and ``environment`` (the current water,
+    # current and scene objects).
+    _STATE_ATTRIBUTES = frozenset({"clock", "environment", "root_seed", "tracing"})
+
     def __init__(self) -> None:
         raise TypeError("World: use World.create(...)")
+
+    def __getattr__(self, name: str) -> Any:
+        if name in World._STATE_ATTRIBUTES:
+            return getattr(self._state, name)
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
     @classmethod
     def create(
@@ -162,75 +161,60 @@ class World(WorldEdits, WorldHistory):
                 time_ns=0,
                 dt_ns=tick_ns,
             )
+        state = WorldState(
+            setups=tuple(sorted(setups, key=lambda s: s.name)),
+            initial_environment=env,
+            initial_step_ns=tick_ns,
+            root_seed=root_seed,
+            tracing=resolve_backend(tracing_backend, tracing_device),
+            clock=Clock(tick_ns),
+            environment=env,
+        )
+        restart(state)
         self = object.__new__(cls)
-        self._initial = (tuple(sorted(setups, key=lambda s: s.name)), env, tick_ns)
-        self.root_seed = root_seed
-        self.tracing = resolve_backend(tracing_backend, tracing_device)
-        self._step_limit = MAX_STEPS_PER_WORLD
-        self._owner: object | None = None
-        self.clock = Clock(tick_ns)
-        self._init_state()
+        self._state = state
         return self
 
     # ------------------------------------------------------------------ lifecycle
 
-    def _init_state(self) -> None:
-        setups, env, tick_ns = self._initial
-        vehicles: dict[str, LiveVehicle] = {}
-        for s in setups:
-            vehicles[s.name] = LiveVehicle(
-                setup=s,
-                model=RigidBodyModel.from_spec(s.spec),
-                state=s.initial_state(),
-                controller=s.controller,
-                controller_state=s.controller.initial_state(),
-                command_n=np.zeros(len(s.spec.thrusters), dtype=np.float64),
-            )
-        # Everything is built before anything is assigned.
-        self.clock.restore(Clock(tick_ns))
-        self.environment = env
-        self._vehicles = vehicles
-        self._sampled_through_tick = -1
-        self._off_tick = OffTickLog()
-        self._edits: list[dict] = []
-        self._record_track()
-
     def reset(self) -> None:
         """Returns to the start (tick 0, initial states and controllers). No partial rewind."""
-        with self._transaction():
-            self._init_state()
+        with transaction(self._state):
+            restart(self._state)
 
     # ------------------------------------------------------------------ queries
 
     @property
     def tick(self) -> int:
         """Committed tick index."""
-        return self.clock.tick
+        return self._state.clock.tick
 
     @property
     def time_ns(self) -> int:
         """Committed simulation time [ns]."""
-        return self.clock.time_ns
+        return self._state.clock.time_ns
 
     @property
     def step_limit(self) -> int:
         """Most ticks this World may reach (lowered by a registry that holds it)."""
-        return self._step_limit
+        return self._state.step_limit
 
     @property
     def vehicle_names(self) -> tuple[str, ...]:
         """Vehicle names, sorted."""
-        return tuple(self._vehicles)
+        return tuple(self._state.vehicles)
 
     def sensor_ids(self) -> tuple[str, ...]:
         """Every sensor id (``vehicle/sensor``), sorted."""
-        return tuple(
-            sorted(f"{v.name}/{s.name}" for v in self._vehicles.values() for s in v.spec.sensors)
-        )
+        return queries.sensor_ids(self._state)
 
     def vehicle_state(self, name: str) -> VehicleState:
         """The committed state of one vehicle."""
-        return self._vehicle(name).state
+        return live_vehicle(self._state, name).state
+
+    def vehicle_spec(self, vehicle: str) -> VehicleSpec:
+        """The current document of a vehicle."""
+        return live_vehicle(self._state, vehicle).spec
 
     def body_kinematics(self, vehicle: str) -> BodyKinematics:
         """Committed kinematics of a vehicle, with its accelerations under its last command.
@@ -245,57 +229,11 @@ class World(WorldEdits, WorldHistory):
             Pose ``T_world_body``, body FRD velocities [m/s, rad/s] and the CG's
             inertial and angular accelerations [m/s², rad/s²] in the current.
         """
-        v = self._vehicle(vehicle)
-        state = v.state
-        acc = accelerations(v.model, state, v.command_n, self.environment.current_ned)
-        return BodyKinematics(
-            T_world_body=state.T_world_body,
-            velocity_body_m_s=np.asarray(state.velocity_body[:3]),
-            angular_velocity_body_rad_s=np.asarray(state.velocity_body[3:]),
-            linear_acceleration_body_m_s2=np.asarray(acc["linear_acceleration_body"]),
-            angular_acceleration_body_rad_s2=np.asarray(acc["angular_acceleration_body"]),
-        )
-
-    def _vehicle(self, name: str) -> LiveVehicle:
-        if not isinstance(name, str):
-            raise TypeError(f"vehicle: expected a vehicle name (str), got {type(name).__name__}")
-        try:
-            return self._vehicles[name]
-        except KeyError:
-            raise KeyError(
-                f"vehicle: no vehicle {name!r}; vehicles: {', '.join(self._vehicles)}"
-            ) from None
+        return queries.body_kinematics(self._state, vehicle)
 
     def state(self) -> dict[str, Any]:
         """Committed tick, time, epochs and per-vehicle kinematics (JSON-friendly)."""
-        vehicles = {}
-        for v in self._vehicles.values():
-            s = v.state
-            roll, pitch, yaw = s.euler_rad
-            # R v written element-wise in the frames contract order (no BLAS call).
-            v_world = s.T_world_body.apply_direction(s.velocity_body[:3]).tolist()
-            current = self.environment.current_ned(float(s.position_ned_m[2])).tolist()
-            through_water = [a - b for a, b in zip(v_world, current, strict=True)]
-            vehicles[v.name] = {
-                "position_ned_m": s.position_ned_m.tolist(),
-                "depth_m": float(s.position_ned_m[2]),
-                "roll_rad": roll,
-                "pitch_rad": pitch,
-                "yaw_rad": yaw,
-                "heading_rad": s.heading_rad,
-                "velocity_body": dict(
-                    zip(("u", "v", "w", "p", "q", "r"), s.velocity_body.tolist(), strict=True)
-                ),
-                "speed_over_ground_m_s": _norm3(v_world),
-                "speed_through_water_m_s": _norm3(through_water),
-                "thrust_n": s.thrust_n.tolist(),
-            }
-        return {
-            "tick": self.tick,
-            "time_ns": self.time_ns,
-            "epochs": self.clock.provenance()["epochs"],
-            "vehicles": vehicles,
-        }
+        return queries.summary(self._state)
 
     # ------------------------------------------------------------------ stepping
 
@@ -310,66 +248,123 @@ class World(WorldEdits, WorldHistory):
             WorldLimitError: If the World would pass its step limit
                 (:attr:`step_limit`, 2,000,000 or a registry's lower limit).
         """
-        if isinstance(n, bool) or not isinstance(n, int) or n < 1:
-            raise ValueError(f"n: expected a positive integer number of ticks, got {n!r}")
-        if self.tick + n > self._step_limit:
-            raise WorldLimitError(
-                f"n: stepping {n} ticks from tick {self.tick} would exceed the limit of "
-                f"{self._step_limit} steps for this World; reset() or create a new World"
-            )
-        groups: list[CaptureGroup] = []
-        with self._transaction():
-            if self._sampled_through_tick < 0:
-                groups.extend(self._sample_tick(after_ns=None))
-            for _ in range(n):
-                after_ns = self.time_ns
-                self._advance_one()
-                groups.extend(self._sample_tick(after_ns=after_ns))
-        return groups
+        return step_state(self._state, n)
 
-    def _advance_one(self) -> None:
-        dt_ns = self.clock.step_ns
-        t_ns = self.time_ns
-        # Compute every vehicle's next state first, then commit them together.
-        updates = []
-        for v in self._vehicles.values():
-            command, controller_state = v.controller.command(
-                v.model, v.state, v.controller_state, time_ns=t_ns, dt_ns=dt_ns
-            )
-            command_n = np.asarray(command, dtype=np.float64)
-            state = dynamics_step(
-                v.model, v.state, command_n, self.environment.current_ned, dt_ns=dt_ns
-            )
-            updates.append((v, controller_state, command_n, state))
-        for v, controller_state, command_n, state in updates:
-            v.controller_state, v.command_n, v.state = controller_state, command_n, state
-        self.clock.advance(1)
-        self._record_track()
+    # ------------------------------------------------------------------ edits
 
-    def _record_track(self) -> None:
-        for v in self._vehicles.values():
-            v.track.append(self.tick, self.time_ns, v.state)
+    def set_current(
+        self,
+        current_ned_m_per_s: Sequence[float] | None = None,
+        *,
+        profile: Sequence[Any] | None = None,
+    ) -> None:
+        """Sets a uniform NED current [m/s] or a depth profile of ``CurrentLayer``s."""
+        edits.set_current(self._state, current_ned_m_per_s, profile=profile)
 
-    def _sample_tick(self, *, after_ns: int | None) -> list[CaptureGroup]:
-        tick, t_ns = self.tick, self.time_ns
-        epoch = self.clock.epochs[-1]
-        due: list[sampling.DueSample] = []
-        for v in self._vehicles.values():
-            for spec in v.spec.sensors:
-                schedule = _schedule_of(spec.schedule)
-                window = schedule.tick_window(t_ns, after_ns=after_ns)
-                self._off_tick.record(
-                    f"{v.name}/{spec.name}",
-                    schedule,
-                    tick=tick,
-                    epoch=epoch,
-                    first_index=window.first_off_tick_index,
-                    count=window.off_tick_count,
-                )
-                if window.on_tick_index is not None:
-                    due.append((v.name, spec, window.on_tick_index))
-        self._sampled_through_tick = tick
-        if not due:
-            return []
-        samples = sampling.take_samples(self, due, time_ns=t_ns)
-        return [CaptureGroup(tick=tick, time_ns=t_ns, samples=samples)]
+    def set_controller(self, vehicle: str, controller: Controller) -> None:
+        """Replaces a vehicle's controller (its state starts fresh).
+
+        Raises:
+            KeyError: If there is no such vehicle.
+            TypeError, ValueError: If the controller does not fit the vehicle (see
+                :meth:`create`); the World is unchanged.
+        """
+        edits.set_controller(self._state, vehicle, controller)
+
+    def set_step(self, step: int | str | float) -> None:
+        """Changes the tick length (ns as int, or seconds); a new epoch starts at this tick.
+
+        Raises:
+            ValueError, TypeError: If the step is not a whole number of nanoseconds
+                within the tick bounds, or the vehicles' controllers refuse it.
+        """
+        edits.set_step(self._state, step)
+
+    def edit(
+        self,
+        *,
+        vehicle: str | None = None,
+        spec: VehicleSpec | None = None,
+        sensors: Sequence[SensorSpec] | None = None,
+        controller: Controller | None = None,
+        environment: Environment | None = None,
+    ) -> None:
+        """Replaces a vehicle's document or sensors, its controller, or the environment.
+
+        The vehicle keeps its current pose and velocity; if the new document has a
+        different thruster count, thruster states restart at zero. Everything is
+        validated before anything is changed: the (new or kept) controller must fit
+        the (new or kept) document, or the whole edit is refused.
+        """
+        edits.edit(
+            self._state,
+            vehicle=vehicle,
+            spec=spec,
+            sensors=sensors,
+            controller=controller,
+            environment=environment,
+        )
+
+    def inject_thruster_fault(self, vehicle: str, thruster: str, **_: Any) -> None:
+        """Always refused: thruster faults belong to analytic scenario runs, not live Worlds."""
+        edits.refuse_thruster_fault(vehicle, thruster)
+
+    # ------------------------------------------------------------------ records
+
+    def track(self, vehicle: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The recorded track of a vehicle over every committed tick.
+
+        Returns:
+            ``(ticks, times_ns, T_world_body)``: int64 [n], int64 [n] and float64
+            [n, 4, 4] homogeneous matrices of ``T_world_body``.
+        """
+        return history.track(self._state, vehicle)
+
+    def track_states(self, vehicle: str, *, from_tick: int = 0) -> VehicleTrackRecord:
+        """The committed ground-truth states of a vehicle at every tick from ``from_tick``.
+
+        Cost is O(ticks returned), so a recorder can take each new stretch of the
+        track after every ``step`` without copying the whole history again.
+
+        Args:
+            vehicle: Vehicle name.
+            from_tick: First tick wanted (0 .. :attr:`tick`); ticks before it are left out.
+
+        Returns:
+            A :class:`~leviathan.world.VehicleTrackRecord` with ticks, times
+            [ns], NED positions [m], attitude quaternions ``q_world_body`` ``(w, x, y,
+            z)`` and body velocities ``(u, v, w, p, q, r)`` [m/s, rad/s].
+        """
+        return history.track_states(self._state, vehicle, from_tick=from_tick)
+
+    @property
+    def off_tick_samples(self) -> tuple[dict, ...]:
+        """Scheduled samples refused because they fell between committed ticks.
+
+        Stored compactly as runs, one per sensor, epoch and schedule (and restarted
+        after an edit that removed the sensor): each run is a dict with
+        ``sensor_id``, ``period_ns``, ``phase_ns``, ``epoch_start_tick``,
+        ``epoch_start_time_ns``, ``step_ns``, ``from_tick``, ``through_tick``,
+        ``first_sample_index``, ``last_sample_index``, ``first_time_ns``,
+        ``last_time_ns`` and ``refused_count``. Every sample ``n`` in ``first_sample_index..
+        last_sample_index`` whose time ``phase_ns + n * period_ns`` is not a tick
+        time was refused (the others were taken); see :meth:`refused_sample_indices`.
+        """
+        return self._state.off_tick.records()  # fresh dicts: changing them cannot reach it
+
+    # One definition, with its docstring, for the method and the module function.
+    refused_sample_indices = staticmethod(refused_sample_indices)
+
+    def snapshot(self) -> WorldSnapshot:
+        """Freezes the committed state at the current tick into an immutable, hashed record."""
+        return history.snapshot(self._state)
+
+    def export_usd(self, path: str | Path) -> Path:
+        """Writes the World (scene, vehicles with their track over every committed tick,
+        sensors, provenance) as an OpenUSD stage (``.usda`` or ``.usdc``)."""
+        return history.export_usd(self._state, path)
+
+
+def world_state(world: World) -> WorldState:
+    """The one state object behind ``world`` (for the registry that holds it, and tests)."""
+    return world._state

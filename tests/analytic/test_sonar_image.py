@@ -24,6 +24,7 @@ from leviathan.materials import TEST_LAMBERT_BRIGHT, TEST_LAMBERT_DARK, TEST_LAM
 from leviathan.scene import Instance, Scene
 from leviathan.sensors import SonarNoiseModel
 from leviathan.sonar import render
+from leviathan.sonar.display import fan_raster
 from leviathan.specs import ImagingSonarSpec
 
 SEABED_DEPTH_M = 30.0
@@ -265,6 +266,23 @@ def test_pngs_are_png_and_the_fan_covers_the_window() -> None:
     x0, x1, _, y1 = image.fan_extent_m
     assert y1 == pytest.approx(30.0) and x0 == pytest.approx(-x1)
     assert image.fan_inside.any() and np.isfinite(image.fan_level_db[image.fan_inside]).any()
+
+
+def test_the_fan_is_drawn_on_the_one_fan_geometry() -> None:
+    # The analytic fan raster is the display's fan geometry over the image's cell grid.
+    spec = _small_spec()
+    image = sonar_image(scene=_seabed(), spec=spec, position_ned_m=(0, 0, 20.0), fan_width_px=96)
+    raster = fan_raster(
+        np.asarray(image.bearing_rad),
+        azimuth_fov_rad=math.radians(spec.azimuth_fov_deg),
+        range_min_m=spec.range_min_m,
+        range_max_m=spec.range_max_m,
+        range_bin_count=image.level_db.shape[0],
+        width_px=96,
+    )
+    np.testing.assert_array_equal(image.fan_inside, raster.inside)
+    assert image.fan_level_db.tobytes() == raster.cells(image.level_db, np.nan).tobytes()
+    assert image.fan_extent_m == raster.extent_m
 
 
 def test_mixed_or_missing_sources_are_refused() -> None:

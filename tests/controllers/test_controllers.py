@@ -137,7 +137,9 @@ def test_direct_thrust_refuses_non_finite_commands() -> None:
 
 
 def test_autopilot_refuses_bad_gains() -> None:
-    with pytest.raises(ValueError, match="depth_bandwidth_rad_s must be > 0"):
+    with pytest.raises(
+        ValueError, match=r"depth_bandwidth_rad_s: expected a finite number > 0 \[rad/s\]"
+    ):
         Autopilot(speed_m_per_s=1.0, depth_m=5.0, heading_rad=0.0, depth_bandwidth_rad_s=-1.0)
 
 

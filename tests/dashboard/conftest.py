@@ -1,6 +1,6 @@
 """Fixtures of the Dashboard's browser tests: a real service, a real Chromium, a watched page.
 
-* ``service``: a real uvicorn on 127.0.0.1 (``tests/service/service_helpers.start_service``),
+* ``service``: a real uvicorn on 127.0.0.1 (``tests/service_helpers.start_service``),
   one per test module; ``service_factory`` starts more (other settings or a token),
   each stopped at the end of the module.
 * ``browser``: Debian's Chromium driven by Playwright's sync API, one per module, in a
@@ -16,16 +16,10 @@ leaves them out).
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable, Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
-
-# start_service lives with the service tests; pytest puts only this folder on sys.path.
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "service"))
-
 from browser_helpers import CHROMIUM, CHROMIUM_ARGS, PageWatch, browser_missing_reason
 from service_helpers import RunningService, start_service
 

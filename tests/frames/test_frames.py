@@ -235,14 +235,14 @@ def test_translation_wrong_shape_is_refused() -> None:
 
 
 def test_non_finite_translation_is_refused() -> None:
-    with pytest.raises(ValueError, match=r"translation must be finite.*nan"):
+    with pytest.raises(ValueError, match=r"translation: expected finite numbers.*nan"):
         Transform(np.eye(3), (0.0, float("nan"), 0.0))
 
 
 def test_non_finite_rotation_is_refused() -> None:
     rotation = np.eye(3)
     rotation[1, 1] = np.inf
-    with pytest.raises(ValueError, match="rotation must be finite"):
+    with pytest.raises(ValueError, match="rotation: expected finite numbers"):
         Transform(rotation, (0.0, 0.0, 0.0))
 
 
@@ -259,7 +259,7 @@ def test_reflection_is_refused() -> None:
 
 
 def test_non_numeric_rotation_is_refused() -> None:
-    with pytest.raises(ValueError, match="rotation must hold real numbers"):
+    with pytest.raises(ValueError, match="rotation: expected real numbers"):
         Transform([["a", "b", "c"]] * 3, (0.0, 0.0, 0.0))
 
 
@@ -269,22 +269,22 @@ def test_apply_point_wrong_shape_is_refused() -> None:
 
 
 def test_apply_point_non_finite_is_refused() -> None:
-    with pytest.raises(ValueError, match="points must be finite"):
+    with pytest.raises(ValueError, match="points: expected finite numbers"):
         Transform.identity().apply_point([0.0, np.inf, 0.0])
 
 
 def test_apply_direction_non_finite_is_refused() -> None:
-    with pytest.raises(ValueError, match="directions must be finite"):
+    with pytest.raises(ValueError, match="directions: expected finite numbers"):
         Transform.identity().apply_direction([[0.0, np.nan, 0.0]])
 
 
 def test_euler_non_finite_angle_is_refused() -> None:
-    with pytest.raises(ValueError, match="pitch must be finite"):
+    with pytest.raises(ValueError, match="pitch: expected a finite number"):
         rotation_from_euler(0.0, float("inf"), 0.0)
 
 
 def test_euler_bool_angle_is_refused() -> None:
-    with pytest.raises(TypeError, match=r"yaw must be a real number.*bool"):
+    with pytest.raises(TypeError, match=r"yaw: expected a real number.*bool"):
         rotation_from_euler(0.0, 0.0, True)
 
 
@@ -384,7 +384,7 @@ def test_wrap_angle_interval() -> None:
 
 
 def test_wrap_angle_rejects_nan() -> None:
-    with pytest.raises(ValueError, match="angle must be finite"):
+    with pytest.raises(ValueError, match="angle: expected a finite number"):
         wrap_angle(float("nan"))
 
 
@@ -437,7 +437,7 @@ def test_rotation_from_quaternion_rejects_zero_norm() -> None:
 
 
 def test_rotation_from_quaternion_rejects_non_finite() -> None:
-    with pytest.raises(ValueError, match="quaternion must be finite"):
+    with pytest.raises(ValueError, match="quaternion: expected finite numbers"):
         rotation_from_quaternion((1.0, float("nan"), 0.0, 0.0))
 
 

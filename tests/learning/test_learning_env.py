@@ -554,7 +554,7 @@ def test_bad_actions_raise_naming_actions(actions, error) -> None:
         ({"num_envs": 0}, ValueError, "num_envs"),
         ({"dt_s": math.inf}, ValueError, "dt_s"),
         ({"substeps": 0}, ValueError, "substeps"),
-        ({"episode_steps": 2.5}, ValueError, "episode_steps"),
+        ({"episode_steps": 2.5}, TypeError, "episode_steps"),
         ({"vehicle": "submarine"}, ValueError, "vehicle"),
         ({"autoreset_mode": "later"}, ValueError, "autoreset_mode"),
         ({"terrain": "flat"}, TypeError, "terrain"),

@@ -2,15 +2,20 @@
 
 Both tracing backends walk these arrays, so their layout is checked here, once: the
 traversals themselves are compared in ``tests/reference_cpu`` and ``tests/kernels``.
+The arrays equal, bit for bit, those of the straightforward build kept as
+``reference_build_bvh`` in ``tests/reference_impls.py``.
 """
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
+from reference_impls import reference_build_bvh
 from trace_cases import grid as _grid
 from trace_cases import random_soup as _random_soup
 
+from leviathan._raycast_stages.bvh import DEFAULT_LEAF_SIZE
+from leviathan._raycast_stages.prepare import _world_triangles
 from leviathan.raycast import build_bvh, prepare_instance
 
 
@@ -98,3 +103,46 @@ def test_build_bvh_rejects_bad_input() -> None:
         build_bvh(np.zeros((1, 3)), np.ones((1, 3)), leaf_size=0)
     with pytest.raises(ValueError, match="at least one triangle"):
         build_bvh(np.zeros((0, 3)), np.zeros((0, 3)))
+
+
+# The builder is the fast rewrite (columns instead of rows, boxes written in their final
+# order) of reference_build_bvh in tests/reference_impls.py: every array, the pad and the
+# leaf size must be equal, bit for bit, on random soups, grids, degenerate and coincident
+# triangles and several leaf sizes.
+
+
+def _boxes(vertices: np.ndarray, faces: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    *_, tri_min, tri_max = _world_triangles(
+        np.ascontiguousarray(vertices, dtype=np.float64), np.asarray(faces, dtype=np.int64)
+    )
+    return tri_min, tri_max
+
+
+def _cases() -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    rng = np.random.default_rng(17)
+    soup = _random_soup(rng, 3000)
+    far = _random_soup(rng, 500, spread=5000.0)
+    v, f = _grid(40, 30.0, 12.0, tilt=0.2)
+    # Coincident triangles (equal Morton codes: split at the middle) and a flat sheet.
+    same = (np.tile(soup[0][:3], (64, 1)), np.arange(192).reshape(64, 3))
+    flat = (
+        np.column_stack([rng.uniform(-9, 9, (900, 2)), np.zeros(900)]),
+        rng.integers(0, 900, (300, 3)),
+    )
+    return {"soup": soup, "far": far, "grid": (v, f), "coincident": same, "flat": flat}
+
+
+@pytest.mark.parametrize("case", sorted(_cases()))
+@pytest.mark.parametrize("leaf_size", [1, 2, DEFAULT_LEAF_SIZE, 7])
+def test_build_equals_the_reference_build(case: str, leaf_size: int) -> None:
+    tri_min, tri_max = _boxes(*_cases()[case])
+    ours = build_bvh(tri_min, tri_max, leaf_size=leaf_size)
+    expected = reference_build_bvh(tri_min, tri_max, leaf_size=leaf_size)
+    for name in ("node_bounds", "node_child", "node_range", "tri_order"):
+        got = getattr(ours, name)
+        assert got.dtype == expected[name].dtype, name
+        assert got.shape == expected[name].shape, name
+        assert got.flags.c_contiguous, name
+        np.testing.assert_array_equal(got, expected[name], err_msg=name)
+    assert ours.pad == expected["pad"]
+    assert ours.leaf_size == expected["leaf_size"] == leaf_size

@@ -10,8 +10,10 @@ import numpy as np
 import pytest
 from numpy.testing import assert_array_equal
 from PIL import Image
+from reference_impls import reference_fan_grid
 
-from leviathan.sonar import SonarFrame
+from leviathan.catalogue import get_vehicle
+from leviathan.sonar import SonarFrame, beam_grid_for
 from leviathan.sonar.display import (
     FAN_BACKGROUND_RGB,
     MISSING_RGB,
@@ -19,6 +21,7 @@ from leviathan.sonar.display import (
     display_product_hash,
     fan_pixels,
     fan_png,
+    fan_raster,
     preview_pixels,
     preview_png,
 )
@@ -295,6 +298,76 @@ def test_fan_png_decodes_to_fan_pixels(tmp_path: os.PathLike[str]) -> None:
     with Image.open(io.BytesIO(data)) as image:
         decoded = np.asarray(image.convert("RGB"))
     assert_array_equal(decoded, fan_pixels(frame, width_px=80))
+
+
+def test_fan_pixels_show_exactly_the_cells_of_the_fan_raster() -> None:
+    # Every cell bright: a pixel is white exactly where the one fan geometry puts a cell.
+    frame = _frame(np.ones((12, 9)), fov_deg=100.0, range_min_m=1.5, range_max_m=20.0)
+    pixels = fan_pixels(frame, width_px=150)
+    raster = fan_raster(
+        np.asarray(frame.metadata["bearing_rad"]),
+        azimuth_fov_rad=math.radians(100.0),
+        range_min_m=1.5,
+        range_max_m=20.0,
+        range_bin_count=12,
+        width_px=150,
+    )
+    assert pixels.shape[:2] == raster.shape
+    assert_array_equal(np.all(pixels == 255, axis=-1), raster.inside)
+    assert_array_equal(np.all(pixels == 0, axis=-1), ~raster.inside)
+
+
+def _catalogue_sonar_grid() -> tuple[np.ndarray, float, float, float, int]:
+    spec = get_vehicle("reference_survey_vehicle").sensor("sonar")
+    bearing = np.asarray(beam_grid_for(spec)[0].bearing_rad)
+    fov = math.radians(spec.azimuth_fov_deg)
+    return bearing, fov, spec.range_min_m, spec.range_max_m, spec.range_bin_count
+
+
+@pytest.mark.parametrize(
+    ("fov_deg", "bearings", "bins", "width", "range_min_m", "range_max_m"),
+    [
+        (130.0, 256, 512, 512, 0.5, 60.0),
+        (60.0, 64, 200, 300, 1.0, 30.0),
+        (90.0, 7, 10, 64, 0.0, 10.0),
+        (20.0, 1, 16, 100, 0.0, 5.0),
+        (179.0, 101, 50, 333, 0.0, 20.0),
+        (None, None, None, 640, None, None),  # the catalogue survey sonar
+    ],
+)
+def test_fan_raster_equals_the_arctan2_reference(
+    fov_deg, bearings, bins, width, range_min_m, range_max_m
+) -> None:
+    # The tangent comparisons pick the same cell as atan2 per pixel (the analytic tier's
+    # first fan raster) wherever the two roundings agree, which is every pixel here.
+    if fov_deg is None:
+        bearing, fov, range_min_m, range_max_m, bins = _catalogue_sonar_grid()
+    else:
+        fov = math.radians(fov_deg)
+        bearing = np.linspace(-fov / 2, fov / 2, bearings) if bearings > 1 else np.zeros(1)
+    level = np.random.default_rng(bins).random((bins, bearing.shape[0]))
+    expected, inside, extent = reference_fan_grid(
+        level,
+        bearing_rad=bearing,
+        azimuth_fov_rad=fov,
+        range_min_m=range_min_m,
+        range_max_m=range_max_m,
+        width_px=width,
+    )
+    raster = fan_raster(
+        bearing,
+        azimuth_fov_rad=fov,
+        range_min_m=range_min_m,
+        range_max_m=range_max_m,
+        range_bin_count=bins,
+        width_px=width,
+    )
+    assert raster.extent_m == extent
+    assert raster.inside.dtype == np.bool_ and raster.inside.shape == inside.shape
+    assert_array_equal(raster.inside, inside)
+    got = raster.cells(level, np.nan)
+    assert got.dtype == np.float64
+    assert got.tobytes() == expected.tobytes()
 
 
 @pytest.mark.parametrize("bad", [1, 0, -5])

@@ -1,4 +1,4 @@
-"""Reference imaging sonar: return-model terms, analytic cases, ground truth rules."""
+"""Reference imaging sonar: return-model terms, analytic cases, ground truth, per-sample maps."""
 
 from __future__ import annotations
 
@@ -8,32 +8,23 @@ import sys
 
 import numpy as np
 import pytest
+from reference_impls import reference_acos_clipped, reference_pow10_neg, reference_sample_normals
 
+from leviathan import sonar
 from leviathan.acoustics import absorption_db_per_m
 from leviathan.frames import Transform
+from leviathan.geometry import box_mesh, uv_sphere_mesh
 from leviathan.materials import (
     TEST_LAMBERT_BRIGHT,
     TEST_LAMBERT_MEDIUM,
     AcousticStatus,
     DeclaredMaterial,
 )
+from leviathan.raycast import prepare_scene
 from leviathan.reference_cpu import sonar as ref
 from leviathan.scene import Instance, Scene, TriangleMesh
-from leviathan.sonar import (
-    BASIS_GEOMETRIC,
-    BASIS_GEOMETRIC_NO_ABSORPTION,
-    BASIS_NONE,
-    FLAG_EMPTY,
-    FLAG_MIXED_STATUS,
-    FLAG_MULTIPLE_INSTANCES,
-    FLAG_SEA_SURFACE,
-    FLAG_TRUNCATED,
-    FLAG_UNKNOWN_MATERIAL,
-    FLAG_UNSUPPORTED_MATERIAL,
-    FLAG_UNSUPPORTED_MEDIUM,
-    FLAG_VALID,
-    render,
-)
+from leviathan.sonar import render
+from leviathan.sonar._physics import _sample_normals
 from leviathan.specs import BeamPatternSpec, ImagingSonarSpec, MountSpec, ScheduleSpec, WaterSpec
 
 LOOK_DOWN = Transform.from_euler(0.0, -math.pi / 2, 0.0)  # sensor x (boresight) -> world +z
@@ -253,10 +244,10 @@ def test_unknown_material_gives_nan_return_and_valid_geometry() -> None:
     filled = frame["sample_count"] > 0
     assert np.all(np.isnan(frame["linear_return"][filled]))
     assert np.all(frame["linear_return"][~filled] == 0.0)
-    assert np.all(frame["validity"][filled] & FLAG_UNKNOWN_MATERIAL)
-    assert not np.any(frame["validity"][filled] & FLAG_VALID)
+    assert np.all(frame["validity"][filled] & sonar.FLAG_UNKNOWN_MATERIAL)
+    assert not np.any(frame["validity"][filled] & sonar.FLAG_VALID)
     assert np.all(np.isfinite(frame["primary_range_m"][filled]))
-    assert np.all(frame["primary_basis"][filled] == BASIS_GEOMETRIC)
+    assert np.all(frame["primary_basis"][filled] == sonar.BASIS_GEOMETRIC)
     assert np.all(frame["primary_acoustic_status"][filled] == AcousticStatus.UNKNOWN)
 
 
@@ -266,7 +257,7 @@ def test_unsupported_material_is_flagged() -> None:
     pose = Transform.from_euler(0.0, 0.0, 0.0, translation=(0.0, 0.0, 10.0)) @ LOOK_DOWN
     frame = _render(scene, _spec(bearing_count=5), pose)
     filled = frame["sample_count"] > 0
-    assert np.all(frame["validity"][filled] & FLAG_UNSUPPORTED_MATERIAL)
+    assert np.all(frame["validity"][filled] & sonar.FLAG_UNSUPPORTED_MATERIAL)
     assert np.all(np.isnan(frame["linear_return"][filled]))
 
 
@@ -279,8 +270,8 @@ def test_unsupported_medium_uses_geometry_without_absorption() -> None:
     assert frame.metadata["medium_supported"] is False
     assert any("salinity" in r for r in frame.metadata["medium_reasons"])
     assert np.all(np.isnan(frame["linear_return"][filled]))
-    assert np.all(frame["validity"][filled] & FLAG_UNSUPPORTED_MEDIUM)
-    assert np.all(frame["primary_basis"][filled] == BASIS_GEOMETRIC_NO_ABSORPTION)
+    assert np.all(frame["validity"][filled] & sonar.FLAG_UNSUPPORTED_MEDIUM)
+    assert np.all(frame["primary_basis"][filled] == sonar.BASIS_GEOMETRIC_NO_ABSORPTION)
 
 
 def test_sea_surface_is_an_interface_instance() -> None:
@@ -291,7 +282,7 @@ def test_sea_surface_is_an_interface_instance() -> None:
     filled = frame["sample_count"] > 0
     assert filled.any()
     assert np.all(frame["primary_instance"][filled] == scene.sea_surface_instance)
-    assert np.all(frame["validity"][filled] & FLAG_SEA_SURFACE)
+    assert np.all(frame["validity"][filled] & sonar.FLAG_SEA_SURFACE)
     assert np.all(frame["primary_acoustic_status"][filled] == AcousticStatus.INTERFACE)
     labels = frame.metadata["semantic_labels"]
     assert {labels[k] for k in frame["primary_semantic"][filled]} == {"sea_surface"}
@@ -317,10 +308,10 @@ def test_mixed_statuses_in_one_cell_are_flagged_and_missing() -> None:
     spec = _spec(elevation_sample_count=8, elevation_aperture_deg=10.0, range_bin_count=4)
     pose = Transform.from_euler(0.0, 0.0, 0.0, translation=(0.0, 0.0, 10.0)) @ LOOK_DOWN
     frame = _render(_scene(left, right), spec, pose)
-    mixed = (frame["validity"] & FLAG_MIXED_STATUS) != 0
+    mixed = (frame["validity"] & sonar.FLAG_MIXED_STATUS) != 0
     assert mixed.any()
     assert np.all(np.isnan(frame["linear_return"][mixed]))
-    assert np.all(frame["validity"][mixed] & FLAG_MULTIPLE_INSTANCES)
+    assert np.all(frame["validity"][mixed] & sonar.FLAG_MULTIPLE_INSTANCES)
 
 
 # ---- top-K and bookkeeping ------------------------------------------------------------
@@ -358,7 +349,7 @@ def test_energy_fractions_and_truncation_account_for_the_return() -> None:
     assert cells.size
     for r, b in cells:
         frac = frame["topk_energy_fraction"][r, b]
-        assert frame["validity"][r, b] & FLAG_TRUNCATED
+        assert frame["validity"][r, b] & sonar.FLAG_TRUNCATED
         assert frac.sum() + frame["truncation"][r, b] == pytest.approx(1.0, rel=1e-12)
     full = _many_contributors_frame(top_k=16)
     ok = full["sample_count"] > 0
@@ -382,10 +373,10 @@ def test_empty_cells_have_sentinels() -> None:
     frame = _many_contributors_frame(top_k=4)
     empty = frame["sample_count"] == 0
     assert empty.any()
-    assert np.all(frame["validity"][empty] == FLAG_EMPTY)
+    assert np.all(frame["validity"][empty] == sonar.FLAG_EMPTY)
     assert np.all(frame["primary_instance"][empty] == -1)
     assert np.all(np.isnan(frame["primary_range_m"][empty]))
-    assert np.all(frame["primary_basis"][empty] == BASIS_NONE)
+    assert np.all(frame["primary_basis"][empty] == sonar.BASIS_NONE)
 
 
 # ---- speckle and determinism --------------------------------------------------------
@@ -465,3 +456,51 @@ def test_missing_values_use_one_nan_bit_pattern() -> None:
     frame = SonarFrame(channels={"linear_return": np.array([[1.0, odd_nan]])}, metadata={})
     stored = frame["linear_return"].view(np.uint64)
     assert int(stored[0, 1]) == 0x7FF8000000000000
+
+
+# --------------------------------------------------------------------------- per-sample maps
+
+# The libm maps and the normal gather are compared with their reference
+# implementations (tests/reference_impls.py) on special values and seeded input.
+SPECIAL = np.array([0.0, -0.0, np.nan, -np.nan, np.inf, -np.inf, 1e-300, -1e-300, 5e-324, 1.0])
+
+
+def test_libm_maps_equal_their_reference() -> None:
+    rng = np.random.default_rng(11)
+    exponents = np.concatenate([SPECIAL, rng.uniform(0.0, 40.0, 5000), -rng.uniform(0, 5, 50)])
+    # acos: its domain, values above 1 (clipped to 1), both zeros and NaN.
+    cosines = np.concatenate([SPECIAL[:3], [1.0, 1.5, np.inf, -1.0], rng.uniform(-1, 1, 5000)])
+    for new, old, x in (
+        (ref._pow10_neg, reference_pow10_neg, exponents),
+        (ref.acos_clipped, reference_acos_clipped, cosines),
+    ):
+        got, expected = new(x), old(x)
+        assert got.dtype == expected.dtype == np.float64
+        assert got.tobytes() == expected.tobytes()
+        # Strided and non-float64 input take the same values.
+        assert new(x[::3]).tobytes() == old(x[::3]).tobytes()
+        assert new(x.astype(np.float32)).tobytes() == old(x.astype(np.float32)).tobytes()
+        assert new(x[:0]).shape == (0,)
+    with pytest.raises(ValueError, match="math domain error"):
+        ref.acos_clipped(np.array([0.5, -2.0]))
+
+
+def test_sample_normals_equal_their_reference() -> None:
+    box = box_mesh((2.0, 3.0, 1.0))
+    ball = uv_sphere_mesh(1.5, segments=12, rings=6)
+    scene = Scene(
+        [
+            Instance("box", box, Transform.from_euler(0.1, 0.2, 0.3, translation=(0, 0, 9)), "a"),
+            Instance("ball", ball, Transform.from_euler(0.0, 0.4, 1.0, translation=(4, 0, 9)), "b"),
+        ]
+    )
+    prepared = prepare_scene(scene)
+    rng = np.random.default_rng(2)
+    n = 500
+    inst = rng.integers(0, scene.sea_surface_instance + 1, n).astype(np.int64)
+    sizes = [p.triangle_count for p in prepared.instances]
+    tri = np.array([rng.integers(0, sizes[k]) if k < len(sizes) else 0 for k in inst.tolist()])
+    got = _sample_normals(inst, tri.astype(np.int64), scene=scene, prepared=prepared)
+    expected = reference_sample_normals(inst, tri, scene, prepared)
+    assert got.dtype == np.float64 and got.shape == (n, 3)
+    assert got.tobytes() == expected.tobytes()

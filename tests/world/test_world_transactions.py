@@ -29,8 +29,10 @@ from leviathan.world import (
     WorldLimitError,
     WorldRegistry,
 )
-from leviathan.world import _world as world_module
+from leviathan.world import _queries as world_queries
 from leviathan.world._registry import RELEASED_IDS_KEPT
+from leviathan.world._vehicles import VehicleTrack
+from leviathan.world._world import world_state
 
 TICK_NS = 10_000_000
 
@@ -81,10 +83,10 @@ def _fingerprint(world: World) -> tuple:
     return (
         world.snapshot().content_hash,
         json.dumps(world.state(), sort_keys=True),
-        json.dumps(world._edits, sort_keys=True),
+        json.dumps(world_state(world).edits, sort_keys=True),
         json.dumps([dict(r) for r in world.off_tick_samples], sort_keys=True),
         tuple(len(world.track(name)[0]) for name in world.vehicle_names),
-        world._sampled_through_tick,
+        world_state(world).sampled_through_tick,
     )
 
 
@@ -253,7 +255,7 @@ def test_set_controller_commits_when_it_fits() -> None:
     before = world.snapshot().content_hash
     world.set_controller("second", _autopilot())
     assert world.snapshot().content_hash != before
-    assert world._edits[-1]["edit"] == "controller"
+    assert world_state(world).edits[-1]["edit"] == "controller"
 
 
 # --------------------------------------------------------------------------- edit
@@ -407,6 +409,30 @@ def test_reset_failing_part_way_changes_nothing(monkeypatch: pytest.MonkeyPatch)
     assert world.tick == 0 and _fingerprint(world) == _fingerprint(_world())
 
 
+def test_reset_interrupted_after_it_replaced_the_vehicles_changes_nothing(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The interrupt lands after the new vehicles, edit log and off-tick log are in
+    # place (recording tick 0 of the first new track): the old ones must come back.
+    world, twin = _twins(12)
+    world.set_current((0.0, 0.2, 0.0))
+    twin.set_current((0.0, 0.2, 0.0))
+    real_append = VehicleTrack.append
+
+    def interrupted(self, tick, time_ns, state):
+        if tick == 0:
+            raise KeyboardInterrupt
+        real_append(self, tick, time_ns, state)
+
+    monkeypatch.setattr(VehicleTrack, "append", interrupted)
+    with _unchanged(world):
+        with pytest.raises(KeyboardInterrupt):
+            world.reset()
+    monkeypatch.undo()
+    assert world_state(world).edits[-1]["edit"] == "current"
+    _assert_goes_on_like(world, twin, 9)
+
+
 def test_reset_replays_the_same_hashes_after_a_rollback() -> None:
     world = _world_with_failing_second_vehicle(RuntimeError("boom"))
     first = _group_hashes(world.step(7))
@@ -535,5 +561,5 @@ def test_state_speed_is_the_norm_written_in_order() -> None:
     v = world.state()["vehicles"]["auv"]
     s = world.vehicle_state("auv")
     v_world = s.T_world_body.apply_direction(s.velocity_body[:3]).tolist()
-    assert v["speed_over_ground_m_s"] == world_module._norm3(v_world)
+    assert v["speed_over_ground_m_s"] == world_queries.norm3(v_world)
     assert math.isclose(v["speed_over_ground_m_s"], math.hypot(*v_world), rel_tol=1e-15)

@@ -171,22 +171,26 @@ def test_camera_sees_other_vehicle_silhouette_where_its_hull_projects() -> None:
     assert np.allclose(sample.channels["depth_z_m"][expected], depth_m, rtol=0, atol=1e-12)
 
 
-def test_dvl_beams_lock_on_a_vehicle_passing_beneath() -> None:
-    # The ROV's top face 0.3 m below the DVL, centred under it: every 30-degree beam
-    # hits it at the slant range 0.3 / cos 30 (footprint 0.1225 m off axis in x and
-    # y, inside the 0.45 x 0.34 m face).
-    dvl_down = DEPTH + DVL_MOUNT[2]
-    rov_down = dvl_down + 0.3 + ROV_HALF[2]
-    setups = [
+def _rov_beneath_the_dvl(**rov_options) -> list[VehicleSetup]:
+    """The survey holding depth, and the ROV whose top face is 0.3 m below its DVL."""
+    rov_down = DEPTH + DVL_MOUNT[2] + 0.3 + ROV_HALF[2]
+    return [
         VehicleSetup("survey", _survey_spec(), _hold(DEPTH), position_ned_m=(0.0, 0.0, DEPTH)),
         VehicleSetup(
             "rov",
             get_vehicle("inspection_rov"),
             _hold(rov_down),
             position_ned_m=(DVL_MOUNT[0], 0.0, rov_down),
+            **rov_options,
         ),
     ]
-    sample = _first(_world(setups), "survey/dvl")
+
+
+def test_dvl_beams_lock_on_a_vehicle_passing_beneath() -> None:
+    # The ROV's top face 0.3 m below the DVL, centred under it: every 30-degree beam
+    # hits it at the slant range 0.3 / cos 30 (footprint 0.1225 m off axis in x and
+    # y, inside the 0.45 x 0.34 m face).
+    sample = _first(_world(_rov_beneath_the_dvl()), "survey/dvl")
     expected = 0.3 / math.cos(math.radians(30.0))
     assert_array_equal(sample.channels["beam_valid"], np.ones(4, dtype=np.uint8))
     assert np.allclose(sample.channels["beam_range_m"], expected, rtol=0, atol=1e-12)
@@ -201,19 +205,7 @@ def test_dvl_over_a_moving_vehicle_measures_the_velocity_relative_to_it() -> Non
     # The survey holds still; the ROV beneath it starts at 0.5 m/s ahead (world +x at
     # yaw 0). Every beam locks on the ROV, so the DVL reads the survey's velocity
     # relative to the ROV's hull (about -v_rov in the sensor frame).
-    dvl_down = DEPTH + DVL_MOUNT[2]
-    rov_down = dvl_down + 0.3 + ROV_HALF[2]
-    setups = [
-        VehicleSetup("survey", _survey_spec(), _hold(DEPTH), position_ned_m=(0.0, 0.0, DEPTH)),
-        VehicleSetup(
-            "rov",
-            get_vehicle("inspection_rov"),
-            _hold(rov_down),
-            position_ned_m=(DVL_MOUNT[0], 0.0, rov_down),
-            velocity_body=(0.5, 0.0, 0.0, 0.0, 0.0, 0.0),
-        ),
-    ]
-    world = _world(setups)
+    world = _world(_rov_beneath_the_dvl(velocity_body=(0.5, 0.0, 0.0, 0.0, 0.0, 0.0)))
     # The tick-0 committed kinematics, what the tick-0 sample reads.
     me, rov = world.body_kinematics("survey"), world.body_kinematics("rov")
     sample = world.step(1)[0].samples["survey/dvl"]

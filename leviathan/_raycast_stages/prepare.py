@@ -34,7 +34,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from leviathan.raycast._bvh import DEFAULT_LEAF_SIZE, Bvh, build_bvh, refit_bvh
+from leviathan._raycast_stages.bvh import DEFAULT_LEAF_SIZE, Bvh, build_bvh, refit_bvh
 
 __all__ = [
     "PreparedInstance",

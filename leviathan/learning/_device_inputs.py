@@ -1,62 +1,28 @@
-"""Argument checks of the learning tier's host classes: reals, ranges, pairs, device arrays."""
+"""The learning tier's inputs as its kernels take them: Warp arrays, a vehicle, a seed.
+
+Conversions rather than plain argument checks (those are in :mod:`leviathan._validation`,
+the one module of them): each turns a user's input into the device array, vehicle
+document or uint32 base seed the batched kernels need, refusing it with the argument
+named when it cannot. They need Warp, which :mod:`leviathan._validation` never imports.
+"""
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
 import warp as wp
 
-from leviathan._validation import check_finite, is_integer, is_real
+from leviathan._validation import is_integer
 from leviathan.catalogue import get_vehicle
 from leviathan.learning._env_kernels import int_mask
 from leviathan.specs import VehicleSpec
 
-
-def _in_range(value: Any, name: str, low: float, high: float, *, open_low: bool) -> float:
-    number = check_finite(name, value)
-    if (number <= low if open_low else number < low) or number > high:
-        bracket = "(" if open_low else "["
-        raise ValueError(f"{name}: expected a value in {bracket}{low:g}, {high:g}], got {value!r}")
-    return number
+__all__ = ["base_seed", "device_array", "reset_mask_option", "vehicle_spec"]
 
 
-def _integer(value: Any, name: str, low: int, high: int) -> int:
-    if not is_integer(value):
-        raise TypeError(f"{name}: expected an integer, got {value!r}")
-    number = int(value)
-    if not low <= number <= high:
-        raise ValueError(f"{name}: expected an integer in [{low}, {high}], got {value!r}")
-    return number
-
-
-def _pair(value: Any, name: str) -> tuple[Any, Any]:
-    if isinstance(value, (str, bytes)) or not hasattr(value, "__len__") or len(value) != 2:
-        raise TypeError(f"{name}: expected a pair of two values, got {value!r}")
-    return value[0], value[1]
-
-
-def _range(name: str, value: Any, *, minimum: float, strict: bool) -> tuple[float, float]:
-    """Validate a ``(low, high)`` range of finite reals above ``minimum``."""
-    bound = f"> {minimum:g}" if strict else f">= {minimum:g}"
-    expected = f"a (low, high) pair of finite reals with {bound} and low <= high"
-    if not isinstance(value, tuple | list) or len(value) != 2:
-        raise ValueError(f"Randomization.{name}: expected {expected}, got {value!r}")
-    low, high = value
-    for end in (low, high):
-        if not is_real(end):
-            raise TypeError(f"Randomization.{name}: expected {expected}, got {value!r}")
-    low, high = float(low), float(high)
-    if not (math.isfinite(low) and math.isfinite(high)) or low > high:
-        raise ValueError(f"Randomization.{name}: expected {expected}, got {value!r}")
-    if (low <= minimum) if strict else (low < minimum):
-        raise ValueError(f"Randomization.{name}: expected {expected}, got {value!r}")
-    return low, high
-
-
-def _device_array(
+def device_array(
     name: str,
     value: Any,
     dtypes: tuple[Any, ...],
@@ -89,13 +55,8 @@ def _device_array(
     return value
 
 
-def _positive_int(name: str, value: Any) -> int:
-    if not is_integer(value) or value < 1:
-        raise ValueError(f"{name}: expected an int >= 1, got {value!r}")
-    return int(value)
-
-
-def _vehicle(value: Any) -> VehicleSpec:
+def vehicle_spec(value: Any) -> VehicleSpec:
+    """A vehicle document from a ``VehicleSpec`` or a catalogue name."""
     if isinstance(value, VehicleSpec):
         return value
     if isinstance(value, str):
@@ -106,7 +67,7 @@ def _vehicle(value: Any) -> VehicleSpec:
     raise TypeError(f"vehicle: expected a catalogue name or a VehicleSpec, got {value!r}")
 
 
-def _base_seed(seed: Any) -> int:
+def base_seed(seed: Any) -> int:
     """A Gymnasium seed (int >= 0) as the uint32 base seed of the keyed draws."""
     if not is_integer(seed) or seed < 0:
         raise ValueError(f"seed: expected None or an int >= 0, got {seed!r}")
@@ -114,7 +75,7 @@ def _base_seed(seed: Any) -> int:
     return int(np.random.SeedSequence(int(seed)).generate_state(1, dtype=np.uint32)[0])
 
 
-def _reset_mask_option(options: Any, n: int, device: str) -> wp.array | None:
+def reset_mask_option(options: Any, n: int, device: str) -> wp.array | None:
     """The (n,) int32 mask of ``options["reset_mask"]`` on ``device``; None: reset every env."""
     if options is None:
         return None
