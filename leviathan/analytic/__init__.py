@@ -50,7 +50,11 @@ from leviathan.analytic._scenario import (
     load_scenario,
     scenario_from_dict,
 )
-from leviathan.analytic._scenario_build import canonical_world
+from leviathan.analytic._scenario_build import (
+    build_environment,
+    build_vehicle_setups,
+    canonical_world,
+)
 from leviathan.analytic._scenario_outputs import write_scenario_outputs
 from leviathan.analytic._scenario_records import (
     ANALYTIC_DOMAIN,
@@ -113,6 +117,8 @@ __all__ = [
     "analytic_hash",
     "apply_dvl_noise",
     "apply_sonar_noise",
+    "build_environment",
+    "build_vehicle_setups",
     "canonical_world",
     "effective_tick",
     "elevation_samples_for_fill",
