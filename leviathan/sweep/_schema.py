@@ -122,7 +122,6 @@ class RangeDocument(SpecModel):
     ``stop`` and ``step`` are integers (or every ``count`` value is whole).
     """
 
-    __content_type__ = "leviathan.sweep.RangeDocument"
     start: Number = Field(description="First value [the field's unit]")
     stop: Number = Field(description="Last value, inclusive when reached [the field's unit]")
     step: Number | None = Field(None, description="Spacing; sign sets the direction")
@@ -170,7 +169,6 @@ def _exact(value: int | float) -> Decimal:
 class AxisDocument(SpecModel):
     """One swept parameter: where it goes and the values it takes."""
 
-    __content_type__ = "leviathan.sweep.AxisDocument"
     path: Text = Field(description="Where the value goes, relative to [run]")
     name: Text | None = Field(None, pattern=_NAME, description="Parameter name (default: path)")
     values: list[Any] | None = Field(
@@ -201,7 +199,6 @@ class AxisDocument(SpecModel):
 class SampleDocument(SpecModel):
     """A keyed random subset of the combinations."""
 
-    __content_type__ = "leviathan.sweep.SampleDocument"
     count: Integer = Field(ge=1, le=MAX_SWEEP_RUNS, description="Combinations kept")
     seed: Integer = Field(ge=0, lt=1 << 64, description="Seed of the subset")
 
@@ -209,7 +206,6 @@ class SampleDocument(SpecModel):
 class PlacementDocument(SpecModel):
     """Where a scene object of the base scene is put instead (world runs)."""
 
-    __content_type__ = "leviathan.sweep.PlacementDocument"
     position_ned_m: tuple[Real, Real, Real] | None = Field(
         None, description="Object origin in world NED [m]; None keeps the scene's"
     )
@@ -221,7 +217,6 @@ class PlacementDocument(SpecModel):
 class SceneDocument(SpecModel):
     """Changes to the scenario's scene that its environment document cannot state (world runs)."""
 
-    __content_type__ = "leviathan.sweep.SceneDocument"
     seabed_seed: Integer | None = Field(
         None, ge=0, lt=1 << 64, description="Seed of the 'survey' scene's generated seabed"
     )
@@ -233,7 +228,6 @@ class SceneDocument(SpecModel):
 class OutputsDocument(SpecModel):
     """What a world run writes beside its manifest."""
 
-    __content_type__ = "leviathan.sweep.OutputsDocument"
     mcap: Flag = Field(True, description="dataset.mcap: the run as a ROS 2 bag")
     hdf5: Flag = Field(True, description="dataset.h5: every channel and the ground truth")
     previews: Flag = Field(True, description="previews/: sonar fans and camera images (PNG)")
@@ -254,7 +248,6 @@ class RunDocument(SpecModel):
     sonar); ``scene`` and ``outputs`` apply to world runs only.
     """
 
-    __content_type__ = "leviathan.sweep.RunDocument"
     kind: Literal["world", "analytic"]
     scenario: dict[str, Any] | None = Field(None, description="Inline scenario document")
     scenario_file: Text | None = Field(None, description="Scenario document file (.toml/.json)")
@@ -288,7 +281,6 @@ class RunDocument(SpecModel):
 class SweepDocument(SpecModel):
     """A sweep (see the module docstring)."""
 
-    __content_type__ = "leviathan.sweep.SweepDocument"
     name: Text = Field(pattern=_NAME, description="Sweep name")
     description: Text = ""
     run: RunDocument
