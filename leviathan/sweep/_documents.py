@@ -131,10 +131,11 @@ def _vehicle_document(
     """The inline vehicle document: overrides applied, unrecorded sensors left out (world)."""
     data = spec.model_dump(mode="json")
     sensors = []
-    for sensor in data["sensors"]:
+    for model, sensor in zip(spec.sensors, data["sensors"], strict=True):
         sid = f"{name}/{sensor['name']}"
         if sid in overrides:
             sensor = _merged(sensor, overrides[sid])
+            _validated(sensor, type(model), f"sensor_overrides[{sid!r}].")
         if recorded is None or sid in recorded:
             sensors.append(sensor)
     data["sensors"] = sensors
