@@ -128,6 +128,7 @@ class RayExecutor:
                 "workers/address: --workers sizes a local cluster; a cluster given by --address "
                 "has its own workers"
             )
+        _import_ray()  # refused here, before any output folder is touched
         self.workers = workers
         self.address = address
         self.max_retries = max_retries
