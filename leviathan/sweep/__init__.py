@@ -12,48 +12,56 @@ verifies is never run again; the index ``OUT/index.jsonl`` lists every run
 or a real Ray cluster, ``pip install -e .[cluster]``) give the same files.
 """
 
-from leviathan.sweep._bench import bench_sweep, format_sweep_bench
-from leviathan.sweep._documents import build_world, canonical_run
-from leviathan.sweep._executors import (
-    EXECUTORS,
-    Executor,
-    SerialExecutor,
-    SweepError,
-    make_executor,
-)
-from leviathan.sweep._index import (
-    INDEX_NAME,
-    collect_table,
-    partial_folders,
-    read_index,
-    rebuild_index,
-    sweep_status,
-)
-from leviathan.sweep._plan import (
-    PlannedRun,
-    SweepPlan,
-    fixture_hashes,
-    load_sweep,
-    plan_sweep,
-    run_key,
-    sweep_from_dict,
-)
-from leviathan.sweep._ray import RayExecutor
-from leviathan.sweep._run import RUNS_FOLDER, SWEEP_JOB, RunTask, execute_run, verify_run
-from leviathan.sweep._schema import (
-    MAX_AXIS_VALUES,
-    MAX_SWEEP_RUNS,
-    AxisDocument,
-    OutputsDocument,
-    PlacementDocument,
-    RangeDocument,
-    RunDocument,
-    SampleDocument,
-    SceneDocument,
-    SweepDocument,
-    parse_path,
-)
-from leviathan.sweep._sweep import LOCK_NAME, SweepSummary, run_sweep
+from leviathan._lazy import lazy_exports
+
+# Imported on first use, so that `leviathan sweep status` and the other CLI commands
+# do not load the World, the analytic tier or Ray to parse their arguments.
+_HOMES = {
+    "bench_sweep": "leviathan.sweep._bench",
+    "format_sweep_bench": "leviathan.sweep._bench",
+    "build_world": "leviathan.sweep._documents",
+    "canonical_run": "leviathan.sweep._documents",
+    "EXECUTORS": "leviathan.sweep._executors",
+    "Executor": "leviathan.sweep._executors",
+    "SerialExecutor": "leviathan.sweep._executors",
+    "SweepError": "leviathan.sweep._executors",
+    "make_executor": "leviathan.sweep._executors",
+    "INDEX_NAME": "leviathan.sweep._index",
+    "collect_table": "leviathan.sweep._index",
+    "partial_folders": "leviathan.sweep._index",
+    "read_index": "leviathan.sweep._index",
+    "rebuild_index": "leviathan.sweep._index",
+    "sweep_status": "leviathan.sweep._index",
+    "PlannedRun": "leviathan.sweep._plan",
+    "SweepPlan": "leviathan.sweep._plan",
+    "fixture_hashes": "leviathan.sweep._plan",
+    "load_sweep": "leviathan.sweep._plan",
+    "plan_sweep": "leviathan.sweep._plan",
+    "run_key": "leviathan.sweep._plan",
+    "sweep_from_dict": "leviathan.sweep._plan",
+    "RayExecutor": "leviathan.sweep._ray",
+    "RUNS_FOLDER": "leviathan.sweep._run",
+    "SWEEP_JOB": "leviathan.sweep._run",
+    "RunTask": "leviathan.sweep._run",
+    "execute_run": "leviathan.sweep._run",
+    "verify_run": "leviathan.sweep._run",
+    "MAX_AXIS_VALUES": "leviathan.sweep._schema",
+    "MAX_SWEEP_RUNS": "leviathan.sweep._schema",
+    "AxisDocument": "leviathan.sweep._schema",
+    "OutputsDocument": "leviathan.sweep._schema",
+    "PlacementDocument": "leviathan.sweep._schema",
+    "RangeDocument": "leviathan.sweep._schema",
+    "RunDocument": "leviathan.sweep._schema",
+    "SampleDocument": "leviathan.sweep._schema",
+    "SceneDocument": "leviathan.sweep._schema",
+    "SweepDocument": "leviathan.sweep._schema",
+    "parse_path": "leviathan.sweep._schema",
+    "LOCK_NAME": "leviathan.sweep._sweep",
+    "SweepSummary": "leviathan.sweep._sweep",
+    "run_sweep": "leviathan.sweep._sweep",
+}
+
+__getattr__, __dir__ = lazy_exports(__name__, _HOMES, globals())
 
 __all__ = [
     "EXECUTORS",

@@ -13,14 +13,17 @@ submitted and awaited alone (median of 200), the driver's cost per empty task wh
 sum of the run times) / runs, which also holds worker start-up and imbalance.
 
 Projection to ``cores`` (one run per core at a time) from the measured per-run
-cost ``c`` (mean run time on Ray), the per-run overhead in the sweep ``o`` and the
+cost ``c`` (mean run time in the serial sweep: one run per core, as on a cluster
+node that runs nothing else), the per-run overhead in the sweep ``o`` and the
 driver's cost per task ``d`` (the empty-task throughput figure), for ``R`` runs::
 
-    wall(N) = max(ceil(R / N) x (c + o), R x d),   speedup(N) = R x c_serial / wall(N)
+    wall(N) = max(ceil(R / N) x (c + o), R x d),   speedup(N) = R x c / wall(N)
 
 It assumes equal, independent runs, storage that keeps up with N writers, and a
 driver whose per-task work does not grow with N; it is an estimate, not a
-measurement. Figures are printed, never asserted.
+measurement. The load average before and after is reported: on a machine other
+processes share, the Ray runs slow each other down and the speedup says so.
+Figures are printed, never asserted.
 """
 
 from __future__ import annotations
@@ -144,22 +147,29 @@ def bench_sweep(
 
     if not math.isfinite(run_seconds) or run_seconds <= 0:
         raise ValueError(f"run_seconds: expected a positive number of seconds, got {run_seconds}")
+    load_before = os.getloadavg()[0]
     with tempfile.TemporaryDirectory(dir=scratch) as tmp:
         root = Path(tmp)
         ticks, a, b = _calibrate(run_seconds, root)
         doc = _document(runs, ticks)
         serial_wall, serial = _timed_sweep(doc, root / "serial", "serial")
         ray = _import_ray()
+        owned = not ray.is_initialized()  # else: the connection this process holds is used
         start = time.perf_counter()
-        ray.init(
-            num_cpus=workers, include_dashboard=False, log_to_driver=False, configure_logging=False
-        )
+        if owned:
+            ray.init(
+                num_cpus=workers,
+                include_dashboard=False,
+                log_to_driver=False,
+                configure_logging=False,
+            )
         try:
             cluster_start = time.perf_counter() - start
             ray_wall, on_ray = _timed_sweep(doc, root / "ray", RayExecutor())
             overhead = _overheads(ray)
         finally:
-            ray.shutdown()
+            if owned:
+                ray.shutdown()
     identical = {k: r["run_hash"] for k, r in serial.items()} == {
         k: r["run_hash"] for k, r in on_ray.items()
     }
@@ -172,7 +182,7 @@ def bench_sweep(
     projection = []
     for count in (runs, 10_000):
         for n in cores:
-            wall = max(math.ceil(count / n) * (c_ray + max(in_sweep, 0.0)), count * driver)
+            wall = max(math.ceil(count / n) * (c_serial + max(in_sweep, 0.0)), count * driver)
             projection.append(
                 {
                     "runs": count,
@@ -199,6 +209,8 @@ def bench_sweep(
         "overhead": {**overhead, "in_sweep_ms_per_run": 1e3 * in_sweep},
         "projection": projection,
         "cpu_count": os.cpu_count(),
+        "load_average": {"before": load_before, "after": os.getloadavg()[0]},
+        "run_mean_s": {"serial": c_serial, "ray": c_ray},
     }
 
 
@@ -208,7 +220,8 @@ def format_sweep_bench(result: dict[str, Any]) -> str:
     o = r["overhead"]
     lines = [
         f"sweep bench: {r['runs']} canonical runs of {r['simulated_s_per_run']:g} s simulated "
-        f"(IMU + DVL, HDF5 + MCAP), {r['cpu_count']} CPUs on this machine",
+        f"(IMU + DVL, HDF5 + MCAP), {r['cpu_count']} CPUs on this machine, load average "
+        f"{r['load_average']['before']:.1f} before, {r['load_average']['after']:.1f} after",
         f"  serial:            {r['serial']['wall_s']:8.2f} s wall, run median "
         f"{r['serial']['run_median_s']:.3f} s",
         f"  ray, {r['workers']} workers:    {r['ray']['wall_s']:8.2f} s wall, run median "

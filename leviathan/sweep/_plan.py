@@ -137,12 +137,12 @@ def run_key(document: Mapping[str, Any], *, refused: bool = False) -> str:
 
 def _set(target: Any, path: tuple[str | int, ...], value: Any) -> None:
     for segment in path[:-1]:
-        target = target[segment]
+        target = target.setdefault(segment, {}) if isinstance(target, dict) else target[segment]
     target[path[-1]] = copy.deepcopy(value)
 
 
 def _check_path(base: Any, text: str, where: str) -> tuple[str | int, ...]:
-    """The parsed path, if it addresses the base run (its last key may be new in a table)."""
+    """The parsed path, if it addresses the base run: list items must exist, tables may be new."""
     try:
         path = parse_path(text)
     except ValueError as error:
@@ -157,9 +157,15 @@ def _check_path(base: Any, text: str, where: str) -> tuple[str | int, ...]:
                 raise SpecError(f"{where}: {text!r}: {shown} is {size}; no item [{segment}]")
         elif not isinstance(node, dict):
             raise SpecError(f"{where}: {text!r}: {shown} is not a table; no key {segment!r}")
-        elif segment not in node and not last:
-            keys = ", ".join(map(str, node)) or "none"
-            raise SpecError(f"{where}: {text!r}: {shown} has no key {segment!r} (keys: {keys})")
+        elif segment not in node:
+            # A missing table is created when the value is set; a key the document does not
+            # take is then refused by its validation, naming the field.
+            rest = path[depth + 1 :]
+            if any(isinstance(s, int) for s in rest):
+                raise SpecError(
+                    f"{where}: {text!r}: {shown} has no key {segment!r}, so it has no list to index"
+                )
+            return path
         if not last:
             node = node[segment]
         walked.append(segment)
@@ -246,11 +252,23 @@ def plan_sweep(sweep: SweepDocument, *, limit: int | None = None) -> SweepPlan:
         except (SpecError, ValueError, TypeError) as refusal:
             document, error = None, " ".join(str(refusal).split())
             key = content_hash({"refused": request, **inputs})
+        if not runs and error is not None:
+            _refuse_unknown_fields(sweep, error)
         if key not in seen:
             seen.add(key)
             runs.append(PlannedRun(index, key, params, document, error, request))
     duplicates = len(chosen) - len(runs)
     return SweepPlan(sweep, tuple(runs), total, inputs, duplicates)
+
+
+def _refuse_unknown_fields(sweep: SweepDocument, error: str) -> None:
+    """Refuse the sweep when its first run is refused for a key an axis path made up."""
+    for i, axis in enumerate(sweep.axes):
+        for line in error.split("; "):
+            # The field the line names, as its last key (union tags may sit in its path).
+            unknown = line.split(":", 1)[0].strip().rsplit(".", 1)[-1]
+            if "Extra inputs are not permitted" in line and unknown in parse_path(axis.path):
+                raise SpecError(f"axes[{i}].path: {axis.path!r} names no field of the run: {line}")
 
 
 def _get(target: Any, path: tuple[str | int, ...]) -> Any:

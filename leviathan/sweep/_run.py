@@ -38,7 +38,6 @@ from typing import Any
 from leviathan._files import atomic_directory, write_atomically
 from leviathan.identity import content_hash
 from leviathan.specs import SpecError
-from leviathan.sweep._documents import build_world, run_analytic, tick_count
 
 __all__ = [
     "RUNS_FOLDER",
@@ -129,6 +128,7 @@ def _world_products(staging: Path, task: RunTask) -> tuple[dict[str, Any], dict[
     from leviathan.datasets import RUN_DATASET_NAME, DatasetRecorder
     from leviathan.sensors import camera_preview_png
     from leviathan.sonar import SonarFrame
+    from leviathan.sweep._documents import build_world, tick_count
 
     document = task.document
     outputs = document["outputs"]
@@ -216,6 +216,8 @@ def _world_products(staging: Path, task: RunTask) -> tuple[dict[str, Any], dict[
 
 def _analytic_products(staging: Path, task: RunTask) -> tuple[dict[str, Any], dict[str, Any]]:
     """Runs an analytic run into ``staging/scenario``; its manifest and tracing."""
+    from leviathan.sweep._documents import run_analytic
+
     result = run_analytic(task.document, staging / "scenario")
     figures: dict[str, Any] = {
         "ticks": result.tick_count,

@@ -15,7 +15,8 @@ An axis sets one value of the base run, addressed by a path relative to
 ``[run]``: keys joined by dots, list items and keys with other characters in
 brackets, e.g. ``scenario.vehicles[0].position_ned_m``,
 ``scene.placements.crate.position_ned_m`` or
-``sensor_overrides["survey/sonar"].range_max_m``. Axes in the same ``group`` are
+``sensor_overrides["survey/sonar"].range_max_m``; list items must exist in the
+base run, missing tables are created. Axes in the same ``group`` are
 zipped (equal lengths, taken together); groups and ungrouped axes are combined as
 a product, the first axis varying slowest (``combine = "zip"`` zips every axis).
 The run order is that order; ``sample`` keeps ``count`` of the combinations (the

@@ -251,3 +251,17 @@ def test_json_document_with_a_repeated_key_is_refused(tmp_path: Path) -> None:
     (tmp_path / "s.json").write_text(text)
     with pytest.raises(SpecError, match="duplicate key 'name'"):
         load_sweep(tmp_path / "s.json")
+
+
+def test_axis_path_may_create_a_table_the_base_leaves_out() -> None:
+    path = "scenario.vehicles[0].controller.options.depth_bandwidth_rad_s"
+    runs = _plan(sweep(axes=[{"path": path, "values": [0.4, 0.6]}])).runs
+    assert [r.error for r in runs] == [None, None]
+    options = [r.document["scenario"]["vehicles"][0]["controller"]["options"] for r in runs]
+    assert options == [{"depth_bandwidth_rad_s": 0.4}, {"depth_bandwidth_rad_s": 0.6}]
+
+
+def test_axis_path_through_a_misspelt_key_is_refused_naming_it() -> None:
+    path = "scenario.vehicles[0].controller.optons.depth_bandwidth_rad_s"
+    with pytest.raises(SpecError, match=r"axes\[0\]\.path: .*names no field.*optons"):
+        _plan(sweep(axes=[{"path": path, "values": [0.4]}]))

@@ -21,6 +21,8 @@ import pytest
 from leviathan.sweep import (
     LOCK_NAME,
     RUNS_FOLDER,
+    bench_sweep,
+    format_sweep_bench,
     partial_folders,
     read_index,
     run_sweep,
@@ -236,3 +238,13 @@ def test_probe_sees_the_token_only_in_the_folder_it_was_written_to(tmp_path: Pat
     elsewhere = sweep_probe(str(tmp_path / "other"), "abc")
     assert (here["sees"], here["writes"]) == (True, True)
     assert (elsewhere["sees"], elsewhere["writes"]) == (False, False)
+
+
+def test_bench_runs_both_executors_and_reports_identical_hashes(cluster, tmp_path) -> None:
+    result = bench_sweep(runs=4, run_seconds=0.05, workers=WORKERS, cores=(8,), scratch=tmp_path)
+    assert result["identical_run_hashes"] is True
+    assert result["serial"]["wall_s"] > 0 and result["ray"]["wall_s"] > 0
+    assert [p["cores"] for p in result["projection"]] == [8, 8]
+    text = format_sweep_bench(result)
+    assert "run hashes identical" in text and "speedup" in text
+    assert list(tmp_path.iterdir()) == []
