@@ -35,7 +35,14 @@ from leviathan._files import check_output_path
 from leviathan.sweep._executors import Executor, SweepError, make_executor
 from leviathan.sweep._index import INDEX_NAME, SweepIndex, partial_folders, rebuild_index
 from leviathan.sweep._plan import load_sweep, plan_sweep
-from leviathan.sweep._run import RUNS_FOLDER, RunTask, read_json, verify_run, write_failure
+from leviathan.sweep._run import (
+    RUNS_FOLDER,
+    RunTask,
+    read_json,
+    record_from_folder,
+    verify_run,
+    write_failure,
+)
 from leviathan.sweep._schema import SweepDocument
 
 __all__ = ["LOCK_NAME", "SweepSummary", "run_sweep"]
@@ -253,8 +260,11 @@ def run_sweep(
         done_now, failed_now = 0, refused
         bar = tqdm(total=len(tasks), unit="run", desc=f"sweep {sweep.name}", disable=not progress)
 
+        reported: set[str] = set()
+
         def report(record: dict[str, Any]) -> None:
             nonlocal done_now, failed_now
+            reported.add(record["key"])
             index.put(record)
             if record["status"] == "done":
                 done_now += 1
@@ -276,6 +286,14 @@ def run_sweep(
             finally:
                 bar.close()
                 _remove_partials(out)
+                # A run that completed while the sweep was being stopped is in place
+                # without having been reported: its folder is the record.
+                for task in tasks:
+                    folder = out / RUNS_FOLDER / task.key
+                    if task.key not in reported and verify_run(folder, task.key)[0]:
+                        record = record_from_folder(folder)
+                        if record is not None:
+                            index.put(record)
                 index.flush()
     records = index.records
     planned = [records.get(r.key) for r in plan.runs]
