@@ -68,6 +68,11 @@ def sweep_probe(out: str, token: str) -> dict[str, Any]:
     return {"host": host, "version": __version__, "sees": sees, "writes": writes}
 
 
+def _device(task: RunTask) -> str:
+    """The tracing device a task's document asks for (``""``: the backend's default)."""
+    return task.document.get("tracing_device") or ""
+
+
 def _import_ray() -> Any:
     # Set before Ray is imported: its usage statistics would otherwise be on by default.
     os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
@@ -214,15 +219,20 @@ class RayExecutor:
         ray = self._ray
         limit = self.max_in_flight or max(2, int(2 * self._cpus() / self.cpus_per_run))
         pending = list(tasks)[::-1]
+        gpus = self._ray.cluster_resources().get("GPU", 0)
+        if not gpus and any(_device(t).startswith("cuda") for t in pending):
+            raise SweepError(
+                f"runs trace on CUDA (tracing_device = 'cuda') but {self.cluster} has no GPU; "
+                "start nodes with GPUs, or trace on the CPU (same results)"
+            )
         in_flight: dict[Any, tuple[RunTask, float]] = {}
         try:
             while pending or in_flight:
                 while pending and len(in_flight) < limit:
                     task = pending.pop()
-                    device = task.document.get("tracing_device") or ""
                     ref = self._remote.options(
                         num_cpus=self.cpus_per_run,
-                        num_gpus=1 if device.startswith("cuda") else 0,
+                        num_gpus=1 if _device(task).startswith("cuda") else 0,
                     ).remote(task)
                     in_flight[ref] = (task, time.perf_counter())
                 ready, _ = ray.wait(list(in_flight), num_returns=1, timeout=1.0)

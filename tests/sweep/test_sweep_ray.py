@@ -22,6 +22,7 @@ import pytest
 from leviathan.sweep import (
     LOCK_NAME,
     RUNS_FOLDER,
+    SweepError,
     bench_sweep,
     format_sweep_bench,
     partial_folders,
@@ -286,3 +287,11 @@ def test_cli_runs_on_a_running_cluster_given_by_address_and_leaves_it_up(cluster
     records = read_index(out)
     assert len(records) == 2 and all(r["worker"].startswith("ray:") for r in records)
     assert cluster.ray.get(cluster.ray.put("still up")) == "still up"
+
+
+def test_cuda_runs_on_a_cluster_without_gpus_are_refused_before_running(cluster, tmp_path):
+    run = world_run()
+    run["tracing_device"] = "cuda"
+    with pytest.raises(SweepError, match="has no GPU"):
+        _run(sweep(run=run), tmp_path / "out", executor="ray")
+    assert list((tmp_path / "out" / RUNS_FOLDER).iterdir()) == []
