@@ -186,7 +186,7 @@ def bench_sweep(
                 configure_logging=False,
             )
         try:
-            (root / "warm").mkdir()
+            (root / "warm" / "runs").mkdir(parents=True)
             _warm_workers(ray, workers, root / "warm")
             cluster_start = time.perf_counter() - start
             ray_wall, on_ray = _timed_sweep(doc, root / "ray", RayExecutor())
