@@ -1,5 +1,6 @@
 """The ``leviathan`` command line: ``catalogue``, ``parity``, ``bench``, ``demo``, ``export-usd``,
-``export-dataset``, ``serve``, ``scenario run``, ``sonar-image``.
+``export-dataset``, ``serve``, ``scenario run``, ``sonar-image``, ``sweep`` (in
+:mod:`leviathan.sweep.cli`).
 
 Failures are reported in one place, :func:`main`: every failure prints exactly
 one line ``error: <what went wrong>`` to stderr (an OS error as
@@ -272,6 +273,8 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _parser() -> argparse.ArgumentParser:
+    from leviathan.sweep import cli as sweep_cli
+
     parser = _Parser(
         prog="leviathan",
         description="LEVIATHAN: underwater robotics simulation with exact ground truth.",
@@ -389,6 +392,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     b.add_argument("--json", action="store_true", help="print JSON instead of a table")
     b.set_defaults(func=_cmd_bench_world)
+    sweep_cli.add_bench_subparser(bench_sub)
 
     p = sub.add_parser(
         "export-usd", help="run the survey demo World and write it as an OpenUSD stage"
@@ -474,6 +478,7 @@ def _parser() -> argparse.ArgumentParser:
         "--cors-origin", action="append", default=[], help="allow CORS from this origin (repeat)"
     )
     p.set_defaults(func=_cmd_serve)
+    sweep_cli.add_subparser(sub)
     return parser
 
 

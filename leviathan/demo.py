@@ -54,10 +54,11 @@ DEMO_JOB = "leviathan survey demo"
 """The manifest's ``job``: marks a folder as this demo's output, which a rerun may replace."""
 
 
-def survey_environment(seabed_triangles: int = 100_000):
+def survey_environment(seabed_triangles: int = 100_000, *, seabed_seed: int = 7):
     """The survey scenario: a generated seabed (200 m x 200 m, ~30 m deep) with targets.
 
-    Shared by the demo and ``leviathan bench sonar``.
+    Shared by the demo, ``leviathan bench sonar`` and the sweeps; ``seabed_seed`` is the
+    seabed generator's seed (the demo's is 7).
     """
     from leviathan.frames import Transform
     from leviathan.geometry import box_mesh, cylinder_mesh, seabed_mesh, uv_sphere_mesh
@@ -73,7 +74,7 @@ def survey_environment(seabed_triangles: int = 100_000):
         size_m=(200.0, 200.0),
         mean_depth_m=30.0,
         relief_m=1.5,
-        seed=7,
+        seed=seabed_seed,
         origin=(-100.0, -100.0),
     )
     objects = [

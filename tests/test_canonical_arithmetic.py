@@ -252,6 +252,25 @@ EXCLUDED_MODULES = {
     "leviathan/sensors/_dvl_noise.py": "analytic tier (not canonical): DVL error model "
     "(least squares with numpy.linalg)",
     "leviathan/analytic/_plots.py": "analytic tier: PNG plots, display products outside every hash",
+    "leviathan/sweep/__init__.py": "sweep: re-exports the sweep package, computes nothing",
+    "leviathan/sweep/_schema.py": "sweep: sweep document schema and axis value lists (exact "
+    "decimal ranges), no hashed arithmetic",
+    "leviathan/sweep/_documents.py": "sweep: builds the documents and objects a run declares; "
+    "the World computes",
+    "leviathan/sweep/_plan.py": "sweep: orders and keys runs: hashes documents with "
+    "leviathan.identity, no arithmetic",
+    "leviathan/sweep/_run.py": "sweep: calls the canonical World and the analytic tier unchanged "
+    "and writes their products",
+    "leviathan/sweep/_index.py": "sweep: index, status and tables of finished runs: bookkeeping, "
+    "never hashed",
+    "leviathan/sweep/_executors.py": "sweep: schedules runs, computes nothing",
+    "leviathan/sweep/_errors.py": "sweep: its error class, computes nothing",
+    "leviathan/sweep/_ray.py": "sweep: schedules runs on Ray, computes nothing",
+    "leviathan/sweep/_sweep.py": "sweep: plans, skips and schedules runs, computes nothing",
+    "leviathan/sweep/_bench.py": "sweep: benchmark timings and ratios: printed, never hashed or "
+    "frozen",
+    "leviathan/sweep/cli.py": "sweep: argument parsing and printing around the library calls it "
+    "makes",
 }
 
 

@@ -39,6 +39,8 @@ PACKAGES = ("leviathan", "leviathan.kernels", "leviathan.reference_cpu", "leviat
 UNTAGGED_PACKAGES: dict[str, str] = {
     "leviathan.service": "the service face: request and response models, hosting "
     "bookkeeping; it forwards the library's hashed records unchanged and hashes nothing",
+    "leviathan.sweep": "sweep documents, plans, tasks and summaries: a run key hashes the run's "
+    "canonical document as plain data (dicts and lists), never a sweep class",
 }
 
 # Classes defined in the package that the encoder would hash by type name but that are

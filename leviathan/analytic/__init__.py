@@ -45,7 +45,11 @@ from leviathan.analytic._scenario import (
     load_scenario,
     scenario_from_dict,
 )
-from leviathan.analytic._scenario_build import canonical_world
+from leviathan.analytic._scenario_build import (
+    build_environment,
+    build_vehicle_setups,
+    canonical_world,
+)
 from leviathan.analytic._scenario_outputs import write_scenario_outputs
 from leviathan.analytic._scenario_records import (
     ANALYTIC_DOMAIN,
@@ -95,6 +99,8 @@ __all__ = [
     "VehicleRun",
     "WaypointFollowerDocument",
     "analytic_hash",
+    "build_environment",
+    "build_vehicle_setups",
     "canonical_world",
     "effective_tick",
     "elevation_samples_for_fill",
