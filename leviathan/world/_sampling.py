@@ -25,6 +25,7 @@ from leviathan.sensors import (
     SampleContext,
     SensorProduct,
     sample_sensor,
+    sensor_declarations,
     sensor_kind_for,
 )
 from leviathan.world._hulls import scenes_seen
@@ -105,7 +106,8 @@ def _reads(spec: Any, attribute: str) -> bool:
     no kind samples counts as reading both: :func:`sample_sensor` refuses it below.
     """
     try:
-        return bool(getattr(sensor_kind_for(spec), attribute, True))
+        sensor_kind_for(spec)  # the spec is of its kind's spec type
+        return bool(getattr(sensor_declarations(spec.kind), attribute))
     except (LookupError, TypeError):
         return True
 
