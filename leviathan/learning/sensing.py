@@ -28,6 +28,7 @@ from typing import Any
 import numpy as np
 import warp as wp
 
+from leviathan._warp_output import load_modules_quietly
 from leviathan.learning._checks import _in_range, _integer, _pair
 from leviathan.learning._device_funcs import rotation_normalised
 from leviathan.learning._terrain import Terrain
@@ -295,6 +296,7 @@ class Sensing:
         self.vehicles = vehicles
         self.terrain = terrain
         self.device = vehicles.device
+        load_modules_quietly((__name__,), self.device)  # Warp's load lines stay away
         self.num_envs = vehicles.num_envs
         self.sonar = sonar
         self.sonar_fov_rad = (fov_h, fov_v)

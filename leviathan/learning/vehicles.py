@@ -50,6 +50,7 @@ import numpy as np
 import warp as wp
 
 from leviathan._validation import is_integer, is_real
+from leviathan._warp_output import load_modules_quietly
 from leviathan.dynamics import RigidBodyModel
 from leviathan.kernels.backend import check_device
 from leviathan.learning._checks import _device_array, _range
@@ -66,6 +67,14 @@ __all__ = ["BatchedVehicles", "Randomization", "bench_vehicles"]
 
 # --------------------------------------------------------------------------- host
 
+
+# The learning tier's Warp kernel modules; each is imported by the time an env is built
+# (vehicles, tasks and sensing import them), and loaded quietly on its device.
+_KERNEL_MODULES = (
+    "leviathan.learning._vehicle_kernels",
+    "leviathan.learning._task_kernels",
+    "leviathan.learning._env_kernels",
+)
 
 def _device_state(name: str, doc: str) -> property:
     """A read-only property returning the device array ``self._<name>`` (never rebound)."""
@@ -184,6 +193,9 @@ class BatchedVehicles:
             spec, water_density_kg_m3=water_density_kg_m3, gravity_m_s2=gravity_m_s2
         )
         device = check_device(device)
+        # Loaded before the first launch, so that Warp's "Module ... load" lines stay
+        # away (leviathan._warp_output; LEVIATHAN_VERBOSE=1 shows them).
+        load_modules_quietly(_KERNEL_MODULES, device)
 
         self.spec = spec
         self.model = model

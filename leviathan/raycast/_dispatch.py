@@ -29,6 +29,7 @@ import logging
 
 import numpy as np
 
+from leviathan._interrupt import checkpoint
 from leviathan.raycast._prepare import PreparedScene
 from leviathan.raycast._result import TraceResult, check_rays
 from leviathan.raycast._sea_surface import combine_with_sea_surface
@@ -143,7 +144,9 @@ def trace_rays(
     plus the sea surface's instance index (``scene.sea_surface_instance``).
     """
     o, d = check_rays(origins, directions)
+    checkpoint()  # a stopped command (Ctrl-C) stops before a trace, not after it
     meshes = trace_meshes(prepared, o, d, t_max=t_max, backend=backend, device=device)
+    checkpoint()
     return combine_with_sea_surface(
         meshes, o, d, t_max=t_max, sea_surface_instance=sea_surface_instance
     )

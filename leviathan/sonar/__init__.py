@@ -78,6 +78,7 @@ from leviathan.sonar._render import (
     beam_grid_for,
     render,
 )
+from leviathan.sonar._sampling_checks import SonarSamplingWarning
 
 __all__ = [
     "BASIS_CONTRIBUTION",
@@ -99,6 +100,7 @@ __all__ = [
     "SONAR_MODEL_VERSION",
     "SPECKLE_EFFECT",
     "SonarFrame",
+    "SonarSamplingWarning",
     "beam_grid_for",
     "range_bin",
     "range_bin_boundaries",
