@@ -20,10 +20,14 @@ inside it) makes Ctrl-C dependable:
    a sonar ping, every recorded step, every atomic file), raises it again if it was
    swallowed (Python's "Exception ignored" report of it is dropped), and workers
    stop taking new ray batches (:func:`interrupt_requested`).
-3. A watchdog thread gives that ordinary unwinding :data:`GRACE_S`; if the process
-   is still alive then (or at a second signal), it removes every temporary file and
-   folder still registered with :func:`temporary`, writes the one ``error:`` line if
-   nobody has, and ends the process with status ``128 + signal`` (130 for Ctrl-C).
+3. A watchdog thread, which sees each signal the moment it arrives (through the
+   wakeup file descriptor, even while the main thread is inside a long C call),
+   gives that ordinary unwinding :data:`GRACE_S`; if the process is still alive
+   then (or at a second signal), it removes every temporary file and folder still
+   registered (:func:`register_temporary`), writes the one ``error:`` line if nobody
+   has, and ends the process with status ``128 + signal`` (130 for Ctrl-C). A C
+   call that holds the GIL the whole time (rare: a pure-Python-object loop inside
+   one builtin) delays it until the call returns.
 
 Every temporary sibling the atomic writers of :mod:`leviathan._files` create is
 registered for its lifetime, so neither path leaves one behind. Outside
@@ -38,6 +42,7 @@ import itertools
 import os
 import shutil
 import signal
+import socket
 import sys
 import threading
 from collections.abc import Iterator
@@ -59,7 +64,7 @@ __all__ = [
     "unregister_temporary",
 ]
 
-GRACE_S = 1.0
+GRACE_S = 0.5
 """Seconds the ordinary unwinding gets after a signal before the watchdog ends the process."""
 
 _NAMES = {signal.SIGINT: "interrupted", signal.SIGTERM: "terminated"}
@@ -73,25 +78,73 @@ _tokens = itertools.count()
 
 
 class _Watchdog:
-    """Ends the process :data:`GRACE_S` after a signal unless disarmed first."""
+    """Sees every signal as it arrives, and ends the process :data:`GRACE_S` after the first.
 
-    def __init__(self, signum: int) -> None:
-        self.signum = signum
-        self.now = threading.Event()
+    Python runs a signal's handler only when the main thread next executes bytecode,
+    which a long C call can put off for seconds; but its C-level handler writes the
+    signal's number to the wakeup file descriptor at once (:func:`signal.set_wakeup_fd`).
+    This thread reads it there, so it starts the grace period at the signal itself
+    (and ends the process at a second signal) whatever the main thread is doing, as
+    long as the C call releases the GIL (Warp's kernels, numpy, HDF5 and zlib do).
+    """
+
+    def __init__(self) -> None:
+        self.read, self.write = socket.socketpair()
+        self.write.setblocking(False)
+        self.count = 0
         self.disarmed = False
-        self.thread = threading.Thread(target=self._run, name="leviathan-interrupt", daemon=True)
+        self.timer: threading.Timer | None = None
+        self.thread = threading.Thread(target=self._watch, name="leviathan-signals", daemon=True)
         self.thread.start()
 
-    def _run(self) -> None:
-        self.now.wait(GRACE_S)
+    def _watch(self) -> None:
+        while True:
+            try:
+                data = self.read.recv(64)
+            except OSError:
+                return
+            if not data:
+                return  # closed: the command is over
+            for signum in data:
+                if signum in _NAMES:
+                    self._seen(signum)
+
+    def _seen(self, signum: int) -> None:
+        self.count += 1
+        if _state.signum is None:
+            _state.signum = signum
+        if self.disarmed:
+            return
+        if self.count == 1:
+            self.timer = threading.Timer(GRACE_S, self._expire)
+            self.timer.daemon = True
+            self.timer.start()
+        else:
+            # A second signal: the user means it.
+            _hard_exit(_state.signum or signum)
+
+    def _expire(self) -> None:
         if not self.disarmed:
-            _hard_exit(self.signum)
+            _hard_exit(_state.signum or signal.SIGINT)
+
+    def close(self, *, disarm: bool) -> None:
+        """Stops reading signals; ``disarm`` also cancels a running grace period."""
+        if disarm:
+            self.disarmed = True
+            if self.timer is not None:
+                self.timer.cancel()
+        for sock in (self.write, self.read):
+            try:
+                sock.close()
+            except OSError:
+                pass
 
 
 class _State:
     """What the installed handler knows: the signal seen and how far it got."""
 
     signum: int | None = None  # the first signal received
+    handled = False  # the Python-level handler ran (it raises once)
     raised = False  # KeyboardInterrupt reached the command line's handler
     reported = False  # the error line was written
     defer_depth = 0  # main thread inside deferred(); only the main thread changes it
@@ -228,13 +281,12 @@ def _hard_exit(signum: int) -> None:
 
 
 def _handler(signum: int, frame: FrameType | None) -> None:
-    if _state.signum is not None:
-        # A second signal: the user means it. The watchdog does the rest now.
-        if _state.watchdog is not None:
-            _state.watchdog.now.set()
+    # The watchdog thread counts the signals and keeps time; this raises, once.
+    if _state.signum is None:
+        _state.signum = signum
+    if _state.handled:
         return
-    _state.signum = signum
-    _state.watchdog = _Watchdog(signum)
+    _state.handled = True
     if _state.defer_depth > 0:
         _state.pending = True
         return
@@ -275,9 +327,12 @@ def handling_signals(*, keep_watchdog: bool = False) -> Iterator[None]:
         if current is default or is_startup_handler(current):
             previous[signum] = signal.signal(signum, _handler)
     _state.signum = None
-    _state.raised = _state.reported = _state.pending = False
+    _state.handled = _state.raised = _state.reported = _state.pending = False
     _state.defer_depth = 0
-    _state.watchdog = None
+    watchdog = _state.watchdog = _Watchdog() if previous else None
+    previous_wakeup = None
+    if watchdog is not None:
+        previous_wakeup = signal.set_wakeup_fd(watchdog.write.fileno(), warn_on_full_buffer=False)
     previous_hook = sys.unraisablehook
 
     def unraisable(report: Any) -> None:
@@ -295,9 +350,11 @@ def handling_signals(*, keep_watchdog: bool = False) -> Iterator[None]:
         sys.unraisablehook = previous_hook
         for signum, handler in previous.items():
             signal.signal(signum, handler)  # type: ignore[arg-type]
+        if watchdog is not None:
+            signal.set_wakeup_fd(previous_wakeup if previous_wakeup is not None else -1)
+            # A running grace period goes on in the command line's own process, so that
+            # it also bounds the interpreter's shutdown.
+            watchdog.close(disarm=not keep_watchdog)
+        _state.watchdog = None
         if not keep_watchdog:
-            if _state.watchdog is not None:
-                _state.watchdog.disarmed = True
-                _state.watchdog.now.set()
-            _state.watchdog = None
             _state.signum = None

@@ -64,6 +64,8 @@ class MeshSource:
     vertices and faces themselves).
     """
 
+    __content_type__ = "leviathan.scene.MeshSource"
+
     path: str
     sha256: str
 

@@ -222,7 +222,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     Returns:
         The exit status.
     """
-    from leviathan import _startup
+    from leviathan._startup import command_finished
 
     program = argv is None
     status = _main(list(sys.argv[1:] if argv is None else argv), program=program)
@@ -237,17 +237,17 @@ def main(argv: Sequence[str] | None = None) -> int:
                 except (OSError, ValueError):
                     pass
             os._exit(status)
-        _startup.command_finished(status)
+        command_finished(status)
     return status
 
 
 def _main(argv: list[str], *, program: bool) -> int:
-    from leviathan import _warp_output
     from leviathan._interrupt import handling_signals
+    from leviathan._warp_output import set_verbose
 
     argv, debug, verbose = _take_flags(argv)
     if verbose:
-        _warp_output.set_verbose(True)
+        set_verbose(True)
     try:
         with warnings.catch_warnings():
             warnings.showwarning = _show_warning
@@ -268,7 +268,7 @@ def _main(argv: list[str], *, program: bool) -> int:
             return _run(args, debug)
     finally:
         if verbose:
-            _warp_output.set_verbose(False)
+            set_verbose(False)
 
 
 if __name__ == "__main__":
