@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 from typing import Any
 
-from leviathan.cli._base import input_path
+from leviathan.cli._base import InputError, input_path
 
 __all__ = ["add_subparser"]
 
@@ -27,6 +28,11 @@ def _run(args: argparse.Namespace) -> int:
 
     try:
         written = export_dataset(source, mcap=args.mcap, hdf5=args.hdf5, progress=progress)
+    except FileNotFoundError as error:
+        if error.filename is not None and Path(error.filename) in (source, source / "dataset.h5"):
+            # The input holds no recorded run: bad input (exit 2), as a missing one is.
+            raise InputError(error.errno, error.strerror, error.filename) from error
+        raise
     finally:
         for bar in bars:
             bar.close()
