@@ -30,7 +30,10 @@ inside it) makes Ctrl-C dependable:
    one builtin) delays it until the call returns.
 
 Every temporary sibling the atomic writers of :mod:`leviathan._files` create is
-registered for its lifetime, so neither path leaves one behind. Outside
+registered for its lifetime, so neither path leaves one behind. Before any of
+this is installed, while the console script is still importing the package,
+:mod:`leviathan._startup` makes Ctrl-C exit 130 at once; only the interpreter's
+own first few tens of milliseconds (site-packages start-up) belong to Python. Outside
 :func:`handling_signals` (a Python user's own program) nothing here changes how
 signals behave: :func:`checkpoint` does nothing and :func:`temporary` only keeps
 a list.

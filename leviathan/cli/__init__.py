@@ -22,8 +22,9 @@ code  meaning
 2     bad input: a usage error (unknown option, bad option value), an input
       file or folder that does not exist, or a value refused by validation
       (``ValueError``, ``TypeError``, ``KeyError``, ``SpecError``, ...)
-130   interrupted (Ctrl-C, SIGINT); whatever the command was writing is left
-      as it was before the run (143 for SIGTERM, likewise)
+130   interrupted (Ctrl-C, SIGINT): nothing half-written is left, no
+      temporary sibling either; each output is as it was before the run, or
+      whole if the signal came after it was put in place (143 for SIGTERM)
 ====  ===================================================================
 
 Ctrl-C stops every command within about a second, at any moment

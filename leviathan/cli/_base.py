@@ -8,6 +8,11 @@ errors and the defaults in the help behave the same everywhere) and sets
 :class:`argparse.Namespace`, calls the library function a Python user would call,
 prints its result and returns the exit status (0). Failures are raised, never
 printed: :func:`leviathan.cli.main` reports each as one ``error:`` line.
+
+Every handler runs under :func:`leviathan._interrupt.handling_signals` (Ctrl-C
+and SIGTERM stop it within a second, leaving no temporaries). A subcommand that
+handles signals itself (``serve``: uvicorn's graceful shutdown) sets
+``handles_own_signals=True`` with ``set_defaults``.
 """
 
 from __future__ import annotations

@@ -73,6 +73,7 @@ def _where(traceback_text: str) -> str:
         for line in traceback_text.splitlines()
         if line.strip().startswith("File ")
         and any(part in line for part in ("/leviathan/", "/kernels/", "/usd/"))
+        and "/leviathan/_interrupt.py" not in line  # the handler that raised, not the place
     ]
     if not frames:
         return "(outside LEVIATHAN code)"
@@ -113,7 +114,9 @@ def _check_stopped(
     if not debug:
         assert lines == ["error: interrupted"], err
     if len(lines) == 1:
-        return "start-up or a watchdog exit (no traceback)"
+        # No traceback: the start-up handler (still importing) or the watchdog's exit
+        # (the main thread inside one long call, or the interrupt swallowed there).
+        return "(no traceback: start-up handler or watchdog exit)"
     return _where(err)
 
 
@@ -134,6 +137,7 @@ def _interrupt_at_share(
         status, delay_s, _, err = _interrupt(args, folder, after_s, debug=debug)
         if status != 0:
             return status, after_s, delay_s, err
+        print(f"  ({args[0]} finished before {after_s:.2f} s: status {status})")
         estimate_s[0] = min(estimate_s[0], time.monotonic() - start - delay_s) * 0.9
     pytest.fail(f"{args[0]} always finished before {share:.0%} of its run time")
 
