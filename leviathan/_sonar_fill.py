@@ -81,21 +81,30 @@ def elevation_step_for_fill_rad(
     return bin_fraction * bin_width * plane_distance_m / (spec.range_max_m * spec.range_max_m)
 
 
-def fill_plane_distance(channels: Mapping[str, Any]) -> tuple[float, int, int] | None:
+def fill_plane_distance(
+    channels: Mapping[str, Any], *, statistic: str = "min"
+) -> tuple[float, int, int] | None:
     """The plane the fill rule fills, estimated from one ping's cells.
 
     The extended surface is the instance holding the most hit cells (the seabed in
     a survey scene; a discrete target's faces would ask for far more rays), and
-    ``h`` the smallest ``R cos(theta)`` over its cells: the perpendicular distance
-    to its primary triangles' planes.
+    ``h`` a statistic of ``R cos(theta)`` over its cells, the perpendicular distance
+    to its primary triangles' planes (for a true plane every cell gives the same).
+    ``"min"`` (the analytic tier's choice from its coarse ping) is the cautious
+    one; ``"median"`` is the surface's typical distance, which a fine ping of a
+    rough seabed keeps from being pulled down by its few steep cells (the canonical
+    render's warning uses it, so it speaks of the surface, not of its roughness).
 
     Args:
         channels: A sonar frame's channels (``sample_count``, ``primary_instance``,
             ``primary_range_m``, ``primary_incidence_rad``).
+        statistic: ``"min"`` or ``"median"``.
 
     Returns:
         ``(h [m], instance, cell count)``, or ``None`` when no cell has a sample.
     """
+    if statistic not in ("min", "median"):
+        raise ValueError(f"statistic: expected 'min' or 'median', got {statistic!r}")
     hit = np.asarray(channels["sample_count"]) > 0
     if not hit.any():
         return None
@@ -105,4 +114,6 @@ def fill_plane_distance(channels: Mapping[str, Any]) -> tuple[float, int, int] |
     mine = inst == main
     r = np.asarray(channels["primary_range_m"])[hit][mine]
     inc = np.asarray(channels["primary_incidence_rad"])[hit][mine]
-    return float(np.min(r * np.cos(inc))), int(main), int(counts.max())
+    distance = r * np.cos(inc)
+    h = np.min(distance) if statistic == "min" else np.median(distance)
+    return float(h), int(main), int(counts.max())

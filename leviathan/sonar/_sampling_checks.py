@@ -7,8 +7,9 @@ Two things make a canonical sonar image silently poorer than the user meant, and
 * **Too few elevation samples for the range window.** The fill rule
   (:mod:`leviathan._sonar_fill`, the analytic tier's rule) gives the elevation
   count at which adjacent rays over the surface the ping sees (the instance with
-  the most hit cells, at its perpendicular distance ``h``) land at most one range
-  bin apart (``f = 1``). Below it, range bins that surface spans can get no sample:
+  the most hit cells, at its median perpendicular distance ``h``, so that a rough
+  seabed's steepest cells do not count as the surface) land at most one range bin
+  apart (``f = 1``). Below it, range bins that surface spans can get no sample:
   empty cells in the swath (47 % of the cells at 256 elevations for the catalogue
   survey sonar over the demo seabed). The warning names the count the rule asks for.
 * **A pose inside geometry.** Straight up from the sensor to the sea surface, the
@@ -75,7 +76,7 @@ def check_ping(
 
 
 def _check_fill(channels: Mapping[str, Any], spec: ImagingSonarSpec, sensor_id: str) -> None:
-    plane = fill_plane_distance(channels)
+    plane = fill_plane_distance(channels, statistic="median")
     if plane is None:
         return
     h, _, _ = plane
