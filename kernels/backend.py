@@ -21,12 +21,12 @@ import threading
 import time
 import weakref
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
 
+from leviathan._interrupt import checkpoint, interrupt_requested
 from leviathan._raycast_stages import (
     PreparedInstance,
     PreparedScene,
@@ -34,6 +34,7 @@ from leviathan._raycast_stages import (
     check_rays,
     check_t_max,
 )
+from leviathan._warp_output import init_warp, quiet_warp
 
 __all__ = [
     "CPU_BATCH_RAYS",
@@ -76,27 +77,7 @@ class CompileReport:
 
 
 def _warp():
-    import warp as wp
-
-    return wp
-
-
-@contextmanager
-def _quiet_warp():
-    """Silences Warp's own stdout messages (init banner, module loads) for our calls only.
-
-    A library must not write to its caller's stdout; the compile time is
-    reported through :func:`compile_reports` and the ``leviathan.kernels``
-    logger instead. The caller's ``warp.config.log_level`` is restored afterwards;
-    Warp's warnings and errors still show.
-    """
-    wp = _warp()
-    previous = wp.config.log_level
-    wp.config.log_level = max(previous, wp.LOG_WARNING)
-    try:
-        yield wp
-    finally:
-        wp.config.log_level = previous
+    return init_warp()
 
 
 def available_devices() -> list[str]:
@@ -107,7 +88,7 @@ def available_devices() -> list[str]:
 @lru_cache(maxsize=1)
 def _device_names() -> tuple[str, ...]:
     # Asked once per process: every trace checks its device against this list.
-    with _quiet_warp() as wp:
+    with quiet_warp() as wp:
         wp.init()
     return ("cpu", *(f"cuda:{i}" for i in range(wp.get_cuda_device_count())))
 
@@ -146,7 +127,7 @@ def load_kernels(device: str = "cpu") -> CompileReport:
             from leviathan.kernels import trace as k
 
             t0 = time.perf_counter()
-            with _quiet_warp():
+            with quiet_warp():
                 wp.load_module(k, device=device)
             report = CompileReport(device, time.perf_counter() - t0, wp.config.version)
             _reports[device] = report
@@ -290,7 +271,14 @@ def _trace_cpu(
     n = o.shape[0]
     batches = list(itertools.pairwise([*range(0, n, CPU_BATCH_RAYS), n]))
 
+    skipped: list[tuple[int, int]] = []
+
     def run(batch: tuple[int, int]) -> None:
+        if interrupt_requested():
+            # The command is being stopped (Ctrl-C): take no new batch, so the trace
+            # ends within one batch instead of running the queue out.
+            skipped.append(batch)
+            return
         a, b = batch
         _launch_rays(
             o[a:b],
@@ -307,9 +295,14 @@ def _trace_cpu(
     if threads == 1 or len(batches) == 1:
         run((0, n))
     else:
-        # Each batch owns its rays' slots; list() re-raises the first error.
+        # Each batch owns its rays' slots; list() re-raises the first error, and an
+        # exception here (KeyboardInterrupt) cancels the batches not started yet.
         list(_pool(threads).map(run, batches))
     _warp().synchronize_device("cpu")
+    checkpoint()
+    if skipped:
+        # Never hand back a trace with batches left out, on any thread.
+        raise KeyboardInterrupt
 
 
 def _trace_device(

@@ -24,16 +24,22 @@ Transform`` works; every other name is imported from its own module:
 * :mod:`leviathan.service`, :mod:`leviathan.client` — ``leviathan serve`` and its Python client.
 """
 
-from leviathan import frames, identity, scene, time, world
-from leviathan._version import __version__
+# First: in the command line's own process, Ctrl-C during these imports exits 130
+# cleanly (leviathan._startup); in any other process it does nothing.
+from leviathan import _startup
+
+_startup.install_if_command_line()
+
+from leviathan import frames, identity, scene, time, world  # noqa: E402
+from leviathan._version import __version__  # noqa: E402
 
 # Star imports on purpose: each submodule's own __all__ is the one list of its
 # names, so this module re-exports exactly that list instead of a hand copy of it.
-from leviathan.frames import *  # noqa: F403
-from leviathan.identity import *  # noqa: F403
-from leviathan.scene import *  # noqa: F403
-from leviathan.time import *  # noqa: F403
-from leviathan.world import *  # noqa: F403
+from leviathan.frames import *  # noqa: E402, F403
+from leviathan.identity import *  # noqa: E402, F403
+from leviathan.scene import *  # noqa: E402, F403
+from leviathan.time import *  # noqa: E402, F403
+from leviathan.world import *  # noqa: E402, F403
 
 __all__ = [
     "__version__",

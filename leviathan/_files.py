@@ -7,6 +7,9 @@ folder, so the final rename stays on one file system), flushed and fsynced,
 then renamed over the target with :func:`os.replace`. A reader never sees a
 half-written file, an existing file is either kept or replaced whole, and the
 temporary file is removed on any failure, ``KeyboardInterrupt`` included.
+Every temporary sibling is registered with :mod:`leviathan._interrupt` while it
+exists, so a command stopped by a signal removes it even when the ordinary
+clean-up cannot run.
 
 Folders of products (the survey demo's output) are built the same way with
 :func:`atomic_directory`: a temporary sibling folder renamed into place at the
@@ -25,15 +28,24 @@ import io
 import os
 import secrets
 import shutil
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
 
+from leviathan._interrupt import (
+    checkpoint,
+    deferred,
+    register_temporary,
+    unregister_temporary,
+)
+
 __all__ = [
     "PNG_COMPRESS_LEVEL",
+    "AtomicFileSet",
     "atomic_directory",
+    "atomic_files",
     "atomic_path",
     "check_output_path",
     "encode_png",
@@ -172,31 +184,39 @@ def atomic_path(path: str | os.PathLike[str], *, overwrite: bool = True) -> Iter
     path = check_output_path(path)
     if not overwrite and path.exists():
         raise FileExistsError(errno.EEXIST, "already exists", str(path))
+    checkpoint()
     while True:
         tmp = _sibling_name(path, "tmp", path.suffix)
-        try:
-            # 0o666 before the umask: the file gets the permissions open() would give.
-            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
-        except FileExistsError:
-            continue  # a name clash with 32 random bits: draw again
-        except OSError as error:
-            raise _output_error(path, error) from error
-        os.close(fd)
+        # Created and registered together: a signal cannot leave it unregistered.
+        with deferred():
+            try:
+                # 0o666 before the umask: the file gets the permissions open() would give.
+                fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+            except FileExistsError:
+                continue  # a name clash with 32 random bits: draw again
+            except OSError as error:
+                raise _output_error(path, error) from error
+            os.close(fd)
+            token = register_temporary(tmp)
         break
     try:
         yield tmp
         with open(tmp, "rb") as handle:
             os.fsync(handle.fileno())
-        if overwrite:
-            os.replace(tmp, path)
-        else:
-            try:
-                os.link(tmp, path)
-            except FileExistsError:
-                raise FileExistsError(errno.EEXIST, "already exists", str(path)) from None
-            os.unlink(tmp)
+        with deferred():
+            if overwrite:
+                os.replace(tmp, path)
+            else:
+                try:
+                    os.link(tmp, path)
+                except FileExistsError:
+                    raise FileExistsError(errno.EEXIST, "already exists", str(path)) from None
+                os.unlink(tmp)
+            unregister_temporary(token)
     except BaseException:
-        tmp.unlink(missing_ok=True)
+        with deferred():
+            tmp.unlink(missing_ok=True)
+            unregister_temporary(token)
         raise
     _fsync_folder(path.parent)
 
@@ -241,6 +261,25 @@ def write_npz(path: str | os.PathLike[str], arrays: Mapping[str, np.ndarray]) ->
     return write_atomically(path, buffer.getvalue())
 
 
+def _temporary_folder(path: Path) -> tuple[Path, int]:
+    """Creates a hidden sibling folder of ``path`` and registers it as a temporary.
+
+    Created and registered together, so that a signal cannot leave it unregistered
+    (:func:`leviathan._interrupt.register_temporary`). Returns it and its token.
+    """
+    checkpoint()
+    while True:
+        tmp = _sibling_name(path, "tmp")
+        with deferred():
+            try:
+                os.mkdir(tmp)
+            except FileExistsError:
+                continue  # a name clash with 32 random bits: draw again
+            except OSError as error:
+                raise _output_error(path, error) from error
+            return tmp, register_temporary(tmp)
+
+
 @contextmanager
 def atomic_directory(path: str | os.PathLike[str]) -> Iterator[Path]:
     """Yields a temporary sibling folder to fill; on success, renames it to ``path``.
@@ -266,29 +305,30 @@ def atomic_directory(path: str | os.PathLike[str]) -> Iterator[Path]:
             with ``folder=True``); ``filename`` names ``path``.
     """
     path = check_output_path(path, folder=True)
-    while True:
-        tmp = _sibling_name(path, "tmp")
-        try:
-            os.mkdir(tmp)
-        except FileExistsError:
-            continue
-        except OSError as error:
-            raise _output_error(path, error) from error
-        break
+    tmp, token = _temporary_folder(path)
+    aside = aside_token = None
     try:
         yield tmp
-        aside = None
-        if path.is_dir():
-            aside = _sibling_name(path, "old")
-            os.rename(path, aside)
-        try:
-            os.rename(tmp, path)
-        except BaseException:
+        # The renames run together: a signal waits for them, and the watchdog of
+        # leviathan._interrupt sees either the old output or the new one in place.
+        with deferred():
+            if path.is_dir():
+                aside = _sibling_name(path, "old")
+                os.rename(path, aside)
+            try:
+                os.rename(tmp, path)
+            except BaseException:
+                if aside is not None:
+                    os.rename(aside, path)
+                    aside = None
+                raise
+            unregister_temporary(token)
             if aside is not None:
-                os.rename(aside, path)
-            raise
+                aside_token = register_temporary(aside)
     except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
+        with deferred():
+            shutil.rmtree(tmp, ignore_errors=True)
+            unregister_temporary(token)
         raise
     _fsync_folder(path.parent)
     if aside is not None:
@@ -301,6 +341,103 @@ def atomic_directory(path: str | os.PathLike[str]) -> Iterator[Path]:
                 f"could not be removed ({error.strerror or error}); remove it by hand",
                 str(aside),
             ) from error
+        finally:
+            unregister_temporary(aside_token)
+
+
+@contextmanager
+def atomic_files(folder: str | os.PathLike[str]) -> Iterator[Path]:
+    """Yields a temporary sibling folder to fill; on success, moves its files into ``folder``.
+
+    For a set of files written into a folder that may already hold others (the
+    analytic sonar image's PNGs and report): nothing of the set appears until all
+    of it is written, and then all of it at once. ``folder`` is created if missing
+    (its parent must exist). The files are moved in one uninterruptible section
+    (:func:`leviathan._interrupt.deferred`), each replacing a file of the same name
+    whole; if the body raises (``KeyboardInterrupt`` included), nothing in
+    ``folder`` changes and the temporary folder is removed.
+
+    Args:
+        folder: The folder the files go into.
+
+    Yields:
+        The temporary folder (exists, empty); write plain files at its top level.
+
+    Raises:
+        OSError: ``folder`` cannot be written (see :func:`check_output_path`).
+    """
+    folder = check_output_path(folder, folder=True)
+    staging, token = _temporary_folder(folder)
+    try:
+        yield staging
+        with deferred():
+            folder.mkdir(exist_ok=True)
+            for item in sorted(staging.iterdir()):
+                os.replace(item, folder / item.name)
+    finally:
+        with deferred():
+            shutil.rmtree(staging, ignore_errors=True)
+            unregister_temporary(token)
+    _fsync_folder(folder)
+
+
+class AtomicFileSet:
+    """Several output files that appear together or not at all (a dataset's MCAP and HDF5).
+
+    Each file is written (by any writer, atomically or not) to its :meth:`staged`
+    path, in a hidden temporary folder beside its target; :meth:`commit` then
+    moves every staged file onto its target in one uninterruptible section
+    (:func:`leviathan._interrupt.deferred`), and :meth:`discard` removes them all.
+    Until the commit no target changes; after it every one is new. The temporary
+    folders are registered with :mod:`leviathan._interrupt`, so a stopped process
+    leaves none behind.
+
+    Args:
+        targets: The files to produce (checked with :func:`check_output_path` first).
+    """
+
+    def __init__(self, targets: Sequence[str | os.PathLike[str]]) -> None:
+        self._targets = [check_output_path(t) for t in targets]
+        self._folders: dict[Path, tuple[Path, int]] = {}
+        try:
+            for target in self._targets:
+                if target.parent not in self._folders:
+                    self._folders[target.parent] = _temporary_folder(target)
+        except BaseException:
+            self.discard()
+            raise
+
+    def staged(self, target: str | os.PathLike[str]) -> Path:
+        """Where to write ``target`` (one of the targets) until :meth:`commit`."""
+        target = Path(target)
+        return self._folders[target.parent][0] / target.name
+
+    def commit(self) -> list[Path]:
+        """Moves every staged file onto its target, together; returns the targets.
+
+        Raises:
+            FileNotFoundError: A target's staged file was not written.
+        """
+        with deferred():
+            missing = [t for t in self._targets if not self.staged(t).is_file()]
+            if missing:
+                raise FileNotFoundError(
+                    errno.ENOENT, "was not written, so no file of the set is", str(missing[0])
+                )
+            for target in self._targets:
+                os.replace(self.staged(target), target)
+            self.discard()
+        for folder in {t.parent for t in self._targets}:
+            _fsync_folder(folder)
+        return list(self._targets)
+
+    def discard(self) -> None:
+        """Removes the staged files and their folders; no target changes."""
+        with deferred():
+            for folder, token in self._folders.values():
+                shutil.rmtree(folder, ignore_errors=True)
+                unregister_temporary(token)
+            self._folders = {}
 
 
 def encode_png(pixels: np.ndarray, path: str | os.PathLike[str] | None = None) -> bytes:

@@ -44,17 +44,20 @@ from pathlib import Path
 from typing import Any
 
 from leviathan._files import write_atomically
+from leviathan._interrupt import checkpoint
 from leviathan.time import NS_PER_SECOND
 
 __all__ = ["build_demo_world", "run_demo", "ticks_for_duration"]
 
 TICK_NS = 10_000_000  # 10 ms: every 100 Hz IMU sample falls on a tick
 DEMO_SECONDS = 20
+DEMO_SEABED_TRIANGLES = 100_000
+"""Triangles of the demo's generated seabed; the run hash ``87db93e8...`` is for this size."""
 DEMO_JOB = "leviathan survey demo"
 """The manifest's ``job``: marks a folder as this demo's output, which a rerun may replace."""
 
 
-def survey_environment(seabed_triangles: int = 100_000, *, seabed_seed: int = 7):
+def survey_environment(seabed_triangles: int = DEMO_SEABED_TRIANGLES, *, seabed_seed: int = 7):
     """The survey scenario: a generated seabed (200 m x 200 m, ~30 m deep) with targets.
 
     Shared by the demo, ``leviathan bench sonar`` and the sweeps; ``seabed_seed`` is the
@@ -112,7 +115,7 @@ def survey_environment(seabed_triangles: int = 100_000, *, seabed_seed: int = 7)
     )
 
 
-def build_demo_world(*, seabed_triangles: int = 100_000, root_seed: int = 20261130):
+def build_demo_world(*, seabed_triangles: int = DEMO_SEABED_TRIANGLES, root_seed: int = 20261130):
     """The demo's World (also used by tests)."""
     from leviathan.catalogue import get_vehicle
     from leviathan.controllers import Autopilot, WaypointFollower, lawnmower
@@ -305,6 +308,7 @@ def run_demo(
     *,
     seconds: int | str | Decimal | Fraction | float = DEMO_SECONDS,
     progress: bool = True,
+    seabed_triangles: int = DEMO_SEABED_TRIANGLES,
 ) -> Path:
     """Runs the survey demo and writes its products to the folder ``out``.
 
@@ -321,6 +325,10 @@ def run_demo(
         seconds: Simulated duration [s], a positive whole number of 10 ms
             ticks (``1``, ``"0.5"``), converted exactly; never rounded.
         progress: Show a progress bar and a closing summary line.
+        seabed_triangles: Triangles of the generated seabed (default
+            :data:`DEMO_SEABED_TRIANGLES`). Fewer make a quicker run of a different
+            scene (its environment hash, and so its run hash, differ from the demo's);
+            the tests use it.
 
     Returns:
         The manifest path, ``out / "manifest.json"``.
@@ -343,7 +351,9 @@ def run_demo(
             str(out),
         )
     with atomic_directory(out) as staging:
-        manifest = _write_products(staging, ticks, progress=progress)
+        manifest = _write_products(
+            staging, ticks, progress=progress, seabed_triangles=seabed_triangles
+        )
     if progress:
         print(
             f"[demo] {len(manifest['capture_groups'])} capture groups over "
@@ -360,7 +370,9 @@ _NOTES = (
 )
 
 
-def _write_products(out: Path, ticks: int, *, progress: bool) -> dict[str, Any]:
+def _write_products(
+    out: Path, ticks: int, *, progress: bool, seabed_triangles: int = DEMO_SEABED_TRIANGLES
+) -> dict[str, Any]:
     """Runs the demo World for ``ticks`` and writes every product into ``out``; returns the
     manifest (written last)."""
     from tqdm import tqdm
@@ -369,7 +381,13 @@ def _write_products(out: Path, ticks: int, *, progress: bool) -> dict[str, Any]:
     from leviathan.identity import content_hash
 
     (out / "previews").mkdir()
-    world = build_demo_world()
+    # The default size is not passed on, so a build_demo_world with other defaults
+    # (the tests' smaller seabed) is called as it stands.
+    world = (
+        build_demo_world()
+        if seabed_triangles == DEMO_SEABED_TRIANGLES
+        else build_demo_world(seabed_triangles=seabed_triangles)
+    )
     groups_out: list[dict] = []
     previews = _Previews(world, out / "previews")
     chunk = 50
@@ -385,6 +403,7 @@ def _write_products(out: Path, ticks: int, *, progress: bool) -> dict[str, Any]:
     ):
         done = 0
         while done < ticks:
+            checkpoint()  # a Ctrl-C swallowed on the way (see leviathan._interrupt) stops here
             n = min(chunk, ticks - done)
             groups = world.step(n)
             recorder.record(groups)

@@ -18,6 +18,10 @@ the sea surface loses any exact range tie with scene content.
 
 from __future__ import annotations
 
+import hashlib
+import io
+import os
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -33,6 +37,7 @@ __all__ = [
     "SEA_SURFACE_LABEL",
     "SEA_SURFACE_OBJECT_ID",
     "Instance",
+    "MeshSource",
     "Scene",
     "SeaSurface",
     "TriangleMesh",
@@ -46,6 +51,23 @@ def _readonly(a: np.ndarray) -> np.ndarray:
     a = np.ascontiguousarray(a)
     a.setflags(write=False)
     return a
+
+
+_SHA256_HEX = re.compile(r"^[0-9a-f]{64}$")
+
+
+@dataclass(frozen=True)
+class MeshSource:
+    """Where a :class:`TriangleMesh` was loaded from: the path and the file's SHA-256.
+
+    Recorded beside the mesh, never part of its content hash (the hash is the
+    vertices and faces themselves).
+    """
+
+    __content_type__ = "leviathan.scene.MeshSource"
+
+    path: str
+    sha256: str
 
 
 @dataclass(frozen=True, eq=False)
@@ -65,6 +87,8 @@ class TriangleMesh:
 
     vertices: np.ndarray
     faces: np.ndarray
+    source: MeshSource | None = field(default=None, compare=False)
+    """The file the mesh was loaded from (:meth:`load`), else ``None``; not content."""
 
     def __post_init__(self) -> None:
         v = np.asarray(self.vertices)
@@ -105,12 +129,60 @@ class TriangleMesh:
         return cls(np.asarray(vertices, dtype=np.float64), np.asarray(faces, dtype=np.int64))
 
     @classmethod
-    def load(cls, path: str | Path) -> TriangleMesh:
-        """Loads a mesh file (any format trimesh reads) without processing it."""
+    def load(cls, path: str | os.PathLike[str], *, sha256: str | None = None) -> TriangleMesh:
+        """Loads a mesh file (any format trimesh reads: PLY, STL, OBJ, GLB, OFF, ...) unprocessed.
+
+        The bytes are read once, hashed and parsed (trimesh with ``process=False``:
+        vertices and faces exactly as stored, nothing merged or dropped). The mesh
+        records where it came from in :attr:`source`, with the file's SHA-256, as a
+        hull mesh file is pinned (:class:`leviathan.specs.HullSpec`). A format that
+        refers to other files (``.gltf`` buffers, ``.obj`` materials) reads them as
+        trimesh does; only the named file is hashed, so pin a self-contained file
+        (``.ply``, ``.stl``, ``.glb``).
+
+        Args:
+            path: The mesh file; its suffix names the format.
+            sha256: The file's expected SHA-256 (64 lowercase hex digits, as
+                ``sha256sum`` prints it), or ``None`` to accept any content. With it,
+                a changed file is refused instead of silently changing the scene.
+
+        Returns:
+            The mesh (object frame as stored in the file [m]).
+
+        Raises:
+            OSError: The file cannot be read.
+            ValueError: ``sha256`` is given and differs from the file's (the message
+                gives the file's), or the file holds no triangle mesh.
+        """
         import trimesh
 
-        loaded = trimesh.load(str(path), force="mesh", process=False)
-        return cls.from_trimesh(loaded)
+        path = Path(path)
+        if sha256 is not None and not _SHA256_HEX.match(str(sha256)):
+            raise ValueError(
+                f"sha256: expected 64 lowercase hex digits (e.g. from `sha256sum FILE`), "
+                f"got {sha256!r}"
+            )
+        data = path.read_bytes()
+        digest = hashlib.sha256(data).hexdigest()
+        if sha256 is not None and digest != sha256:
+            raise ValueError(
+                f"sha256: the mesh file {str(path)!r} has SHA-256 {digest}, expected {sha256}; "
+                "pass the new digest if the file changed on purpose"
+            )
+        suffix = path.suffix.lower().lstrip(".")
+        try:
+            loaded = trimesh.load(
+                io.BytesIO(data),
+                file_type=suffix,
+                resolver=trimesh.resolvers.FilePathResolver(str(path)),
+                force="mesh",
+                process=False,
+            )
+            mesh = cls.from_trimesh(loaded)
+        except (ValueError, TypeError, KeyError, IndexError) as exc:
+            raise ValueError(f"{str(path)!r} holds no usable triangle mesh: {exc}") from exc
+        object.__setattr__(mesh, "source", MeshSource(path=str(path), sha256=digest))
+        return mesh
 
     def __content__(self) -> dict:
         return {"vertices": self.vertices, "faces": self.faces}

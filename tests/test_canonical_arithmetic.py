@@ -157,6 +157,8 @@ CANONICAL_MODULES = (
     "usd/_track.py",
 )
 
+_CLI = "command line: argument parsing and printing around the library calls it makes"
+
 # Modules left out, each with why nothing canonical is computed in it.
 EXCLUDED_MODULES = {
     "leviathan/__main__.py": "entry point: calls leviathan.cli.main, computes nothing",
@@ -164,7 +166,24 @@ EXCLUDED_MODULES = {
     "leviathan/_lazy.py": "imports a package's public names on first use, computes nothing",
     "leviathan/bench.py": "benchmark timings and ratios: printed, never hashed or frozen",
     "leviathan/_bench_world.py": "benchmark timings and ratios: printed, never hashed or frozen",
-    "leviathan/cli.py": "argument parsing and printing around the library calls it makes",
+    "leviathan/cli/__init__.py": _CLI,
+    "leviathan/cli/_base.py": _CLI,
+    "leviathan/cli/_bench.py": _CLI,
+    "leviathan/cli/_catalogue.py": _CLI,
+    "leviathan/cli/_demo.py": _CLI,
+    "leviathan/cli/_export_dataset.py": _CLI,
+    "leviathan/cli/_export_usd.py": _CLI,
+    "leviathan/cli/_parity.py": _CLI,
+    "leviathan/cli/_scenario.py": _CLI,
+    "leviathan/cli/_serve.py": _CLI,
+    "leviathan/cli/_sonar_image.py": _CLI,
+    "leviathan/_interrupt.py": "signal handling and temporary-file bookkeeping, no arithmetic",
+    "leviathan/_startup.py": "the command line's start-up signal handler, no arithmetic",
+    "leviathan/_warp_output.py": "filters Warp's console messages, no arithmetic",
+    "leviathan/_sonar_fill.py": "the fill rule: the analytic tier's elevation count and the "
+    "canonical render's warning, never in a frame or a hash",
+    "leviathan/sonar/_sampling_warnings.py": "warnings about a finished ping (counts, comparisons, "
+    "one-ray traces), never in a frame or a hash",
     "leviathan/datasets/__init__.py": "re-exports the dataset writers, computes nothing",
     "leviathan/datasets/_hdf5_layout.py": "export format: how the HDF5 writer stores arrays and "
     "attributes, computes no hash",

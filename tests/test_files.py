@@ -201,3 +201,62 @@ def test_a_folder_without_a_name_of_its_own_is_refused(tmp_path, monkeypatch, na
     with pytest.raises(FileExistsError, match="by its own name"):
         check_output_path(name, folder=True)
     assert _names(tmp_path) == ["sub"]
+
+
+# --------------------------------------------------------------------------- sets of files
+
+
+def test_atomic_files_adds_the_whole_set_to_a_folder_keeping_its_other_files(tmp_path) -> None:
+    from leviathan._files import atomic_files
+
+    folder = tmp_path / "out"
+    folder.mkdir()
+    (folder / "mine.txt").write_bytes(b"keep")
+    (folder / "a.png").write_bytes(b"old a")
+    with atomic_files(folder) as staging:
+        write_atomically(staging / "a.png", b"new a")
+        write_atomically(staging / "b.json", b"new b")
+        assert sorted(p.name for p in folder.iterdir()) == ["a.png", "mine.txt"]
+    assert {p.name: p.read_bytes() for p in folder.iterdir()} == {
+        "a.png": b"new a", "b.json": b"new b", "mine.txt": b"keep"
+    }  # fmt: skip
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]
+
+
+@pytest.mark.parametrize("error", [KeyboardInterrupt, OSError])
+def test_atomic_files_interrupted_changes_nothing(tmp_path, error) -> None:
+    from leviathan._files import atomic_files
+
+    with pytest.raises(error):
+        with atomic_files(tmp_path / "new") as staging:
+            write_atomically(staging / "a.png", b"a")
+            raise error
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_an_atomic_file_set_appears_together_across_folders(tmp_path) -> None:
+    from leviathan._files import AtomicFileSet
+
+    (tmp_path / "one").mkdir()
+    (tmp_path / "two").mkdir()
+    targets = [tmp_path / "one" / "run.h5", tmp_path / "two" / "run.mcap"]
+    files = AtomicFileSet(targets)
+    for target in targets:
+        files.staged(target).write_bytes(target.suffix.encode())
+        assert not target.exists()
+    assert files.commit() == targets
+    assert [t.read_bytes() for t in targets] == [b".h5", b".mcap"]
+    for folder in ("one", "two"):
+        assert [p.name for p in (tmp_path / folder).iterdir()] == [targets[folder == "two"].name]
+
+
+def test_an_atomic_file_set_with_a_file_missing_commits_none(tmp_path) -> None:
+    from leviathan._files import AtomicFileSet
+
+    targets = [tmp_path / "run.h5", tmp_path / "run.mcap"]
+    files = AtomicFileSet(targets)
+    files.staged(targets[0]).write_bytes(b"h5")
+    with pytest.raises(FileNotFoundError, match="no file of the set"):
+        files.commit()
+    files.discard()
+    assert list(tmp_path.iterdir()) == []

@@ -134,6 +134,7 @@ EXPECTED_TAGS: dict[str, str] = {
     "leviathan.raycast.TraceResult": "leviathan.reference_cpu.trace.TraceResult",
     "leviathan.reference_cpu.sonar.BeamGrid": "leviathan.reference_cpu.sonar.BeamGrid",
     "leviathan.scene.Instance": "leviathan.scene.Instance",
+    "leviathan.scene.MeshSource": "leviathan.scene.MeshSource",
     "leviathan.scene.Scene": "leviathan.scene.Scene",
     "leviathan.scene.SeaSurface": "leviathan.scene.SeaSurface",
     "leviathan.scene.TriangleMesh": "leviathan.scene.TriangleMesh",

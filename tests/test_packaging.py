@@ -101,9 +101,16 @@ def _project_dependencies(deps: Path) -> None:
             (deps / entry.name).symlink_to(entry)
 
 
+_INSTALL_OUTPUT: list[str] = []
+
+
 @pytest.fixture(scope="module")
 def installed_python(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A temporary venv holding a non-editable install of this checkout; its python."""
+    """A temporary venv holding a non-editable install of this checkout; its python.
+
+    pip runs as a user runs it (no ``-q``): :func:`test_installing_prints_no_warning`
+    reads what it printed, the build backend's warnings included.
+    """
     base = tmp_path_factory.mktemp("installed")
     source = base / "source"
     # A copy, so that building leaves no build/ or egg-info in the checkout.
@@ -118,10 +125,11 @@ def installed_python(tmp_path_factory: pytest.TempPathFactory) -> Path:
     (Path(purelib) / "_leviathan_test_deps.pth").write_text(f"{base / 'deps'}\n")
     install = subprocess.run(
         [sys.executable, "-m", "pip", "--python", str(python), "install", "--no-deps",
-         "--no-build-isolation", "--no-index", "--disable-pip-version-check", "-q", str(source)],
+         "--no-build-isolation", "--no-index", "--disable-pip-version-check", str(source)],
         capture_output=True, text=True,
     )  # fmt: skip
     assert install.returncode == 0, install.stdout + install.stderr
+    _INSTALL_OUTPUT[:] = [install.stdout + install.stderr]
     shutil.rmtree(source)  # nothing may be read from the source tree from here on
     return python
 
@@ -165,7 +173,7 @@ def test_installed_parity_refuses_a_missing_fixture_directory(
 ) -> None:
     missing = tmp_path / "nonexistent"
     result = _run_installed(installed_python, tmp_path, "parity", "--fixtures", str(missing))
-    assert result.returncode == 1
+    assert result.returncode == 2  # a missing input is bad input (README: exit codes)
     assert result.stdout == ""
     assert result.stderr.splitlines() == [
         f"error: fixture: the fixture directory {missing} does not exist; pass --fixtures DIR "
@@ -192,3 +200,17 @@ def test_installed_package_ships_every_dashboard_file(
     }
     for relative in files:
         assert (installed / relative).read_bytes() == (source / relative).read_bytes(), relative
+
+
+def test_installing_prints_no_warning(installed_python: Path) -> None:
+    # setuptools used to report each dashboard vendor folder (and catalogue/vehicles) as
+    # "a package absent from the packages configuration"; the package data is declared
+    # without making data folders look like packages (include-package-data = false).
+    output = _INSTALL_OUTPUT[0]
+    assert "Successfully installed leviathan" in output
+    flagged = [
+        line
+        for line in output.splitlines()
+        if "warning" in line.lower() or "deprecat" in line.lower() or "!!" in line
+    ]
+    assert flagged == [], "\n".join(flagged)

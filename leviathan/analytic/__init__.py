@@ -53,6 +53,7 @@ from leviathan.analytic._scenario_build import (
 from leviathan.analytic._scenario_outputs import write_scenario_outputs
 from leviathan.analytic._scenario_records import (
     ANALYTIC_DOMAIN,
+    SCENARIO_JOB,
     ScenarioResult,
     SensorStream,
     VehicleRun,
@@ -75,6 +76,7 @@ __all__ = [
     "DEFAULT_MAX_RAY_COUNT",
     "FAULT_KINDS",
     "FILL_BIN_FRACTION",
+    "SCENARIO_JOB",
     "AutopilotDocument",
     "DeadFault",
     "DirectThrustDocument",

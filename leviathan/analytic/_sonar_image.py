@@ -47,6 +47,11 @@ from typing import Any
 import numpy as np
 
 from leviathan._frozen import frozen_array
+from leviathan._sonar_fill import (
+    FILL_BIN_FRACTION,
+    elevation_samples_for_fill,
+    fill_plane_distance,
+)
 from leviathan._validation import check_integer
 from leviathan.analytic._generators import GeneratorRecord, sensor_generator
 from leviathan.analytic._sonar_report import SonarImageReport, build_report
@@ -66,55 +71,10 @@ __all__ = [
     "sonar_image",
 ]
 
-FILL_BIN_FRACTION = 0.5
-"""Default ``f`` of the fill rule: adjacent elevation rays at most half a range bin apart."""
-
 DEFAULT_MAX_RAY_COUNT = 1 << 20
 """Default cap on the rays of one analytic ping (1,048,576; about 1 s on Warp CPU)."""
 
 _COARSE_ELEVATIONS = 33
-
-
-def elevation_samples_for_fill(
-    spec: ImagingSonarSpec, *, plane_distance_m: float, bin_fraction: float = FILL_BIN_FRACTION
-) -> int:
-    """Elevation sample count the fill rule asks for (see the module docstring).
-
-    ``M = ceil(A / de_max) + 1`` with ``de_max = f * dr * h / R_max^2``.
-
-    Args:
-        spec: The sonar (aperture, range window, bin count).
-        plane_distance_m: Perpendicular distance ``h`` from the sensor to the plane [m], > 0.
-        bin_fraction: ``f``, the largest allowed range step between adjacent elevation
-            rays as a share of a range bin, in (0, 1].
-
-    Returns:
-        ``M`` [-], >= 2 (1 when the aperture is 0).
-
-    Raises:
-        ValueError: If ``plane_distance_m`` or ``bin_fraction`` is out of range.
-    """
-    if not isinstance(spec, ImagingSonarSpec):
-        raise TypeError(f"spec: expected an ImagingSonarSpec, got {type(spec).__name__}")
-    h = float(plane_distance_m)
-    if not (math.isfinite(h) and h > 0.0):
-        raise ValueError(f"plane_distance_m: expected a finite distance > 0 m, got {h!r}")
-    f = float(bin_fraction)
-    if not 0.0 < f <= 1.0:
-        raise ValueError(f"bin_fraction: expected a share of a range bin in (0, 1], got {f!r}")
-    aperture = math.radians(spec.elevation_aperture_deg)
-    if aperture == 0.0:
-        return 1
-    step = elevation_step_for_fill_rad(spec, plane_distance_m=h, bin_fraction=f)
-    return math.ceil(aperture / step) + 1
-
-
-def elevation_step_for_fill_rad(
-    spec: ImagingSonarSpec, *, plane_distance_m: float, bin_fraction: float = FILL_BIN_FRACTION
-) -> float:
-    """Largest elevation step of the fill rule, ``f * dr * h / R_max^2`` [rad]."""
-    bin_width = (spec.range_max_m - spec.range_min_m) / spec.range_bin_count
-    return bin_fraction * bin_width * plane_distance_m / (spec.range_max_m * spec.range_max_m)
 
 
 @dataclasses.dataclass(frozen=True, eq=False)
@@ -449,29 +409,21 @@ def _elevation_sampling(
             sample_index=0,
             time_ns=0,
             water=water,
+            sampling_warnings=False,  # coarse on purpose: only to find the plane
             **trace,
         )
-        ch = coarse.channels
-        hit = np.asarray(ch["sample_count"]) > 0
-        if not hit.any():
+        plane = fill_plane_distance(coarse.channels)
+        if plane is None:
             out |= {
                 "elevation_sample_count": spec.elevation_sample_count,
                 "choice": "spec: no surface in the window in a coarse ping of "
                 f"{_COARSE_ELEVATIONS} elevations, so the rule has no plane to fill",
             }
             return out
-        # The extended surface to fill: the instance holding the most hit cells (the
-        # seabed in a survey scene; discrete targets' faces would ask for far more rays).
-        inst = np.asarray(ch["primary_instance"])[hit]
-        ids, counts = np.unique(inst, return_counts=True)
-        main = ids[np.argmax(counts)]
-        mine = inst == main
-        r = np.asarray(ch["primary_range_m"])[hit][mine]
-        inc = np.asarray(ch["primary_incidence_rad"])[hit][mine]
-        h = float(np.min(r * np.cos(inc)))
+        h, _, cells = plane
         source = (
             f"min R cos(theta) over the cells of the instance holding most hit cells "
-            f"({int(counts.max())}) in a coarse ping of {_COARSE_ELEVATIONS} elevations"
+            f"({cells}) in a coarse ping of {_COARSE_ELEVATIONS} elevations"
         )
     else:
         h = float(plane_distance_m)

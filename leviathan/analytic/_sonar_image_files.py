@@ -9,7 +9,7 @@ import os
 from collections.abc import Sequence
 from pathlib import Path
 
-from leviathan._files import check_output_path, write_atomically, write_npz
+from leviathan._files import atomic_files, check_output_path, write_atomically, write_npz
 from leviathan.analytic._fan import sonar_image_png
 from leviathan.analytic._sonar_image import SonarImage
 
@@ -26,8 +26,9 @@ def write_sonar_image(
 ) -> list[Path]:
     """Write ``sonar_<view>.png`` per view, ``sonar_report.json`` and ``sonar_image.npz``.
 
-    Each file is written atomically; the folder is created if missing (its parent
-    must exist). Nothing is written if a view is unknown.
+    The files appear together or not at all (:func:`leviathan._files.atomic_files`);
+    the folder is created if missing (its parent must exist) and its other files are
+    left alone. Nothing is written if a view is unknown.
 
     Args:
         out: Output folder.
@@ -43,15 +44,16 @@ def write_sonar_image(
         if view not in ("fan", "bscan"):
             raise ValueError(f"views: expected 'fan' and/or 'bscan', got {view!r}")
     folder = check_output_path(out, folder=True)
-    folder.mkdir(exist_ok=True)
-    written = []
-    for view in views:
-        written.append(folder / f"sonar_{view}.png")
-        sonar_image_png(image, written[-1], view=view)
-    if report:
-        written.append(folder / "sonar_report.json")
-        write_atomically(written[-1], image.report.to_json_text().encode("utf-8"))
-    if arrays:
-        written.append(folder / "sonar_image.npz")
-        write_npz(written[-1], image.arrays())
-    return written
+    names = []
+    # All files or none: written into a temporary sibling, then moved in together.
+    with atomic_files(folder) as staging:
+        for view in views:
+            names.append(f"sonar_{view}.png")
+            sonar_image_png(image, staging / names[-1], view=view)
+        if report:
+            names.append("sonar_report.json")
+            write_atomically(staging / names[-1], image.report.to_json_text().encode("utf-8"))
+        if arrays:
+            names.append("sonar_image.npz")
+            write_npz(staging / names[-1], image.arrays())
+    return [folder / name for name in names]

@@ -12,18 +12,22 @@ place when closed. This module feeds them:
   groups its ``step`` calls returned;
 * :func:`export_dataset` reads a run's lossless HDF5 store (``dataset.h5`` in a
   demo output folder, or any file :func:`~leviathan.datasets.hdf5.read_hdf5`
-  accepts) and writes MCAP and/or HDF5 from it, one capture group at a time.
+  accepts) and writes MCAP and/or HDF5 from it, one capture group at a time; or
+  an analytic scenario run's folder (its vehicles and tracks).
 """
 
 from __future__ import annotations
 
+import json
 import os
-from collections.abc import Callable, Iterable, Mapping, Sequence
+import warnings
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from leviathan._interrupt import checkpoint
 from leviathan.datasets._writer import _ClosesOnExit
 from leviathan.identity import content_hash
 from leviathan.world import CaptureGroup, VehicleTrackRecord, World
@@ -37,46 +41,79 @@ RUN_DATASET_NAME = "dataset.h5"
 _BATCH = 16
 
 
-def _writers(
-    *,
-    mcap: str | os.PathLike[str] | None,
-    hdf5: str | os.PathLike[str] | None,
-    vehicles: Mapping[str, Any],
-    manifest: Mapping[str, Any],
-) -> list[Any]:
-    """Open the requested writers (all paths are checked before the first one opens)."""
-    from leviathan._files import check_output_path
+class _Outputs:
+    """The requested writers, each writing into one :class:`~leviathan._files.AtomicFileSet`.
 
-    if mcap is None and hdf5 is None:
-        raise ValueError("mcap/hdf5: give at least one output file (e.g. mcap='run.mcap')")
-    paths = [Path(p) for p in (mcap, hdf5) if p is not None]
-    if len(paths) == 2 and paths[0].resolve() == paths[1].resolve():
-        raise ValueError(f"mcap/hdf5: the two outputs must be different files, got {paths[0]}")
-    for label, path, suffixes in (
-        ("mcap", mcap, (".mcap",)),
-        ("hdf5", hdf5, (".h5", ".hdf5")),
-    ):
-        if path is not None:
-            if Path(path).suffix.lower() not in suffixes:
-                raise ValueError(
-                    f"{label}: expected a file ending in {' or '.join(suffixes)}, got {str(path)!r}"
-                )
-            check_output_path(path)
-    opened: list[Any] = []
-    try:
-        if hdf5 is not None:
-            from leviathan.datasets.hdf5 import Hdf5Writer
+    All paths are checked before the first writer opens; the files appear together
+    at :meth:`close` (an MCAP without its HDF5 twin, or the reverse, never does),
+    and :meth:`abort` leaves every target as it was.
+    """
 
-            opened.append(Hdf5Writer(hdf5, vehicles=vehicles, manifest=manifest))
-        if mcap is not None:
-            from leviathan.datasets.mcap import McapWriter
+    def __init__(
+        self,
+        *,
+        mcap: str | os.PathLike[str] | None,
+        hdf5: str | os.PathLike[str] | None,
+        vehicles: Mapping[str, Any],
+        manifest: Mapping[str, Any],
+    ) -> None:
+        from leviathan._files import AtomicFileSet
 
-            opened.append(McapWriter(mcap, vehicles=vehicles, manifest=manifest))
-    except BaseException:
-        for writer in opened:
+        if mcap is None and hdf5 is None:
+            raise ValueError("mcap/hdf5: give at least one output file (e.g. mcap='run.mcap')")
+        paths = [Path(p) for p in (mcap, hdf5) if p is not None]
+        if len(paths) == 2 and paths[0].resolve() == paths[1].resolve():
+            raise ValueError(f"mcap/hdf5: the two outputs must be different files, got {paths[0]}")
+        self.targets: dict[str, Path] = {}
+        for label, path, suffixes in (
+            ("hdf5", hdf5, (".h5", ".hdf5")),
+            ("mcap", mcap, (".mcap",)),
+        ):
+            if path is not None:
+                if Path(path).suffix.lower() not in suffixes:
+                    raise ValueError(
+                        f"{label}: expected a file ending in {' or '.join(suffixes)}, "
+                        f"got {str(path)!r}"
+                    )
+                self.targets[label] = Path(path)
+        self._files = AtomicFileSet(list(self.targets.values()))
+        self._writers: list[Any] = []
+        try:
+            if hdf5 is not None:
+                from leviathan.datasets.hdf5 import Hdf5Writer
+
+                staged = self._files.staged(self.targets["hdf5"])
+                self._writers.append(Hdf5Writer(staged, vehicles=vehicles, manifest=manifest))
+            if mcap is not None:
+                from leviathan.datasets.mcap import McapWriter
+
+                staged = self._files.staged(self.targets["mcap"])
+                self._writers.append(McapWriter(staged, vehicles=vehicles, manifest=manifest))
+        except BaseException:
+            self.abort()
+            raise
+
+    def write(self, groups: Sequence[CaptureGroup], tracks: Sequence[VehicleTrackRecord]) -> None:
+        """Hands the groups and track rows to every writer."""
+        for writer in self._writers:
+            writer.write(groups, tracks)
+
+    def close(self, *, manifest: Mapping[str, Any]) -> dict[str, Path]:
+        """Finalises every file, then puts them all in place; ``{"hdf5": path, "mcap": path}``."""
+        try:
+            for writer in self._writers:
+                writer.close(manifest=manifest)
+            self._files.commit()
+        except BaseException:
+            self.abort()
+            raise
+        return dict(self.targets)
+
+    def abort(self) -> None:
+        """Removes every file not yet in place; files that were at the targets are kept."""
+        for writer in self._writers:
             writer.abort()
-        raise
-    return opened
+        self._files.discard()
 
 
 class DatasetRecorder(_ClosesOnExit):
@@ -119,7 +156,7 @@ class DatasetRecorder(_ClosesOnExit):
         self._last_time_ns: int | None = None
         self._groups: list[str] = []
         self._manifest = {**_run_manifest(world, manifest), "first_tick": first}
-        self._writers = _writers(
+        self._outputs = _Outputs(
             mcap=mcap, hdf5=hdf5, vehicles=self._vehicles, manifest=self._manifest
         )
         self._closed = False
@@ -138,6 +175,7 @@ class DatasetRecorder(_ClosesOnExit):
         """
         if self._closed:
             raise ValueError("record: this recorder is closed")
+        checkpoint()  # a stopped command (Ctrl-C) writes nothing more
         world = self._world
         if world.tick < self._next_tick - 1 or world.vehicle_names != tuple(self._vehicles):
             raise ValueError(
@@ -164,8 +202,7 @@ class DatasetRecorder(_ClosesOnExit):
             tracks: list[VehicleTrackRecord] = []
         else:
             tracks = [world.track_states(n, from_tick=self._next_tick) for n in world.vehicle_names]
-        for writer in self._writers:
-            writer.write(groups, tracks)
+        self._outputs.write(groups, tracks)
         self._groups.extend(g.content_hash for g in groups)
         self._next_tick = world.tick + 1
 
@@ -181,22 +218,16 @@ class DatasetRecorder(_ClosesOnExit):
         if self._closed:
             raise ValueError("close: this recorder is closed already")
         final = {**self._manifest, **(manifest or {}), "run_hash": content_hash(self._groups)}
-        out: dict[str, Path] = {}
         try:
-            for writer in self._writers:
-                path = writer.close(manifest=final)
-                out["mcap" if path.suffix.lower() == ".mcap" else "hdf5"] = path
-        except BaseException:
-            self.abort()
-            raise
-        self._closed = True
+            out = self._outputs.close(manifest=final)
+        finally:
+            self._closed = True
         return out
 
     def abort(self) -> None:
         """Removes every file not yet closed; earlier files at the targets are kept."""
         self._closed = True
-        for writer in self._writers:
-            writer.abort()
+        self._outputs.abort()
 
 
 def _run_manifest(world: World, extra: Mapping[str, Any] | None) -> dict[str, Any]:
@@ -251,14 +282,20 @@ def export_dataset(
     hdf5: str | os.PathLike[str] | None = None,
     progress: Callable[[int, int], None] | None = None,
 ) -> dict[str, Path]:
-    """Exports a recorded run (a run folder or its ``dataset.h5``) as MCAP and/or HDF5.
+    """Exports a recorded run (a run folder or a ``dataset.h5``) as MCAP and/or HDF5.
 
-    The run is read one capture group at a time and every record's content hash
-    is verified against the stored one before it is written again.
+    A survey demo folder (or any file :func:`~leviathan.datasets.read_hdf5` reads) is
+    read one capture group at a time and every record's content hash is verified
+    against the stored one before it is written again. An analytic scenario run's
+    folder (``leviathan scenario run --out``) gives its vehicles' documents and
+    ground-truth tracks (odometry and TF in MCAP, tracks in HDF5); its sensor
+    streams are analytic-tier arrays with no canonical sample behind them, so they
+    are not written as sensor messages: a :class:`UserWarning` names them, and they
+    stay in the folder's ``streams/*.npz``.
 
     Args:
-        source: A run folder holding ``dataset.h5`` (as the survey demo writes it),
-            or the path of such a file.
+        source: A run folder (the survey demo's, holding ``dataset.h5``, or a
+            scenario run's), or the path of a dataset ``.h5`` file.
         mcap, hdf5: Output paths (at least one).
         progress: Called as ``progress(done, total)`` after each batch of groups.
 
@@ -273,20 +310,24 @@ def export_dataset(
     from leviathan.datasets.hdf5 import read_hdf5
 
     path = Path(source)
-    if path.is_dir():
-        path = path / RUN_DATASET_NAME
-    if not path.is_file():
-        raise FileNotFoundError(
-            2,
-            f"no recorded run here (expected a run folder with {RUN_DATASET_NAME}, or an .h5 "
-            "file); the survey demo writes one",
-            str(path),
-        )
-    for out in (mcap, hdf5):
-        if out is not None and Path(out).resolve() == path.resolve():
-            raise ValueError(f"{out}: the output would overwrite the dataset being read")
-    dataset = read_hdf5(path, verify=True)
-    writers = _writers(mcap=mcap, hdf5=hdf5, vehicles=dataset.vehicles, manifest=dataset.manifest)
+    if path.is_dir() and not (path / RUN_DATASET_NAME).is_file() and _is_scenario_run(path):
+        dataset: Any = _ScenarioRun(path)
+    else:
+        if path.is_dir():
+            path = path / RUN_DATASET_NAME
+        if not path.is_file():
+            raise FileNotFoundError(
+                2,
+                f"no recorded run here (expected a run folder: the survey demo's, with "
+                f"{RUN_DATASET_NAME}, or a scenario run's, with manifest.json and tracks/; or "
+                "an .h5 file)",
+                str(path),
+            )
+        for out in (mcap, hdf5):
+            if out is not None and Path(out).resolve() == path.resolve():
+                raise ValueError(f"{out}: the output would overwrite the dataset being read")
+        dataset = read_hdf5(path, verify=True)
+    outputs = _Outputs(mcap=mcap, hdf5=hdf5, vehicles=dataset.vehicles, manifest=dataset.manifest)
     try:
         # Track rows go out beside the groups of the same times, so each file's
         # messages stay in time order as they would have been while recording.
@@ -295,31 +336,80 @@ def export_dataset(
         done = 0
         batch: list[CaptureGroup] = []
         for group in dataset.groups():
+            checkpoint()
             batch.append(group)
             if len(batch) == _BATCH:
-                rows = tracks.through(batch[-1].time_ns)
-                for writer in writers:
-                    writer.write(batch, rows)
+                outputs.write(batch, tracks.through(batch[-1].time_ns))
                 done += len(batch)
                 batch = []
                 if progress is not None:
                     progress(done, total)
         rows = tracks.rest()
         if batch or rows:
-            for writer in writers:
-                writer.write(batch, rows)
+            outputs.write(batch, rows)
             done += len(batch)
             if progress is not None:
                 progress(done, total)
-        out: dict[str, Path] = {}
-        for writer in writers:
-            written = writer.close(manifest=dataset.manifest)
-            out["mcap" if written.suffix.lower() == ".mcap" else "hdf5"] = written
-        return out
+        return outputs.close(manifest=dataset.manifest)
     except BaseException:
-        for writer in writers:
-            writer.abort()
+        outputs.abort()
         raise
+
+
+def _is_scenario_run(folder: Path) -> bool:
+    from leviathan.analytic import SCENARIO_JOB
+
+    try:
+        manifest = json.loads((folder / "manifest.json").read_text())
+    except (OSError, ValueError):
+        return False
+    return isinstance(manifest, dict) and manifest.get("job") == SCENARIO_JOB
+
+
+class _ScenarioRun:
+    """An analytic scenario run's folder, read as a dataset: vehicles and tracks, no groups.
+
+    The vehicles' documents are those the run's manifest declares (its scenario
+    document, built as the run built them); each track is ``tracks/<name>.npz``,
+    the committed state at every tick.
+    """
+
+    def __init__(self, folder: Path) -> None:
+        from leviathan.analytic import ScenarioDocument, canonical_world
+
+        self.manifest = json.loads((folder / "manifest.json").read_text())
+        doc = ScenarioDocument.model_validate(self.manifest["scenario"])
+        world = canonical_world(doc)
+        self.vehicles = {name: world.vehicle_spec(name) for name in world.vehicle_names}
+        self.tracks: dict[str, VehicleTrackRecord] = {}
+        for name in self.vehicles:
+            file = folder / "tracks" / f"{name}.npz"
+            with np.load(file, allow_pickle=False) as arrays:
+                states = np.asarray(arrays["states"], dtype=np.float64)
+                self.tracks[name] = VehicleTrackRecord(
+                    name=name,
+                    ticks=np.asarray(arrays["ticks"], dtype=np.int64),
+                    times_ns=np.asarray(arrays["time_ns"], dtype=np.int64),
+                    position_ned_m=np.ascontiguousarray(states[:, 0:3]),
+                    attitude_q=np.ascontiguousarray(states[:, 3:7]),
+                    velocity_body=np.ascontiguousarray(states[:, 7:13]),
+                )
+        streams = sorted(self.manifest.get("sensors", {}))
+        if streams:
+            warnings.warn(
+                f"export-dataset: {folder} is an analytic scenario run: its vehicles' tracks are "
+                f"exported; its sensor streams ({', '.join(streams)}) are analytic-tier arrays, "
+                f"not canonical samples, so they are not written as sensor messages (they stay "
+                f"in {folder / 'streams'})",
+                UserWarning,
+                stacklevel=3,
+            )
+
+    def __len__(self) -> int:
+        return 0
+
+    def groups(self) -> Iterator[CaptureGroup]:
+        return iter(())
 
 
 class _TrackCursor:

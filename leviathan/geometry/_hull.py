@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
-from pathlib import Path
-
 from leviathan.geometry._solids import box_mesh, capsule_mesh, cylinder_mesh
 from leviathan.scene import TriangleMesh
 from leviathan.specs import HullSpec
@@ -45,15 +42,10 @@ def hull_mesh(hull: HullSpec) -> TriangleMesh:
                 radius, hull.length_m, segments=hull.segments, rings=HULL_END_RINGS, axis="x"
             )
         return cylinder_mesh(radius, hull.length_m, segments=hull.segments, axis="x")
-    path = Path(hull.path)
-    data = path.read_bytes()
-    digest = hashlib.sha256(data).hexdigest()
-    if digest != hull.sha256:
-        raise ValueError(
-            f"hull.sha256: the mesh file {str(path)!r} has SHA-256 {digest}, the document "
-            f"declares {hull.sha256}; update sha256 if the file changed on purpose"
-        )
+    # TriangleMesh.load hashes the bytes it parses, so the file cannot change in between.
     try:
-        return TriangleMesh.load(path)
-    except (ValueError, TypeError) as exc:
-        raise ValueError(f"hull.path: {str(path)!r} holds no usable triangle mesh: {exc}") from exc
+        return TriangleMesh.load(hull.path, sha256=hull.sha256)
+    except ValueError as exc:
+        field = "hull.sha256" if str(exc).startswith("sha256:") else "hull.path"
+        message = str(exc).removeprefix("sha256: ")
+        raise ValueError(f"{field}: {message}") from exc

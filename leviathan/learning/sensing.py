@@ -29,6 +29,7 @@ import numpy as np
 import warp as wp
 
 from leviathan._validation import check_finite, check_integer, check_pair, check_positive
+from leviathan._warp_output import load_modules_quietly
 from leviathan.learning._device_funcs import rotation_normalised
 from leviathan.learning._terrain import Terrain
 from leviathan.learning._vehicle_kernels import VehicleArrays
@@ -299,6 +300,7 @@ class Sensing:
         self.vehicles = vehicles
         self.terrain = terrain
         self.device = vehicles.device
+        load_modules_quietly((__name__,), self.device)  # Warp's load lines stay away
         self.num_envs = vehicles.num_envs
         self.sonar = sonar
         self.sonar_fov_rad = (fov_h, fov_v)

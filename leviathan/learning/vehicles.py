@@ -49,6 +49,7 @@ import numpy as np
 import warp as wp
 
 from leviathan._validation import check_count, check_finite, check_interval
+from leviathan._warp_output import load_modules_quietly
 from leviathan.dynamics import RigidBodyModel
 from leviathan.kernels.backend import check_device
 from leviathan.learning._device_inputs import device_array
@@ -64,6 +65,15 @@ from leviathan.specs import VehicleSpec
 __all__ = ["BatchedVehicles", "Randomization", "bench_vehicles"]
 
 # --------------------------------------------------------------------------- host
+
+
+# The learning tier's Warp kernel modules; each is imported by the time an env is built
+# (vehicles, tasks and sensing import them), and loaded quietly on its device.
+_KERNEL_MODULES = (
+    "leviathan.learning._vehicle_kernels",
+    "leviathan.learning._task_kernels",
+    "leviathan.learning._env_kernels",
+)
 
 
 def _device_state(name: str, doc: str) -> property:
@@ -182,6 +192,9 @@ class BatchedVehicles:
             spec, water_density_kg_m3=water_density_kg_m3, gravity_m_s2=gravity_m_s2
         )
         device = check_device(device)
+        # Loaded before the first launch, so that Warp's "Module ... load" lines stay
+        # away (leviathan._warp_output; LEVIATHAN_VERBOSE=1 shows them).
+        load_modules_quietly(_KERNEL_MODULES, device)
 
         self.spec = spec
         self.model = model

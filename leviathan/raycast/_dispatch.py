@@ -29,6 +29,7 @@ import logging
 
 import numpy as np
 
+from leviathan._interrupt import checkpoint
 from leviathan._raycast_stages import PreparedScene, TraceResult, check_rays
 from leviathan.raycast._sea_surface import combine_with_sea_surface
 
@@ -142,7 +143,9 @@ def trace_rays(
     plus the sea surface's instance index (``scene.sea_surface_instance``).
     """
     o, d = check_rays(origins, directions)
+    checkpoint()  # a stopped command (Ctrl-C) stops before a trace, not after it
     meshes = trace_meshes(prepared, o, d, t_max=t_max, backend=backend, device=device)
+    checkpoint()
     return combine_with_sea_surface(
         meshes, o, d, t_max=t_max, sea_surface_instance=sea_surface_instance
     )

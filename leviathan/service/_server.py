@@ -2,16 +2,21 @@
 
 Binds to loopback by default; any other address needs a token. Prints the URL
 once the socket is bound; Ctrl-C (SIGINT) or SIGTERM stops it cleanly: new
-requests get 503, Play loops stop, requests in progress finish, the worker pool
-is shut down, and :func:`serve` returns.
+requests get 503, Play loops stop, requests in progress finish, open WebSocket
+streams are closed with code 1012 (service restart: uvicorn's shutdown), the
+worker pool is shut down, ``stopped`` is printed and :func:`serve` returns (a
+second Ctrl-C stops without waiting for the requests in progress).
 """
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import os
+import signal
 import sys
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import uvicorn
@@ -21,6 +26,8 @@ from leviathan.service._auth import TOKEN_ENV, require_token_for
 from leviathan.service._hosting import ServiceSettings
 
 __all__ = ["ServiceServer", "serve"]
+
+_STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 
 
 class ServiceServer(uvicorn.Server):
@@ -43,6 +50,26 @@ class ServiceServer(uvicorn.Server):
         await super().startup(sockets=sockets)
         if self.started and self._on_ready is not None:
             self._on_ready(self.url)
+
+    @contextlib.contextmanager
+    def capture_signals(self) -> Iterator[None]:
+        """SIGINT and SIGTERM shut the service down gracefully, and that is the end of it.
+
+        uvicorn's own version raises the signal again once the server has stopped
+        (for a caller that wants to die of it): SIGTERM would then kill the process
+        after its clean shutdown and SIGINT come back as ``KeyboardInterrupt``. A
+        service asked to stop that stopped cleanly has succeeded: :func:`serve`
+        returns and ``leviathan serve`` exits 0.
+        """
+        if threading.current_thread() is not threading.main_thread():
+            yield
+            return
+        previous = {sig: signal.signal(sig, self.handle_exit) for sig in _STOP_SIGNALS}
+        try:
+            yield
+        finally:
+            for sig, handler in previous.items():
+                signal.signal(sig, handler)
 
     def handle_exit(self, sig: int, frame: Any) -> None:
         host = getattr(self.config.app, "state", None)

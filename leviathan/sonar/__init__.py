@@ -67,6 +67,7 @@ from leviathan.sonar._render import (
     beam_grid_for,
     render,
 )
+from leviathan.sonar._sampling_warnings import SonarSamplingWarning
 
 __all__ = [
     "CHANNEL_NAMES",
@@ -74,6 +75,7 @@ __all__ = [
     "SONAR_MODEL_VERSION",
     "SPECKLE_EFFECT",
     "SonarFrame",
+    "SonarSamplingWarning",
     "beam_grid_for",
     "range_bin",
     "range_bin_boundaries",

@@ -27,6 +27,7 @@ from typing import Any
 
 import numpy as np
 
+from leviathan._interrupt import checkpoint
 from leviathan._validation import check_sample_identifiers, check_seed
 from leviathan.frames import Transform
 from leviathan.random import exponential
@@ -43,6 +44,7 @@ from leviathan.sonar._ground_truth import (
     channel_layout,
 )
 from leviathan.sonar._physics import Medium, integrated_samples, medium_at, sample_terms
+from leviathan.sonar._sampling_warnings import check_ping
 from leviathan.specs import ImagingSonarSpec, WaterSpec
 
 __all__ = ["RENDER_STAGES", "SONAR_MODEL_VERSION", "SPECKLE_EFFECT", "beam_grid_for", "render"]
@@ -161,6 +163,7 @@ def render(
     backend: str = "auto",
     device: str | None = None,
     stage_times_s: dict[str, float] | None = None,
+    sampling_warnings: bool = True,
 ) -> SonarFrame:
     """Renders one imaging-sonar ping with per-cell ground truth.
 
@@ -180,6 +183,12 @@ def render(
         stage_times_s: If given, a dict that receives the wall time of each stage [s]
             under :data:`RENDER_STAGES` names (``leviathan bench sonar`` reports them).
             Timing changes nothing in the frame.
+        sampling_warnings: Warn (:class:`~leviathan.sonar.SonarSamplingWarning`) when the
+            elevation sampling cannot fill the range window over the surface the ping
+            sees (the fill rule), or the pose is inside geometry (see
+            :mod:`leviathan.sonar._sampling_warnings`). ``False`` for a ping made coarse
+            on purpose (the analytic tier's first look). Warnings change nothing in
+            the frame.
 
     Returns:
         The frame; identical content (and hash) for identical inputs.
@@ -307,6 +316,17 @@ def render(
         display={"dynamic_range_db": float(spec.dynamic_range_db)},
     )
     clock.lap("frame")
+    if sampling_warnings:
+        check_ping(
+            frame.channels,
+            spec,
+            sensor_pose,
+            scene=scene,
+            prepared=prepared,
+            sensor_id=sensor_id,
+            backend=backend,
+            device=device,
+        )
     return frame
 
 
@@ -326,13 +346,18 @@ RENDER_STAGES: tuple[str, ...] = (
 
 
 class _StageClock:
-    """Writes the seconds since the previous lap under each stage name (or does nothing)."""
+    """Writes the seconds since the previous lap under each stage name (or does nothing).
+
+    Each lap is also a :func:`leviathan._interrupt.checkpoint`: a stopped command
+    (Ctrl-C) stops between two stages of a ping.
+    """
 
     def __init__(self, out: dict[str, float] | None) -> None:
         self._out = out
         self._t = time.perf_counter()
 
     def lap(self, stage: str) -> None:
+        checkpoint()
         if self._out is not None:
             now = time.perf_counter()
             self._out[stage] = now - self._t

@@ -4,7 +4,8 @@ Every spec module builds on these: :data:`Real`, :data:`Integer`, :data:`Flag`
 and :data:`Text` take their own kind of value and nothing else; the ``MAX_*``
 bounds limit documents and the arrays a sensor would allocate; and
 :class:`SpecModel` is frozen, refuses unknown keys and refuses NaN and
-infinities.
+infinities, and its copies are validated (:meth:`SpecModel.replace`, and
+``model_copy(update=...)`` likewise).
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from __future__ import annotations
 import math
 import numbers
 from collections.abc import Mapping
-from typing import Annotated, Any
+from typing import Annotated, Any, Self
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, Strict, ValidationInfo
 from pydantic_core import PydanticCustomError
@@ -159,6 +160,46 @@ class SpecModel(BaseModel):
     __content_type__ = "leviathan.specs.SpecModel"
 
     model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
+
+    def replace(self, **changes: Any) -> Self:
+        """A copy with ``changes``, validated exactly as a new document would be.
+
+        Every field rule and cross-field check runs on the result, so a bad value is
+        refused here, naming the field, instead of reaching ``render`` (where a
+        negative ``elevation_sample_count`` would fail deep inside numpy). Fields not
+        changed keep their values (nested specs are reused as they are: already
+        valid); a field that is not the model's is refused like an unknown key.
+
+        Example::
+
+            sonar = get_vehicle("reference_survey_vehicle").sensor("sonar")
+            coarse = sonar.replace(elevation_sample_count=256, name="coarse_sonar")
+
+        Args:
+            **changes: Field name to new value.
+
+        Returns:
+            A new, validated model of the same type.
+
+        Raises:
+            pydantic.ValidationError: A value a document could not hold (a
+                ``ValueError``; its message names each refused field).
+        """
+        # Only the fields set so far (plus the changed ones) are passed, so that the
+        # copy's set of explicitly given fields is the original's, as with pydantic.
+        data = {name: getattr(self, name) for name in self.model_fields_set}
+        data.update(changes)
+        return type(self).model_validate(data)
+
+    def model_copy(self, *, update: Mapping[str, Any] | None = None, deep: bool = False) -> Self:
+        """A copy of the spec; with ``update``, validated: the same as :meth:`replace`.
+
+        pydantic's own ``model_copy(update=...)`` skips validation, so a bad value
+        would pass silently and break something far away; a spec copy never does.
+        """
+        if update:
+            return self.replace(**dict(update))
+        return super().model_copy(deep=deep)
 
 
 # ------------------------------------------------------------ shared fields

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -52,6 +53,33 @@ class SceneObject:
         material_status(self.material)
         # Validates the remaining fields exactly as a scene instance would.
         self.instance_at(0)
+
+    @classmethod
+    def from_mesh_file(
+        cls,
+        object_id: str,
+        path: str | os.PathLike[str],
+        *,
+        sha256: str,
+        T_world_object: Transform,
+        semantic_label: str,
+        material: AcousticMaterial | None = None,
+        velocity_ned_m_per_s: tuple[float, float, float] = (0.0, 0.0, 0.0),
+    ) -> SceneObject:
+        """A scene object whose mesh is a file, pinned by its SHA-256 as a hull mesh is.
+
+        The file is read with :meth:`leviathan.scene.TriangleMesh.load` (any format
+        trimesh reads, unprocessed) and refused if its SHA-256 is not ``sha256``; the
+        mesh keeps its ``source`` (path and digest). The other arguments are the
+        constructor's.
+
+        Raises:
+            OSError: The file cannot be read.
+            ValueError: The file's SHA-256 differs (the message gives it) or it holds
+                no triangle mesh.
+        """
+        mesh = TriangleMesh.load(path, sha256=sha256)
+        return cls(object_id, mesh, T_world_object, semantic_label, material, velocity_ned_m_per_s)
 
     @property
     def moving(self) -> bool:

@@ -125,7 +125,8 @@ def test_cli_export_dataset(tmp_path, capsys: pytest.CaptureFixture[str]) -> Non
 
 
 def test_cli_export_dataset_errors(tmp_path, capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["export-dataset", str(tmp_path), "--mcap", str(tmp_path / "x.mcap")]) == 1
+    # A folder holding no recorded run is bad input (exit 2), like a missing one.
+    assert main(["export-dataset", str(tmp_path), "--mcap", str(tmp_path / "x.mcap")]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith("error: ") and RUN_DATASET_NAME in err[0]
     assert main(["export-dataset", str(tmp_path)]) == 2
@@ -154,3 +155,66 @@ def test_demo_writes_both_datasets_matching_its_manifest(tmp_path, tiny_demo) ->
     assert topics["/inspector/front_camera/depth"] == len(camera)
     assert topics["/inspector/front_camera/camera_info"] == len(camera)
     assert topics["/survey/odometry"] == topics["/inspector/odometry_ned"] == 31
+
+
+# --------------------------------------------------------------------------- any run folder
+
+
+def _scenario_run(folder):
+    """A short analytic scenario run (IMU and DVL recorded) into ``folder / "run"``."""
+    from pathlib import Path
+
+    from leviathan.analytic import run_scenario
+
+    root = Path(__file__).resolve().parents[2]
+    text = (root / "examples" / "survey_stern_failure.toml").read_text()
+    for old, new in (
+        ("duration_ns = 50_000_000_000", "duration_ns = 500_000_000"),
+        ("seabed_triangles = 20_000", "seabed_triangles = 2_000"),
+        ("time_ns = 25_000_000_000", "time_ns = 200_000_000"),
+    ):
+        text = text.replace(old, new)
+    document = folder / "scenario.toml"
+    document.write_text(text)
+    return run_scenario(document, out=folder / "run"), folder / "run"
+
+
+def test_export_dataset_from_a_scenario_run_folder(tmp_path, capsys) -> None:
+    result, run = _scenario_run(tmp_path)
+    mcap, h5 = tmp_path / "run.mcap", tmp_path / "run.h5"
+    with pytest.warns(UserWarning, match=r"analytic scenario run.*survey/dvl, survey/imu"):
+        written = export_dataset(run, mcap=mcap, hdf5=h5)
+    assert written == {"hdf5": h5, "mcap": mcap}
+    dataset = read_hdf5(h5)
+    assert len(dataset) == 0 and set(dataset.vehicles) == {"survey"}
+    assert dataset.vehicles["survey"] == result.vehicles["survey"].spec
+    track, states = dataset.tracks["survey"], result.vehicles["survey"].states
+    np.testing.assert_array_equal(track.times_ns, result.vehicles["survey"].time_ns)
+    np.testing.assert_array_equal(track.position_ned_m, states[:, 0:3])
+    np.testing.assert_array_equal(track.attitude_q, states[:, 3:7])
+    np.testing.assert_array_equal(track.velocity_body, states[:, 7:13])
+    assert dataset.manifest["job"] == "leviathan analytic scenario run"
+    assert _topics(mcap)["/survey/odometry"] == result.tick_count + 1
+    # The command line says the same in one warning line, and exits 0.
+    assert main(["export-dataset", str(run), "--mcap", str(tmp_path / "b.mcap"), "--quiet"]) == 0
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 1 and err[0].startswith("warning: export-dataset: ") and "streams" in err[0]
+
+
+def test_both_outputs_appear_together_or_not_at_all(tmp_path, monkeypatch) -> None:
+    from leviathan.datasets.mcap import McapWriter
+
+    world = _world()
+    groups = world.step(4)
+    (tmp_path / "run.h5").write_bytes(b"previous")
+
+    def fail(self, *, manifest=None):
+        raise OSError("disk full")
+
+    # The MCAP fails on closing, after the HDF5 file is complete: neither appears, and
+    # the file that was at the HDF5 target is kept.
+    monkeypatch.setattr(McapWriter, "close", fail)
+    with pytest.raises(OSError, match="disk full"):
+        export_world(world, groups, mcap=tmp_path / "run.mcap", hdf5=tmp_path / "run.h5")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["run.h5"]
+    assert (tmp_path / "run.h5").read_bytes() == b"previous"

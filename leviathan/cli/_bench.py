@@ -1,0 +1,168 @@
+"""``leviathan bench``: benchmarks that print figures beside a peer and never assert times."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+__all__ = ["add_subparser"]
+
+
+def _print(result: dict, as_json: bool, table) -> None:
+    print(json.dumps(result, indent=2, sort_keys=True) if as_json else table(result))
+
+
+def _sonar(args: argparse.Namespace) -> int:
+    from leviathan.bench import bench_sonar, format_sonar_bench
+
+    result = bench_sonar(
+        triangle_counts=args.triangles,
+        pings=args.pings,
+        backend=args.backend,
+        device=args.device,
+        bearings=args.bearings,
+        elevations=args.elevations,
+    )
+    _print(result, args.json, format_sonar_bench)
+    return 0
+
+
+def _learning(args: argparse.Namespace) -> int:
+    from leviathan.bench import bench_learning, format_learning_bench
+
+    sonar = tuple(args.sonar)
+    result = bench_learning(
+        env_counts=args.envs,
+        steps=args.steps,
+        devices=[args.device] if args.device else None,
+        sonar=(sonar[0], sonar[1]),
+        canonical=not args.no_canonical,
+    )
+    _print(result, args.json, format_learning_bench)
+    return 0
+
+
+def _service(args: argparse.Namespace) -> int:
+    from leviathan.service import bench_service, format_service_bench
+
+    result = bench_service(
+        world_counts=args.worlds, steps=args.steps, ticks=args.ticks, clients=args.clients
+    )
+    _print(result, args.json, format_service_bench)
+    return 0
+
+
+def _world(args: argparse.Namespace) -> int:
+    from leviathan._bench_world import bench_world, format_world_bench
+
+    result = bench_world(
+        ticks=args.ticks,
+        runs=args.runs,
+        seabed_triangles=args.triangles,
+        sonar_size=None if args.sonar is None else (args.sonar[0], args.sonar[1]),
+        configurations=args.configurations,
+        snapshot_ticks=args.snapshot_ticks,
+        hash_mib=args.hash_mib,
+    )
+    _print(result, args.json, format_world_bench)
+    return 0
+
+
+def _json_flag(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--json", action="store_true", help="print JSON instead of a table")
+
+
+def add_subparser(subparsers: argparse._SubParsersAction) -> None:
+    """Adds ``bench`` with its targets ``sonar``, ``learning``, ``service`` and ``world``."""
+    p = subparsers.add_parser("bench", help="benchmarks (prints figures; never asserts times)")
+    targets = p.add_subparsers(dest="target", required=True, metavar="TARGET")
+
+    b = targets.add_parser("sonar", help="reference survey sonar over generated seabeds")
+    b.add_argument(
+        "--backend",
+        default="all",
+        choices=["all", "reference", "warp", "auto"],
+        help="tracers to time side by side (default: all = reference and Warp on every device)",
+    )
+    b.add_argument(
+        "--device",
+        default=None,
+        help="one device for --backend warp/auto: cpu or cuda:N (default: the backend's own)",
+    )
+    b.add_argument("--bearings", type=int, default=512, help="sonar bearings")
+    b.add_argument("--elevations", type=int, default=128, help="elevation samples per bearing")
+    b.add_argument(
+        "--triangles",
+        type=int,
+        nargs="+",
+        default=[10_000, 100_000, 1_000_000],
+        help="seabed triangle counts",
+    )
+    b.add_argument("--pings", type=int, default=5, help="pings per seabed; the median is reported")
+    _json_flag(b)
+    b.set_defaults(func=_sonar)
+
+    b = targets.add_parser(
+        "learning", help="learning-tier vector env (float32, batched) beside the canonical World"
+    )
+    b.add_argument("--envs", type=int, nargs="+", default=[1, 64, 1024, 4096], help="env counts")
+    b.add_argument("--steps", type=int, default=50, help="control steps per timed run")
+    b.add_argument("--device", default=None, help="one Warp device (default: every device)")
+    b.add_argument(
+        "--sonar",
+        type=int,
+        nargs=2,
+        default=[64, 8],
+        metavar=("BEARINGS", "ELEVATIONS"),
+        help="size of the low-resolution sonar observation",
+    )
+    b.add_argument("--no-canonical", action="store_true", help="skip the canonical peer")
+    _json_flag(b)
+    b.set_defaults(func=_learning)
+
+    b = targets.add_parser(
+        "service", help="step-request latency and ticks/s over HTTP beside in-process"
+    )
+    b.add_argument("--worlds", type=int, nargs="+", default=[1, 32], help="World counts")
+    b.add_argument("--steps", type=int, default=20, help="step requests per World")
+    b.add_argument("--ticks", type=int, default=10, help="ticks per step request")
+    b.add_argument("--clients", type=int, default=8, help="client threads")
+    _json_flag(b)
+    b.set_defaults(func=_service)
+
+    b = targets.add_parser(
+        "world", help="World ms/tick by sensor configuration, beside the dynamics-only tick"
+    )
+    b.add_argument("--ticks", type=int, default=200, help="ticks per timed run")
+    b.add_argument("--runs", type=int, default=3, help="timed runs; the median is reported")
+    b.add_argument("--triangles", type=int, default=20_000, help="seabed triangles")
+    b.add_argument(
+        "--sonar",
+        type=int,
+        nargs=2,
+        default=None,
+        metavar=("BEARINGS", "ELEVATIONS"),
+        help="sonar size (default: the catalogue sonar)",
+    )
+    b.add_argument(
+        "--configurations",
+        nargs="+",
+        default=None,
+        help="dynamics +imu +dvl +sonar +camera (default: all; dynamics is always timed)",
+    )
+    b.add_argument(
+        "--snapshot-ticks",
+        type=int,
+        default=20_000,
+        help="ticks of the World whose snapshot is timed (0 skips)",
+    )
+    b.add_argument(
+        "--hash-mib", type=int, default=64, help="array size for the hashing figure [MiB] (0 skips)"
+    )
+    _json_flag(b)
+    b.set_defaults(func=_world)
+
+    # `bench sweep` lives with the sweeps (leviathan.sweep.cli).
+    from leviathan.sweep.cli import add_bench_subparser
+
+    add_bench_subparser(targets)
