@@ -41,12 +41,15 @@ lines; :mod:`leviathan._warp_output`).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
 import os
+import signal
 import sys
+import threading
 import traceback
 import warnings
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 from leviathan.cli._base import (
     EXIT_BAD_INPUT,
@@ -243,6 +246,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     return status
 
 
+@contextlib.contextmanager
+def _python_sigint() -> Iterator[None]:
+    """Python's own SIGINT handler (KeyboardInterrupt) in place of the start-up handler."""
+    from leviathan._startup import is_startup_handler
+
+    previous = signal.getsignal(signal.SIGINT)
+    swap = is_startup_handler(previous) and threading.current_thread() is threading.main_thread()
+    if swap:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        yield
+    finally:
+        if swap:
+            signal.signal(signal.SIGINT, previous)
+
+
 def _main(argv: list[str], *, program: bool) -> int:
     from leviathan._interrupt import handling_signals
     from leviathan._warp_output import set_verbose
@@ -266,8 +285,11 @@ def _main(argv: list[str], *, program: bool) -> int:
                     return _interrupted(debug, error)
                 if not getattr(args, "handles_own_signals", False):
                     return _run(args, debug)
-            # serve: uvicorn's own SIGINT/SIGTERM handling (a graceful shutdown).
-            return _run(args, debug)
+            # serve: uvicorn's own SIGINT/SIGTERM handling (a graceful shutdown); sweep run:
+            # its own cancelling. Either sees Python's KeyboardInterrupt, not the start-up
+            # handler's immediate exit.
+            with _python_sigint():
+                return _run(args, debug)
     finally:
         if verbose:
             set_verbose(False)

@@ -9,8 +9,8 @@ __all__ = ["add_subparser"]
 
 def _run(args: argparse.Namespace) -> int:
     from leviathan.analytic import sonar_image, write_sonar_image
-    from leviathan.sensors import SonarNoiseModel
     from leviathan.demo import survey_environment
+    from leviathan.sensors import SonarNoiseModel
 
     noisy = args.speckle or args.noise_floor_db is not None or args.gain_db != 0.0
     noise = SonarNoiseModel(

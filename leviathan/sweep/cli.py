@@ -178,7 +178,9 @@ def add_subparser(subparsers: Any) -> None:
         help="ray: most unfinished tasks at once (default: 2 x the cluster's CPUs)",
     )
     r.add_argument("--quiet", action="store_true", help="no progress bar")
-    r.set_defaults(func=_cmd_run)
+    # A sweep stops itself on Ctrl-C (it cancels the runs in flight, on Ray workers too, and
+    # removes their temporary folders), so the command line's watchdog must not cut it short.
+    r.set_defaults(func=_cmd_run, handles_own_signals=True)
     s = sub.add_parser("status", help="counts, failures and slowest runs of a sweep's output")
     s.add_argument("out", help="the sweep's output folder")
     s.add_argument("--rebuild", action="store_true", help="rewrite index.jsonl from the folders")
