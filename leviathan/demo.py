@@ -119,7 +119,7 @@ def build_demo_world(*, seabed_triangles: int = 100_000, root_seed: int = 202611
     env = survey_environment(seabed_triangles)
     survey = get_vehicle("reference_survey_vehicle")
     waypoints = lawnmower(
-        origin_ne=(-12.0, -8.0),
+        origin_ne_m=(-12.0, -8.0),
         heading_rad=0.0,
         leg_length_m=16.0,
         leg_spacing_m=6.0,

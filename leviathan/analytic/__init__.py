@@ -38,7 +38,11 @@ from leviathan.analytic._imu_noise import (
     IMUNoiseModel,
     gauss_markov_allan_deviation,
 )
-from leviathan.analytic._scenario import (
+
+# The controller, environment and vehicle documents are leviathan.specs' one schema
+# (AutopilotDocument, ..., VehicleSetupDocument); their old names stay importable
+# from here for now (not in __all__: one public path per name).
+from leviathan.analytic._scenario import (  # noqa: F401
     AutopilotDocument,
     DirectThrustDocument,
     EnvironmentDocument,
@@ -83,16 +87,12 @@ __all__ = [
     "DEFAULT_MAX_RAY_COUNT",
     "FAULT_KINDS",
     "FILL_BIN_FRACTION",
-    "AutopilotDocument",
     "DVLNoiseModel",
     "DeadFault",
-    "DirectThrustDocument",
-    "EnvironmentDocument",
     "Figure",
     "GeneratorRecord",
     "IMUNoise",
     "IMUNoiseModel",
-    "LawnmowerDocument",
     "LossOfEffectivenessFault",
     "ReducedLimitFault",
     "ReversedFault",
@@ -107,9 +107,7 @@ __all__ = [
     "SonarNoiseModel",
     "StuckFault",
     "ThrusterFault",
-    "VehicleDocument",
     "VehicleRun",
-    "WaypointFollowerDocument",
     "analytic_hash",
     "apply_dvl_noise",
     "apply_sonar_noise",

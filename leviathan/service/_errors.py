@@ -6,14 +6,16 @@ Typed service errors carry their HTTP status; library errors are mapped by type
 ======  ===================  ==========================================================
 status  code                 when
 ======  ===================  ==========================================================
+400     malformed            the request body is not JSON (or not UTF-8) at all
 401     unauthorized         the token is missing or wrong
 404     world_not_found      no open World has this id (never opened, or closed)
 404     not_found            no such route, vehicle sample or resource
 410     world_released       the World was released after being idle
 409     limit_reached        capacity (open Worlds) or a World's step limit
 409     refused              an operation a live World refuses (thruster faults)
+405     method_not_allowed   a method the path does not have (``Allow`` lists those it has)
 413     body_too_large       the request body is over the service's limit
-422     invalid              bad input: a malformed body or a value the library refuses
+422     invalid              bad input: a body, parameter or value the library refuses
 503     shutting_down        the service is stopping
 500     internal             a bug; the message says so and carries no traceback
 ======  ===================  ==========================================================
@@ -34,11 +36,12 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from leviathan.service._models import ErrorBody
 
 __all__ = [
-    "ERROR_RESPONSES",
+    "ERROR_DESCRIPTIONS",
     "InternalErrorMiddleware",
     "ServiceError",
     "error_body",
     "error_for",
+    "errors",
     "install_error_handlers",
 ]
 
@@ -58,8 +61,10 @@ class ServiceError(Exception):
         field: str | None = None,
         value: Any = None,
         expected: str | None = None,
+        headers: dict[str, str] | None = None,
     ) -> None:
         super().__init__(message)
+        self.headers = headers
         self.status = status
         self.code = code
         self.message = message
@@ -117,7 +122,7 @@ def _from_message(status: int, code: str, message: str) -> ServiceError:
 
 def error_for(error: BaseException) -> ServiceError:
     """The service error for any exception a handler let through."""
-    from leviathan.service._wire import WireError
+    from leviathan.wire import WireError
     from leviathan.world import ThrusterFaultRefusedError, WorldLimitError
 
     if isinstance(error, ServiceError):
@@ -140,7 +145,17 @@ def error_for(error: BaseException) -> ServiceError:
 
 
 def _json(error: ServiceError) -> JSONResponse:
-    return JSONResponse(error.body(), status_code=error.status)
+    return JSONResponse(error.body(), status_code=error.status, headers=error.headers)
+
+
+def _malformed(detail: str) -> ServiceError:
+    return ServiceError(
+        400,
+        "malformed",
+        f"body: {detail}; send a JSON object (UTF-8, Content-Type: application/json)",
+        field="body",
+        expected="a JSON object",
+    )
 
 
 def _validation(exc: RequestValidationError) -> ServiceError:
@@ -149,9 +164,7 @@ def _validation(exc: RequestValidationError) -> ServiceError:
     loc = [str(p) for p in first.get("loc", ()) if p not in ("body", "query", "path")]
     kind = first.get("type", "")
     if kind == "json_invalid":
-        return ServiceError(
-            422, "invalid", "body: malformed JSON", field="body", expected="a JSON object"
-        )
+        return _malformed(f"not valid JSON ({first.get('ctx', {}).get('error', 'decode error')})")
     message = "; ".join(
         f"{'.'.join(str(p) for p in e.get('loc', ()))}: {e.get('msg', '')}" for e in errors[:5]
     )
@@ -178,9 +191,25 @@ def install_error_handlers(app: FastAPI) -> None:
 
     @app.exception_handler(StarletteHTTPException)
     async def _http(request: Request, exc: StarletteHTTPException) -> JSONResponse:
-        codes = {404: "not_found", 405: "method_not_allowed"}
+        path = request.url.path
+        if exc.status_code == 400:
+            return _json(_malformed("cannot be read"))
+        if exc.status_code == 405:
+            allowed = _allowed_methods(request.app, request.scope)
+            return _json(
+                ServiceError(
+                    405,
+                    "method_not_allowed",
+                    f"{path}: {request.method} is not allowed here; allowed: {', '.join(allowed)}",
+                    field="method",
+                    value=request.method,
+                    expected=f"one of {', '.join(allowed)}",
+                    headers={"Allow": ", ".join(allowed)},
+                )
+            )
+        codes = {404: "not_found"}
         code = codes.get(exc.status_code, "http_error")
-        return _json(ServiceError(exc.status_code, code, f"{request.url.path}: {exc.detail}"))
+        return _json(ServiceError(exc.status_code, code, f"{path}: {exc.detail}"))
 
     async def _other(request: Request, exc: Exception) -> JSONResponse:
         error = error_for(exc)
@@ -191,6 +220,22 @@ def install_error_handlers(app: FastAPI) -> None:
     # Library errors by type; everything else is InternalErrorMiddleware's (500).
     for kind in (ValueError, TypeError, KeyError, RuntimeError):
         app.add_exception_handler(kind, _other)
+
+
+_METHODS = ("DELETE", "GET", "HEAD", "OPTIONS", "PATCH", "POST", "PUT", "TRACE")
+
+
+def _allowed_methods(app: Any, scope: dict[str, Any]) -> list[str]:
+    """Every method some route serves at this path (Starlette's own 405 names only the
+    first route's; a path served by several routes, e.g. GET and POST /play, has more)."""
+    from starlette.routing import Match
+
+    allowed = []
+    for method in _METHODS:
+        probe = {**scope, "method": method}
+        if any(route.matches(probe)[0] == Match.FULL for route in app.router.routes):
+            allowed.append(method)
+    return allowed
 
 
 class InternalErrorMiddleware:
@@ -230,16 +275,28 @@ class InternalErrorMiddleware:
             await _json(error_for(exc))(scope, receive, send)
 
 
-ERROR_RESPONSES: dict[int | str, dict[str, Any]] = {
-    status: {"model": ErrorBody, "description": description}
-    for status, description in (
-        (401, "Token missing or wrong"),
-        (404, "Unknown World or resource"),
-        (409, "Capacity or step limit reached, or the operation is refused"),
-        (410, "World released after being idle"),
-        (413, "Request body too large"),
-        (422, "Invalid input"),
-        (503, "Shutting down"),
-    )
+ERROR_DESCRIPTIONS: dict[int, str] = {
+    400: "The body is not JSON (or not UTF-8) at all",
+    401: "Token missing or wrong",
+    404: "Unknown World, vehicle, sample or resource",
+    409: "Capacity or a step limit reached, or the operation is refused in this state",
+    410: "World released after being idle",
+    413: "Request body too large",
+    422: "Invalid input: a value the schema or the library refuses (field, value, expected)",
+    500: "Internal error (a bug; the server log has the traceback)",
+    503: "The service is shutting down",
 }
-"""OpenAPI ``responses`` every router declares: each error has the one shape."""
+"""What each error status means on this service; every error has the one shape."""
+
+
+def errors(*statuses: int) -> dict[int | str, dict[str, Any]]:
+    """The OpenAPI ``responses`` of a route's error statuses, each with the one shape.
+
+    Statuses every operation can return (500, 503, and 401 with a token) and
+    those of a body (400, 413, 422) are added to the served schema for every
+    operation that has them (:mod:`leviathan.service._openapi`).
+    """
+    return {
+        status: {"model": ErrorBody, "description": ERROR_DESCRIPTIONS[status]}
+        for status in statuses
+    }

@@ -14,26 +14,25 @@ from typing import Annotated, Any, Literal
 import numpy as np
 from fastapi import APIRouter, Body, Depends, Query, Response
 
+from leviathan.catalogue import get_vehicle
+from leviathan.documents import build_controller, build_environment, build_vehicle_setup
 from leviathan.service import _models as m
+from leviathan.service import _requests as r
 from leviathan.service._deps import get_host
-from leviathan.service._documents import (
-    build_controller,
-    build_environment,
-    build_sensors,
-    build_setup,
-    build_vehicle_spec,
-)
-from leviathan.service._errors import ERROR_RESPONSES, ServiceError
+from leviathan.service._errors import ServiceError, errors
 from leviathan.service._hosting import HostedWorld, WorldHost
-from leviathan.service._wire import encode_record, encode_value
+from leviathan.service._params import ThrusterName, VehicleName, WorldId
+from leviathan.specs import ControllerDocument, VehicleSpec
+from leviathan.wire import encode_record, encode_value
 from leviathan.world import World
 
-__all__ = ["router", "summarise_groups", "world_info"]
+__all__ = ["router", "summarise_groups", "vehicle_of", "world_info"]
 
-router = APIRouter(prefix="/worlds", tags=["worlds"], responses=ERROR_RESPONSES)
+router = APIRouter(prefix="/worlds", tags=["worlds"])
 
 Host = Annotated[WorldHost, Depends(get_host)]
 _SCALAR_VALUES = 16
+_OPEN = errors(404, 410)  # every operation on one World
 
 
 def world_info(hosted: HostedWorld) -> m.WorldInfo:
@@ -49,6 +48,25 @@ def world_info(hosted: HostedWorld) -> m.WorldInfo:
         sensor_ids=list(w.sensor_ids()),
         playing=bool(hosted.player is not None and hosted.player.playing),
     )
+
+
+def vehicle_of(world: World, vehicle: str, field: str = "vehicle") -> str:
+    """``vehicle`` if the World has it; else 404 naming the vehicles it has."""
+    if vehicle not in world.vehicle_names:
+        raise ServiceError(
+            404,
+            "not_found",
+            f"{field}: the World has no vehicle {vehicle!r}; vehicles: "
+            f"{', '.join(world.vehicle_names)}",
+            field=field,
+            value=vehicle,
+            expected=f"one of {', '.join(world.vehicle_names)}",
+        )
+    return vehicle
+
+
+def _spec(field: str, spec: str | VehicleSpec) -> VehicleSpec:
+    return get_vehicle(spec) if isinstance(spec, str) else spec
 
 
 def _scalar(array: np.ndarray) -> Any:
@@ -96,14 +114,38 @@ def summarise_groups(groups: list[Any]) -> list[m.GroupSummary]:
     return out
 
 
-@router.post("", status_code=201, response_model=m.WorldInfo, summary="Create a World")
-async def create_world(body: m.CreateWorldRequest, host: Host) -> m.WorldInfo:
-    """:meth:`World.create` from catalogue names or inline documents; opens it."""
+def _setups(body: r.CreateWorldRequest) -> list[Any]:
+    setups = []
+    for i, v in enumerate(body.vehicles):
+        try:
+            setups.append(build_vehicle_setup(v, allow_paths=False))
+        except (TypeError, ValueError) as error:
+            raise type(error)(f"vehicles[{i}].{error}") from None
+    return setups
+
+
+def _environment(doc: Any) -> Any:
+    try:
+        return build_environment(doc)
+    except (TypeError, ValueError) as error:
+        raise type(error)(f"environment.{error}") from None
+
+
+@router.post(
+    "",
+    status_code=201,
+    response_model=m.WorldInfo,
+    summary="Create a World",
+    responses=errors(409),
+)
+async def create_world(body: r.CreateWorldRequest, host: Host) -> m.WorldInfo:
+    """:meth:`World.create` from catalogue names or inline documents; opens it
+    (409 when the service holds its most Worlds)."""
 
     def build() -> World:
         return World.create(
-            vehicles=[build_setup(f"vehicles[{i}]", v) for i, v in enumerate(body.vehicles)],
-            environment=build_environment(body.environment),
+            vehicles=_setups(body),
+            environment=_environment(body.environment),
             root_seed=body.root_seed,
             step_ns=body.step_ns,
             step_s=body.step_s,
@@ -125,31 +167,39 @@ async def list_worlds(host: Host) -> m.WorldList:
     return m.WorldList(worlds=infos)
 
 
-@router.get("/{world_id}", response_model=m.WorldInfo, summary="One World")
-async def get_world(world_id: str, host: Host) -> m.WorldInfo:
+@router.get("/{world_id}", response_model=m.WorldInfo, summary="One World", responses=_OPEN)
+async def get_world(world_id: WorldId, host: Host) -> m.WorldInfo:
     """Tick, time, step, limit, vehicles and sensors of one World."""
     hosted = host.get(world_id)
     return await host.run(world_id, lambda w: world_info(hosted), changes=False)
 
 
-@router.delete("/{world_id}", status_code=204, summary="Delete a World")
-async def delete_world(world_id: str, host: Host) -> Response:
+@router.delete("/{world_id}", status_code=204, summary="Delete a World", responses=_OPEN)
+async def delete_world(world_id: WorldId, host: Host) -> Response:
     """Closes the World (after any operation in progress on it)."""
     hosted = host.get(world_id)
     await host.run(world_id, lambda w: host.close(hosted), changes=False)
     return Response(status_code=204)
 
 
-@router.get("/{world_id}/state", response_model=m.StateResponse, summary="Committed state")
-async def get_state(world_id: str, host: Host) -> m.StateResponse:
+@router.get(
+    "/{world_id}/state", response_model=m.StateResponse, summary="Committed state", responses=_OPEN
+)
+async def get_state(world_id: WorldId, host: Host) -> m.StateResponse:
     """:meth:`World.state`."""
     state = await host.run(world_id, World.state, changes=False)
     return m.StateResponse(world_id=world_id, state=state)
 
 
-@router.post("/{world_id}/step", response_model=m.StepResponse, summary="Step n ticks")
-async def step_world(world_id: str, body: m.StepRequest, host: Host) -> m.StepResponse:
-    """:meth:`World.step`: advances ``n`` ticks and returns only the new capture groups."""
+@router.post(
+    "/{world_id}/step",
+    response_model=m.StepResponse,
+    summary="Step n ticks",
+    responses=errors(404, 409, 410),
+)
+async def step_world(world_id: WorldId, body: r.StepRequest, host: Host) -> m.StepResponse:
+    """:meth:`World.step`: advances ``n`` ticks and returns only the new capture groups
+    (409 at the World's step limit, nothing changed)."""
     limit = host.settings.max_ticks_per_request
     if isinstance(body.n, int) and body.n > limit:
         raise ServiceError(
@@ -178,19 +228,27 @@ async def step_world(world_id: str, body: m.StepRequest, host: Host) -> m.StepRe
     return await host.run(world_id, step)
 
 
-@router.get("/{world_id}/track", response_model=m.TrackResponse, summary="Vehicle track")
+@router.get(
+    "/{world_id}/track", response_model=m.TrackResponse, summary="Vehicle track", responses=_OPEN
+)
 async def get_track(
-    world_id: str,
+    world_id: WorldId,
     host: Host,
-    vehicle: Annotated[str, Query(description="Vehicle name")],
-    from_tick: Annotated[int, Query(ge=0)] = 0,
-    matrices: bool = False,
+    vehicle: Annotated[
+        str, Query(pattern=r.VEHICLE_NAME_PATTERN, description="A vehicle of the World")
+    ],
+    from_tick: Annotated[
+        int, Query(ge=0, le=2**63 - 1, description="First tick; past the last: empty")
+    ] = 0,
+    matrices: Annotated[
+        Literal["true", "false"], Query(description="'true' adds T_world_body per tick")
+    ] = "false",
 ) -> m.TrackResponse:
     """:meth:`World.track_states` from ``from_tick`` (and :meth:`World.track`'s matrices)."""
 
     def read(w: World) -> tuple[Any, Any]:
-        record = w.track_states(vehicle, from_tick=from_tick)
-        poses = w.track(vehicle)[2][from_tick:].tolist() if matrices else None
+        record = w.track_states(vehicle_of(w, vehicle), from_tick=from_tick)
+        poses = w.track(vehicle)[2][from_tick:].tolist() if matrices == "true" else None
         return record, poses
 
     record, poses = await host.run(world_id, read, changes=False)
@@ -206,27 +264,33 @@ async def get_track(
     )
 
 
-@router.post("/{world_id}/edit", response_model=m.WorldInfo, summary="Edit a World")
-async def edit_world(world_id: str, body: m.EditRequest, host: Host) -> m.WorldInfo:
+@router.post(
+    "/{world_id}/edit", response_model=m.WorldInfo, summary="Edit a World", responses=_OPEN
+)
+async def edit_world(world_id: WorldId, body: r.EditRequest, host: Host) -> m.WorldInfo:
     """:meth:`World.edit`: replace a vehicle's document, sensors or controller, or the
-    environment; the vehicle keeps its pose and velocity."""
+    environment; the vehicle keeps its pose and velocity (404: no such vehicle)."""
     hosted = host.get(world_id)
 
     def edit(w: World) -> m.WorldInfo:
+        if body.vehicle is not None:
+            vehicle_of(w, body.vehicle)
         w.edit(
             vehicle=body.vehicle,
-            spec=None if body.spec is None else build_vehicle_spec("spec", body.spec),
-            sensors=None if body.sensors is None else build_sensors(body.sensors),
+            spec=None if body.spec is None else _spec("spec", body.spec),
+            sensors=None if body.sensors is None else list(body.sensors),
             controller=None if body.controller is None else build_controller(body.controller),
-            environment=build_environment(body.environment),
+            environment=_environment(body.environment),
         )
         return world_info(hosted)
 
     return await host.run(world_id, edit)
 
 
-@router.get("/{world_id}/current", response_model=m.CurrentResponse, summary="The current")
-async def get_current(world_id: str, host: Host) -> m.CurrentResponse:
+@router.get(
+    "/{world_id}/current", response_model=m.CurrentResponse, summary="The current", responses=_OPEN
+)
+async def get_current(world_id: WorldId, host: Host) -> m.CurrentResponse:
     """The current the World's environment holds (what ``PUT .../current`` set)."""
 
     def read(w: World) -> m.CurrentResponse:
@@ -234,14 +298,19 @@ async def get_current(world_id: str, host: Host) -> m.CurrentResponse:
         return m.CurrentResponse(
             world_id=world_id,
             current_ned_m_per_s=tuple(water.current_ned_m_per_s),
-            profile=[layer.model_dump(mode="json") for layer in water.current_profile],
+            profile=list(water.current_profile),
         )
 
     return await host.run(world_id, read, changes=False)
 
 
-@router.put("/{world_id}/current", response_model=m.StateResponse, summary="Set the current")
-async def set_current(world_id: str, body: m.CurrentRequest, host: Host) -> m.StateResponse:
+@router.put(
+    "/{world_id}/current",
+    response_model=m.StateResponse,
+    summary="Set the current",
+    responses=_OPEN,
+)
+async def set_current(world_id: WorldId, body: r.CurrentRequest, host: Host) -> m.StateResponse:
     """:meth:`World.set_current`: a uniform NED current [m/s] or a depth profile."""
 
     def apply(w: World) -> dict[str, Any]:
@@ -255,68 +324,92 @@ async def set_current(world_id: str, body: m.CurrentRequest, host: Host) -> m.St
     "/{world_id}/vehicles/{vehicle}/controller",
     response_model=m.WorldInfo,
     summary="Set a controller",
+    responses=_OPEN,
 )
 async def set_controller(
-    world_id: str,
-    vehicle: str,
-    body: Annotated[m.ControllerDocument, Body()],
+    world_id: WorldId,
+    vehicle: VehicleName,
+    body: Annotated[ControllerDocument, Body()],
     host: Host,
 ) -> m.WorldInfo:
-    """:meth:`World.set_controller` (the controller's state starts fresh)."""
+    """:meth:`World.set_controller` (the controller's state starts fresh); a
+    ``direct_thrust`` document has one command per thruster of the vehicle."""
     hosted = host.get(world_id)
 
     def apply(w: World) -> m.WorldInfo:
-        w.set_controller(vehicle, build_controller(body))
+        w.set_controller(vehicle_of(w, vehicle), build_controller(body))
         return world_info(hosted)
 
     return await host.run(world_id, apply)
 
 
-@router.get("/{world_id}/vehicles/{vehicle}/spec", summary="A vehicle's document")
-async def get_vehicle_spec(world_id: str, vehicle: str, host: Host) -> dict[str, Any]:
+@router.get(
+    "/{world_id}/vehicles/{vehicle}/spec",
+    response_model=VehicleSpec,
+    summary="A vehicle's document",
+    responses=_OPEN,
+)
+async def get_vehicle_spec(world_id: WorldId, vehicle: VehicleName, host: Host) -> VehicleSpec:
     """:meth:`World.vehicle_spec` as a JSON document."""
-    spec = await host.run(world_id, lambda w: w.vehicle_spec(vehicle), changes=False)
-    return spec.model_dump(mode="json")
+    return await host.run(world_id, lambda w: w.vehicle_spec(vehicle_of(w, vehicle)), changes=False)
 
 
-@router.get("/{world_id}/vehicles/{vehicle}/state", summary="A vehicle's committed state")
-async def get_vehicle_state(world_id: str, vehicle: str, host: Host) -> dict[str, Any]:
-    """:meth:`World.vehicle_state` as a lossless record (pose, velocities, thrust)."""
-    state = await host.run(world_id, lambda w: w.vehicle_state(vehicle), changes=False)
+@router.get(
+    "/{world_id}/vehicles/{vehicle}/state",
+    summary="A vehicle's committed state",
+    responses=_OPEN,
+)
+async def get_vehicle_state(world_id: WorldId, vehicle: VehicleName, host: Host) -> dict[str, Any]:
+    """:meth:`World.vehicle_state` as a lossless typed-JSON record (pose, velocities, thrust)."""
+    state = await host.run(
+        world_id, lambda w: w.vehicle_state(vehicle_of(w, vehicle)), changes=False
+    )
     return encode_record(state)
 
 
-@router.get("/{world_id}/vehicles/{vehicle}/kinematics", summary="A vehicle's kinematics")
-async def get_body_kinematics(world_id: str, vehicle: str, host: Host) -> dict[str, Any]:
+@router.get(
+    "/{world_id}/vehicles/{vehicle}/kinematics",
+    summary="A vehicle's kinematics",
+    responses=_OPEN,
+)
+async def get_body_kinematics(
+    world_id: WorldId, vehicle: VehicleName, host: Host
+) -> dict[str, Any]:
     """:meth:`World.body_kinematics` (what the vehicle's sensors read) as a lossless record."""
-    kinematics = await host.run(world_id, lambda w: w.body_kinematics(vehicle), changes=False)
+    kinematics = await host.run(
+        world_id, lambda w: w.body_kinematics(vehicle_of(w, vehicle)), changes=False
+    )
     return encode_record(kinematics)
 
 
 @router.post(
     "/{world_id}/vehicles/{vehicle}/thruster-faults/{thruster}",
     summary="Inject a thruster fault (always refused)",
+    status_code=409,
+    response_model=m.ErrorBody,
+    responses={**_OPEN, **errors(409)},
 )
 async def inject_thruster_fault(
-    world_id: str, vehicle: str, thruster: str, host: Host
+    world_id: WorldId, vehicle: VehicleName, thruster: ThrusterName, host: Host
 ) -> dict[str, Any]:
     """:meth:`World.inject_thruster_fault`: refused (409) on a live World, as in-process;
     thruster faults belong to analytic scenario runs."""
-    await host.run(world_id, lambda w: w.inject_thruster_fault(vehicle, thruster), changes=False)
-    return {}  # never reached: the World refuses every fault
+    await host.run(
+        world_id,
+        lambda w: w.inject_thruster_fault(vehicle_of(w, vehicle), thruster),
+        changes=False,
+    )
+    raise AssertionError("the World refuses every thruster fault")  # never reached
 
 
-@router.put("/{world_id}/step-length", response_model=m.WorldInfo, summary="Set the tick length")
-async def set_step(world_id: str, body: m.StepLengthRequest, host: Host) -> m.WorldInfo:
+@router.put(
+    "/{world_id}/step-length",
+    response_model=m.WorldInfo,
+    summary="Set the tick length",
+    responses=_OPEN,
+)
+async def set_step(world_id: WorldId, body: r.StepLengthRequest, host: Host) -> m.WorldInfo:
     """:meth:`World.set_step`: a new epoch starts at the current tick."""
-    if (body.step_ns is None) == (body.step_s is None):
-        raise ServiceError(
-            422,
-            "invalid",
-            "step_ns/step_s: give exactly one tick length",
-            field="step_ns",
-            expected="exactly one of step_ns (int ns) and step_s (str s)",
-        )
     hosted = host.get(world_id)
 
     def apply(w: World) -> m.WorldInfo:
@@ -326,8 +419,10 @@ async def set_step(world_id: str, body: m.StepLengthRequest, host: Host) -> m.Wo
     return await host.run(world_id, apply)
 
 
-@router.get("/{world_id}/snapshot", response_model=m.SnapshotResponse, summary="Snapshot")
-async def snapshot(world_id: str, host: Host) -> m.SnapshotResponse:
+@router.get(
+    "/{world_id}/snapshot", response_model=m.SnapshotResponse, summary="Snapshot", responses=_OPEN
+)
+async def snapshot(world_id: WorldId, host: Host) -> m.SnapshotResponse:
     """:meth:`World.snapshot`: the committed state as an immutable, hashed record."""
     snap = await host.run(world_id, World.snapshot, changes=False)
     return m.SnapshotResponse(
@@ -339,21 +434,21 @@ async def snapshot(world_id: str, host: Host) -> m.SnapshotResponse:
     )
 
 
-@router.get("/{world_id}/off-tick", summary="Refused off-tick samples")
-async def off_tick(world_id: str, host: Host) -> list[Any]:
-    """:attr:`World.off_tick_samples` (runs of refused samples)."""
+@router.get("/{world_id}/off-tick", summary="Refused off-tick samples", responses=_OPEN)
+async def off_tick(world_id: WorldId, host: Host) -> list[dict[str, Any]]:
+    """:attr:`World.off_tick_samples` (runs of refused samples), each in typed JSON."""
     runs = await host.run(world_id, lambda w: w.off_tick_samples, changes=False)
     return [encode_value(r) for r in runs]
 
 
-@router.post("/{world_id}/reset", response_model=m.StateResponse, summary="Reset")
-async def reset(world_id: str, host: Host) -> m.StateResponse:
-    """:meth:`World.reset`: back to tick 0 (there is no rewind to an intermediate tick)."""
-    hosted = host.get(world_id)
+@router.post("/{world_id}/reset", response_model=m.StateResponse, summary="Reset", responses=_OPEN)
+async def reset(world_id: WorldId, host: Host) -> m.StateResponse:
+    """:meth:`World.reset`: back to tick 0 (there is no rewind to an intermediate tick);
+    the World's kept samples are gone (404)."""
 
     def apply(w: World) -> dict[str, Any]:
         w.reset()
-        hosted.samples.clear()
+        host.samples.clear(world_id)
         return w.state()
 
     return m.StateResponse(world_id=world_id, state=await host.run(world_id, apply))
@@ -366,10 +461,21 @@ _MEDIA = {"usda": "text/plain; charset=utf-8", "usdc": "application/octet-stream
     "/{world_id}/usd",
     summary="Export OpenUSD",
     response_class=Response,
-    responses={200: {"content": {"application/octet-stream": {}, "text/plain": {}}}},
+    responses={
+        200: {
+            "description": "The stage: usda as UTF-8 text, usdc as bytes",
+            "content": {
+                "text/plain": {"schema": {"type": "string"}},
+                "application/octet-stream": {"schema": {"type": "string", "format": "binary"}},
+            },
+        },
+        **_OPEN,
+    },
 )
 async def export_usd(
-    world_id: str, host: Host, format: Literal["usda", "usdc"] = "usda"
+    world_id: WorldId,
+    host: Host,
+    format: Annotated[Literal["usda", "usdc"], Query(description="Stage format")] = "usda",
 ) -> Response:
     """:meth:`World.export_usd` as a download; the file name is the service's own
     (``<world id>-tick<n>.<format>``), never a path from the client."""
