@@ -64,6 +64,7 @@ from leviathan.world import (
 __all__ = [
     "RemoteWorld",
     "ServiceClient",
+    "ServiceConflictError",
     "ServiceInvalidError",
     "ServiceLimitError",
     "ServiceNotFoundError",
@@ -105,6 +106,11 @@ class ServiceRefusedError(ServiceRequestError, ThrusterFaultRefusedError):
     """409: an operation a live World refuses."""
 
 
+class ServiceConflictError(ServiceRequestError, ValueError):
+    """409 ``conflict``: a request the World's current state rules out (a ``ValueError``
+    in-process, e.g. a track from a tick not reached yet)."""
+
+
 class ServiceNotFoundError(ServiceRequestError, LookupError):
     """404 or 410: an unknown World (or resource), or one released after idling."""
 
@@ -124,6 +130,8 @@ def _raise_for(response: httpx.Response) -> None:
         raise ServiceNotFoundError(status, body)
     if status == 409 and code == "limit_reached":
         raise ServiceLimitError(status, body)
+    if status == 409 and code == "conflict":
+        raise ServiceConflictError(status, body)
     if status == 409:
         raise ServiceRefusedError(status, body)
     if status in (413, 422):

@@ -13,6 +13,8 @@ status  code                 when
 410     world_released       the World was released after being idle
 409     limit_reached        capacity (open Worlds) or a World's step limit
 409     refused              an operation a live World refuses (thruster faults)
+409     conflict             a request valid in itself that the World's state rules out
+                             (e.g. a track from a tick it has not reached)
 405     method_not_allowed   a method the path does not have (``Allow`` lists those it has)
 413     body_too_large       the request body is over the service's limit
 422     invalid              bad input: a body, parameter or value the library refuses
@@ -23,6 +25,7 @@ status  code                 when
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 import re
@@ -158,21 +161,53 @@ def _malformed(detail: str) -> ServiceError:
     )
 
 
+@functools.cache
+def _union_tags() -> frozenset[str]:
+    """The tags of the tagged unions in request bodies (controller, material and sensor
+    kinds, a vehicle's name-or-document): pydantic puts them into error locations, but
+    they name a choice, not a field."""
+    import typing
+
+    from leviathan.specs import ControllerDocument, MaterialDocument, SensorSpec
+
+    tags = {"catalogue_name", "vehicle_document"}
+    for union in (ControllerDocument, MaterialDocument, SensorSpec):
+        members = typing.get_args(typing.get_args(union)[0]) or typing.get_args(union)
+        for member in members:
+            kind = getattr(member, "model_fields", {}).get("kind")
+            if kind is not None:
+                tags.update(str(t) for t in typing.get_args(kind.annotation))
+    return frozenset(tags)
+
+
+def _location(loc: tuple[Any, ...]) -> str:
+    """A pydantic error location as a field path: ``vehicles[0].controller.depth_m``."""
+    out = ""
+    for part in loc:
+        if part in ("body", "query", "path") and not out:
+            continue
+        if isinstance(part, int):
+            out += f"[{part}]"
+        elif str(part) not in _union_tags():
+            out += f".{part}" if out else str(part)
+    return out
+
+
 def _validation(exc: RequestValidationError) -> ServiceError:
     errors = exc.errors()
     first = errors[0] if errors else {}
-    loc = [str(p) for p in first.get("loc", ()) if p not in ("body", "query", "path")]
     kind = first.get("type", "")
     if kind == "json_invalid":
         return _malformed(f"not valid JSON ({first.get('ctx', {}).get('error', 'decode error')})")
+    field = _location(tuple(first.get("loc", ()))) or "body"
     message = "; ".join(
-        f"{'.'.join(str(p) for p in e.get('loc', ()))}: {e.get('msg', '')}" for e in errors[:5]
+        f"{_location(tuple(e.get('loc', ()))) or 'body'}: {e.get('msg', '')}" for e in errors[:5]
     )
     return ServiceError(
         422,
         "invalid",
         message or "invalid request",
-        field=".".join(loc) or "body",
+        field=field,
         value=first.get("input"),
         expected=first.get("msg"),
     )

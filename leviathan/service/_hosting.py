@@ -61,10 +61,12 @@ class ServiceSettings:
         samples_bytes_per_world: Most bytes of kept samples per World [bytes]
             (default 128 MiB: three catalogue survey sonar frames).
         samples_bytes_total: Most bytes of kept samples over all Worlds [bytes]
-            (default 3 GiB); with the per-World bound and each World's own memory, 32
-            catalogue survey Worlds stepped 500 ticks each stay under 8 GB (measured by
-            ``tests/service/test_service_memory.py``, scaled down). Oldest samples are
-            evicted first; an evicted sample answers 404.
+            (default 2 GiB). Oldest samples are evicted first; an evicted sample
+            answers 404. With these defaults 32 catalogue survey Worlds stepped 500
+            ticks each, in requests of 50 ticks by up to ``workers`` at a time, stay
+            under 8 GB of resident memory (``tests/service/test_service_memory.py``
+            shows it scaled down); a request's own new samples are held until it
+            answers, so a request of many ticks holds more.
         workers: Threads of the worker pool that runs World operations.
         sweep_s: How often idle Worlds are looked for [s of the lifecycle clock's
             wall time; the release decision itself uses the lifecycle clock].
@@ -80,7 +82,7 @@ class ServiceSettings:
     max_body_bytes: int = 16 * 1024 * 1024
     samples_kept: int = 512
     samples_bytes_per_world: int = 128 * 1024**2
-    samples_bytes_total: int = 3 * 1024**3
+    samples_bytes_total: int = 2 * 1024**3
     workers: int = 8
     sweep_s: float = 10.0
     cors_origins: tuple[str, ...] = ()

@@ -60,6 +60,8 @@ class WorldInfo(BaseModel):
     vehicles: list[str]
     sensor_ids: list[str]
     playing: bool
+    samples_kept: int = Field(description="Recent samples it keeps downloadable now [-]")
+    samples_bytes: int = Field(description="Bytes of the samples it keeps now [bytes]")
 
 
 class WorldList(BaseModel):

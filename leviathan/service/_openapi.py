@@ -64,6 +64,8 @@ def _links(paths: dict[str, Any]) -> dict[str, Any]:
             names = {p["name"] for p in operation.get("parameters", ()) if p["in"] == "path"}
             if "vehicle" in names:
                 parameters["vehicle"] = "$response.body#/vehicles/0"
+            if "product" in names:
+                parameters["product"] = "report.json"  # a constant: the cheapest product
             if names - set(parameters):
                 continue  # needs something POST /worlds does not return (a thruster)
             links[operation["operationId"]] = {

@@ -62,11 +62,12 @@ CatalogueName = Literal[CATALOGUE_NAMES]  # type: ignore[valid-type]
 
 
 def _spec_branch(value: object) -> str:
-    return "name" if isinstance(value, str) else "document"
+    return "catalogue_name" if isinstance(value, str) else "vehicle_document"
 
 
 CatalogueSpec = Annotated[
-    Annotated[CatalogueName, Tag("name")] | Annotated[VehicleSpec, Tag("document")],
+    Annotated[CatalogueName, Tag("catalogue_name")]
+    | Annotated[VehicleSpec, Tag("vehicle_document")],
     Discriminator(_spec_branch),
 ]
 """A catalogue vehicle name or an inline vehicle document (a server reads no paths)."""

@@ -168,8 +168,12 @@ class LawnmowerDocument(_AutopilotGains):
     kind: Literal["lawnmower"]
     origin_ne_m: tuple[Real, Real] = Field(description="Start of the first leg (north, east) [m]")
     heading_rad: Real = Field(description="Heading of the first leg [rad], clockwise from north")
-    leg_length_m: PositiveFloat = Field(description="Leg length [m], > 0")
-    leg_spacing_m: PositiveFloat = Field(description="Spacing between legs [m], > 0")
+    leg_length_m: PositiveFloat = Field(
+        le=1e7, description="Leg length [m], in (0, 1e7] (10,000 km: no survey is longer)"
+    )
+    leg_spacing_m: PositiveFloat = Field(
+        le=1e7, description="Spacing between legs [m], in (0, 1e7]"
+    )
     legs: Integer = Field(ge=1, le=1000, description="Number of legs [-], 1..1000")
     depth_m: Real = Field(description="Survey depth [m]")
     speed_m_per_s: Real = Field(description="Surge speed over ground [m/s]")
@@ -338,11 +342,11 @@ class EnvironmentDocument(SpecModel):
 
 
 def _spec_branch(value: object) -> str:
-    return "name" if isinstance(value, str) else "document"
+    return "catalogue_name" if isinstance(value, str) else "vehicle_document"
 
 
 VehicleSpecRef = Annotated[
-    Annotated[Text, Tag("name")] | Annotated[VehicleSpec, Tag("document")],
+    Annotated[Text, Tag("catalogue_name")] | Annotated[VehicleSpec, Tag("vehicle_document")],
     Discriminator(_spec_branch),
 ]
 """A vehicle document: a catalogue name (or, in a file, the path of a ``.json``/``.toml``

@@ -333,6 +333,22 @@ def test_realtime_play_keeps_simulated_time_at_wall_time(client) -> None:
     assert world.tick == tick
 
 
+def test_pause_ends_a_slow_realtime_wait_at_once(client) -> None:
+    # At the slowest rate the schema allows, the first step is followed by a wait of
+    # years for the wall clock to catch up; Pause must not wait it out (schemathesis
+    # found the Pause request hanging).
+    world = client.create_world(vehicles=[thrust_setup()], step_s="0.01")
+    world.play("realtime", rate=5e-324)
+    deadline = time.monotonic() + 10
+    while world.tick == 0 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    started = time.monotonic()
+    paused = world.pause()
+    assert paused["playing"] is False and paused["stopped_reason"] == "paused"
+    assert time.monotonic() - started < 5.0
+    assert world.tick == 1
+
+
 def test_play_refuses_more_ticks_per_step_than_a_request_may_take(client, service) -> None:
     world = client.create_world(vehicles=[thrust_setup()], step_s="0.01")
     limit = service.host.settings.max_ticks_per_request

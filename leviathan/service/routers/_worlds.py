@@ -35,10 +35,12 @@ _SCALAR_VALUES = 16
 _OPEN = errors(404, 410)  # every operation on one World
 
 
-def world_info(hosted: HostedWorld) -> m.WorldInfo:
-    """The summary of an open World."""
+def world_info(hosted: HostedWorld, host: WorldHost) -> m.WorldInfo:
+    """The summary of an open World (with what it keeps of its samples)."""
     w = hosted.world
     return m.WorldInfo(
+        samples_kept=host.samples.count(hosted.world_id),
+        samples_bytes=host.samples.world_bytes(hosted.world_id),
         id=hosted.world_id,
         tick=w.tick,
         time_ns=w.time_ns,
@@ -79,8 +81,21 @@ def _scalar(array: np.ndarray) -> Any:
     return values
 
 
-def summarise_groups(groups: list[Any]) -> list[m.GroupSummary]:
-    """Capture groups as summaries: hashes, channel shapes, small channels' values."""
+def _sensor_kinds(world: World) -> dict[str, str]:
+    return {
+        f"{vehicle}/{sensor.name}": sensor.kind
+        for vehicle in world.vehicle_names
+        for sensor in world.vehicle_spec(vehicle).sensors
+    }
+
+
+def summarise_groups(groups: list[Any], kinds: dict[str, str]) -> list[m.GroupSummary]:
+    """Capture groups as summaries: hashes, channel shapes, small channels' values.
+
+    Args:
+        groups: The capture groups.
+        kinds: Sensor id -> the kind its spec declares.
+    """
     out = []
     for g in groups:
         members = []
@@ -97,7 +112,7 @@ def summarise_groups(groups: list[Any]) -> list[m.GroupSummary]:
             members.append(
                 m.MemberSummary(
                     sensor_id=sensor_id,
-                    kind=str(getattr(s, "kind", None) or meta.get("kind") or type(s).__name__),
+                    kind=kinds[sensor_id],
                     sample_id=s.content_hash,
                     sample_index=None if index is None else int(index),
                     time_ns=int(getattr(s, "time_ns", meta.get("time_ns", g.time_ns))),
@@ -153,7 +168,7 @@ async def create_world(body: r.CreateWorldRequest, host: Host) -> m.WorldInfo:
         )
 
     world = await host.call(build)
-    return world_info(host.open(world))
+    return world_info(host.open(world), host)
 
 
 @router.get("", response_model=m.WorldList, summary="List the open Worlds")
@@ -163,7 +178,7 @@ async def list_worlds(host: Host) -> m.WorldList:
     for wid in host.ids():
         hosted = host.hosted(wid)
         if hosted is not None:
-            infos.append(world_info(hosted))
+            infos.append(world_info(hosted, host))
     return m.WorldList(worlds=infos)
 
 
@@ -171,7 +186,7 @@ async def list_worlds(host: Host) -> m.WorldList:
 async def get_world(world_id: WorldId, host: Host) -> m.WorldInfo:
     """Tick, time, step, limit, vehicles and sensors of one World."""
     hosted = host.get(world_id)
-    return await host.run(world_id, lambda w: world_info(hosted), changes=False)
+    return await host.run(world_id, lambda w: world_info(hosted, host), changes=False)
 
 
 @router.delete("/{world_id}", status_code=204, summary="Delete a World", responses=_OPEN)
@@ -221,7 +236,7 @@ async def step_world(world_id: WorldId, body: r.StepRequest, host: Host) -> m.St
             world_id=world_id,
             tick=w.tick,
             time_ns=w.time_ns,
-            groups=summarise_groups(groups),
+            groups=summarise_groups(groups, _sensor_kinds(w)),
             records=[encode_record(g) for g in groups] if body.detail == "records" else None,
         )
 
@@ -229,7 +244,10 @@ async def step_world(world_id: WorldId, body: r.StepRequest, host: Host) -> m.St
 
 
 @router.get(
-    "/{world_id}/track", response_model=m.TrackResponse, summary="Vehicle track", responses=_OPEN
+    "/{world_id}/track",
+    response_model=m.TrackResponse,
+    summary="Vehicle track",
+    responses=errors(404, 409, 410),
 )
 async def get_track(
     world_id: WorldId,
@@ -238,15 +256,26 @@ async def get_track(
         str, Query(pattern=r.VEHICLE_NAME_PATTERN, description="A vehicle of the World")
     ],
     from_tick: Annotated[
-        int, Query(ge=0, le=2**63 - 1, description="First tick; past the last: empty")
+        int,
+        Query(ge=0, le=2**63 - 1, description="First tick wanted; 409 past the committed tick"),
     ] = 0,
     matrices: Annotated[
         Literal["true", "false"], Query(description="'true' adds T_world_body per tick")
     ] = "false",
 ) -> m.TrackResponse:
-    """:meth:`World.track_states` from ``from_tick`` (and :meth:`World.track`'s matrices)."""
+    """:meth:`World.track_states` from ``from_tick`` (and :meth:`World.track`'s matrices);
+    409 for a ``from_tick`` the World has not reached."""
 
     def read(w: World) -> tuple[Any, Any]:
+        if from_tick > w.tick:
+            raise ServiceError(
+                409,
+                "conflict",
+                f"from_tick: {from_tick} is past the World's committed tick {w.tick}",
+                field="from_tick",
+                value=from_tick,
+                expected=f"a tick in [0, {w.tick}]",
+            )
         record = w.track_states(vehicle_of(w, vehicle), from_tick=from_tick)
         poses = w.track(vehicle)[2][from_tick:].tolist() if matrices == "true" else None
         return record, poses
@@ -282,7 +311,7 @@ async def edit_world(world_id: WorldId, body: r.EditRequest, host: Host) -> m.Wo
             controller=None if body.controller is None else build_controller(body.controller),
             environment=_environment(body.environment),
         )
-        return world_info(hosted)
+        return world_info(hosted, host)
 
     return await host.run(world_id, edit)
 
@@ -338,7 +367,7 @@ async def set_controller(
 
     def apply(w: World) -> m.WorldInfo:
         w.set_controller(vehicle_of(w, vehicle), build_controller(body))
-        return world_info(hosted)
+        return world_info(hosted, host)
 
     return await host.run(world_id, apply)
 
@@ -414,7 +443,7 @@ async def set_step(world_id: WorldId, body: r.StepLengthRequest, host: Host) -> 
 
     def apply(w: World) -> m.WorldInfo:
         w.set_step(body.step_ns if body.step_ns is not None else body.step_s)
-        return world_info(hosted)
+        return world_info(hosted, host)
 
     return await host.run(world_id, apply)
 
