@@ -193,6 +193,22 @@ def _location(loc: tuple[Any, ...]) -> str:
     return out
 
 
+def _accepts(error: dict[str, Any]) -> str:
+    """What the field accepts: a pattern named in words, not by its regex."""
+    if error.get("type") != "string_pattern_mismatch":
+        return str(error.get("msg", ""))
+    from leviathan.service._requests import PATTERN_HINTS
+
+    pattern = str(error.get("ctx", {}).get("pattern", ""))
+    return PATTERN_HINTS.get(pattern, f"text of the form {pattern}")
+
+
+def _words(error: dict[str, Any]) -> str:
+    if error.get("type") != "string_pattern_mismatch":
+        return str(error.get("msg", ""))
+    return f"{error.get('input')!r} is not {_accepts(error)}"
+
+
 def _validation(exc: RequestValidationError) -> ServiceError:
     errors = exc.errors()
     first = errors[0] if errors else {}
@@ -201,7 +217,7 @@ def _validation(exc: RequestValidationError) -> ServiceError:
         return _malformed(f"not valid JSON ({first.get('ctx', {}).get('error', 'decode error')})")
     field = _location(tuple(first.get("loc", ()))) or "body"
     message = "; ".join(
-        f"{_location(tuple(e.get('loc', ()))) or 'body'}: {e.get('msg', '')}" for e in errors[:5]
+        f"{_location(tuple(e.get('loc', ()))) or 'body'}: {_words(e)}" for e in errors[:5]
     )
     return ServiceError(
         422,
@@ -209,7 +225,7 @@ def _validation(exc: RequestValidationError) -> ServiceError:
         message or "invalid request",
         field=field,
         value=first.get("input"),
-        expected=first.get("msg"),
+        expected=_accepts(first) if first else None,
     )
 
 

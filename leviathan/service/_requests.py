@@ -34,6 +34,7 @@ from leviathan.time import MAX_STEP_NS, MIN_STEP_NS
 
 __all__ = [
     "CATALOGUE_NAMES",
+    "PATTERN_HINTS",
     "STEP_S_PATTERN",
     "VEHICLE_NAME_PATTERN",
     "CreateWorldRequest",
@@ -57,6 +58,13 @@ _FRACTION = r"(\.[0-9]{1,9})?"
 _SUB_SECOND = "|".join(f"0{{{k}}}[1-9][0-9]{{0,{8 - k}}}" for k in range(9))
 STEP_S_PATTERN = rf"^([1-9][0-9]{{0,2}}{_FRACTION}|1000(\.0{{1,9}})?|0\.({_SUB_SECOND}))$"
 """``step_s``: decimal seconds, a whole number of nanoseconds from 1 ns to 1000 s."""
+
+PATTERN_HINTS: dict[str, str] = {
+    STEP_S_PATTERN: "decimal seconds that make a whole number of nanoseconds from 1 ns to "
+    "1000 s, e.g. '0.01'",
+    VEHICLE_NAME_PATTERN: "a name of letters, digits, '_', '.' and '-' (no '/' or spaces)",
+}
+"""What each pattern of the request bodies accepts, in words (for error messages)."""
 
 CatalogueName = Literal[CATALOGUE_NAMES]  # type: ignore[valid-type]
 

@@ -614,7 +614,8 @@ export async function mount(section, api) {
   panel = new WorldPanel(section, api);
   Object.assign((window.leviathanTest ??= {}), {
     trackPointCount: (vehicle = null) => panel.plot.pointCount(vehicle),
-    trackPlotScale: () => panel.plot.scale(),
+    trackPlotDrawn: () => panel.plot.drawn(),
+    trackPlotPixels: (x, y, w, h) => panel.plot.pixels(x, y, w, h),
     worldPanelWorld: () => panel.worldId,
   });
   await panel.start();
