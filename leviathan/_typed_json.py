@@ -50,7 +50,9 @@ or the network ever chooses code to run. Enum members are refused: rebuilding
 one would mean importing its class by name. Nesting is limited to
 :data:`MAX_DEPTH` levels both ways.
 
-Nothing here does canonical arithmetic; it moves bytes.
+Nothing here does canonical arithmetic; it moves bytes. Longer than 500 lines because
+the encoder and the decoder of one grammar belong side by side, tag by tag, with the
+grammar's table above them.
 """
 
 from __future__ import annotations

@@ -26,7 +26,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from pydantic import ConfigDict, RootModel
+from pydantic import model_validator
 
 from leviathan.specs import (
     AutopilotDocument,
@@ -35,6 +35,7 @@ from leviathan.specs import (
     EnvironmentDocument,
     LawnmowerDocument,
     SceneObjectDocument,
+    SpecModel,
     VehicleSetupDocument,
     WaypointFollowerDocument,
     load_spec,
@@ -342,10 +343,15 @@ def environment_document(environment: Any) -> dict[str, Any] | None:
 # --------------------------------------------------------------------------- files
 
 
-class _ControllerFile(RootModel[ControllerDocument]):
+class _ControllerFile(SpecModel):
     """A controller document as a file holds it: the controller's table at the top level."""
 
-    model_config = ConfigDict(frozen=True)
+    controller: ControllerDocument
+
+    @model_validator(mode="before")
+    @classmethod
+    def _whole_file(cls, data: Any) -> Any:
+        return {"controller": data}
 
 
 def load_controller(path: str | os.PathLike[str]) -> Any:
@@ -355,7 +361,7 @@ def load_controller(path: str | os.PathLike[str]) -> Any:
         SpecError: If the file cannot be parsed or fails validation (names the file
             and field).
     """
-    return build_controller(load_spec(path, _ControllerFile).root)
+    return build_controller(load_spec(path, _ControllerFile).controller)
 
 
 def load_environment(path: str | os.PathLike[str]) -> Any:

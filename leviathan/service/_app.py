@@ -35,6 +35,7 @@ from leviathan.service.routers._analytic import router as analytic_router
 from leviathan.service.routers._dashboard import is_public_path
 from leviathan.service.routers._dashboard import router as dashboard_router
 from leviathan.service.routers._scene import router as scene_router
+from leviathan.service.routers._vehicles import router as vehicles_router
 
 __all__ = ["create_app"]
 
@@ -113,6 +114,7 @@ def create_app(
     for router in (
         service_router,
         worlds_router,
+        vehicles_router,
         samples_router,
         live_router,
         analytic_router,

@@ -9,6 +9,10 @@ and match the Python keywords of the objects they describe
 (``WaypointFollower(waypoints_ned_m=...)``, ``lawnmower(origin_ne_m=...)``,
 ``VehicleSetup(position_ned_m=...)``).
 
+Type tags: the documents that moved here from the analytic scenarios keep the tags
+they had there (``leviathan.analytic.AutopilotDocument``, ...; the vehicle placement
+``leviathan.analytic.VehicleDocument``): a tag never changes when code moves.
+
 Strict like every spec (:class:`~leviathan.specs.SpecModel`): unknown keys,
 bools for numbers, strings for numbers, floats for integers, NaN and
 infinities are refused, and every bound a builder would enforce is a field
@@ -83,7 +87,7 @@ class DirectThrustDocument(SpecModel):
     ``commands_n`` has one force per thruster of the vehicle, in its declared order.
     """
 
-    __content_type__ = "leviathan.specs.DirectThrustDocument"
+    __content_type__ = "leviathan.analytic.DirectThrustDocument"
 
     kind: Literal["direct_thrust"]
     commands_n: tuple[Real, ...] = Field(
@@ -137,7 +141,7 @@ class _AutopilotGains(SpecModel):
 class AutopilotDocument(_AutopilotGains):
     """:class:`~leviathan.controllers.Autopilot`: surge speed, depth and heading."""
 
-    __content_type__ = "leviathan.specs.AutopilotDocument"
+    __content_type__ = "leviathan.analytic.AutopilotDocument"
 
     kind: Literal["autopilot"]
     speed_m_per_s: Real = Field(description="Commanded surge speed over ground [m/s]")
@@ -148,7 +152,7 @@ class AutopilotDocument(_AutopilotGains):
 class WaypointFollowerDocument(_AutopilotGains):
     """:class:`~leviathan.controllers.WaypointFollower`: line-of-sight guidance over waypoints."""
 
-    __content_type__ = "leviathan.specs.WaypointFollowerDocument"
+    __content_type__ = "leviathan.analytic.WaypointFollowerDocument"
 
     kind: Literal["waypoint_follower"]
     waypoints_ned_m: tuple[Vec3, ...] = Field(
@@ -163,7 +167,7 @@ class LawnmowerDocument(_AutopilotGains):
     """A :class:`~leviathan.controllers.WaypointFollower` over
     :func:`~leviathan.controllers.lawnmower` waypoints (a boustrophedon survey)."""
 
-    __content_type__ = "leviathan.specs.LawnmowerDocument"
+    __content_type__ = "leviathan.analytic.LawnmowerDocument"
 
     kind: Literal["lawnmower"]
     origin_ne_m: tuple[Real, Real] = Field(description="Start of the first leg (north, east) [m]")
@@ -321,7 +325,7 @@ class EnvironmentDocument(SpecModel):
     instance indices). ``water`` replaces the scene's water (current included).
     """
 
-    __content_type__ = "leviathan.specs.EnvironmentDocument"
+    __content_type__ = "leviathan.analytic.EnvironmentDocument"
 
     name: Text = Field("", description="Environment name ('': the scenario's, or none)")
     scene: Literal["none", "flat_seabed", "survey"] = "none"
@@ -356,7 +360,7 @@ vehicle document relative to it), or the document inline."""
 class VehicleSetupDocument(SpecModel):
     """:class:`~leviathan.world.VehicleSetup`: a vehicle placed in the World."""
 
-    __content_type__ = "leviathan.specs.VehicleSetupDocument"
+    __content_type__ = "leviathan.analytic.VehicleDocument"
 
     name: NamePattern = Field(
         description="Vehicle name in this World (no '/'); sensor ids are '<name>/<sensor>'"

@@ -24,7 +24,7 @@ from leviathan.service._errors import ServiceError, errors
 from leviathan.service._hosting import WorldHost
 from leviathan.service._params import VehicleName, WorldId
 from leviathan.service._requests import VEHICLE_NAME_PATTERN
-from leviathan.service.routers._worlds import vehicle_of
+from leviathan.service.routers._common import vehicle_of
 from leviathan.specs import ImagingSonarSpec, WaterSpec
 
 __all__ = ["router"]

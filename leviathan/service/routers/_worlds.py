@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Annotated, Any, Literal
 
 import numpy as np
-from fastapi import APIRouter, Body, Depends, Query, Response
+from fastapi import APIRouter, Depends, Query, Response
 
 from leviathan.catalogue import get_vehicle
 from leviathan.documents import build_controller, build_environment, build_vehicle_setup
@@ -20,51 +20,20 @@ from leviathan.service import _models as m
 from leviathan.service import _requests as r
 from leviathan.service._deps import get_host
 from leviathan.service._errors import ServiceError, errors
-from leviathan.service._hosting import HostedWorld, WorldHost
-from leviathan.service._params import ThrusterName, VehicleName, WorldId
-from leviathan.specs import ControllerDocument, VehicleSpec
+from leviathan.service._hosting import WorldHost
+from leviathan.service._params import WorldId
+from leviathan.service.routers._common import vehicle_of, world_info
+from leviathan.specs import VehicleSpec
 from leviathan.wire import encode_record, encode_value
 from leviathan.world import World
 
-__all__ = ["router", "summarise_groups", "vehicle_of", "world_info"]
+__all__ = ["router", "summarise_groups"]
 
 router = APIRouter(prefix="/worlds", tags=["worlds"])
 
 Host = Annotated[WorldHost, Depends(get_host)]
 _SCALAR_VALUES = 16
 _OPEN = errors(404, 410)  # every operation on one World
-
-
-def world_info(hosted: HostedWorld, host: WorldHost) -> m.WorldInfo:
-    """The summary of an open World (with what it keeps of its samples)."""
-    w = hosted.world
-    return m.WorldInfo(
-        samples_kept=host.samples.count(hosted.world_id),
-        samples_bytes=host.samples.world_bytes(hosted.world_id),
-        id=hosted.world_id,
-        tick=w.tick,
-        time_ns=w.time_ns,
-        step_ns=w.clock.step_ns,
-        step_limit=w.step_limit,
-        vehicles=list(w.vehicle_names),
-        sensor_ids=list(w.sensor_ids()),
-        playing=bool(hosted.player is not None and hosted.player.playing),
-    )
-
-
-def vehicle_of(world: World, vehicle: str, field: str = "vehicle") -> str:
-    """``vehicle`` if the World has it; else 404 naming the vehicles it has."""
-    if vehicle not in world.vehicle_names:
-        raise ServiceError(
-            404,
-            "not_found",
-            f"{field}: the World has no vehicle {vehicle!r}; vehicles: "
-            f"{', '.join(world.vehicle_names)}",
-            field=field,
-            value=vehicle,
-            expected=f"one of {', '.join(world.vehicle_names)}",
-        )
-    return vehicle
 
 
 def _spec(field: str, spec: str | VehicleSpec) -> VehicleSpec:
@@ -347,88 +316,6 @@ async def set_current(world_id: WorldId, body: r.CurrentRequest, host: Host) -> 
         return w.state()
 
     return m.StateResponse(world_id=world_id, state=await host.run(world_id, apply))
-
-
-@router.put(
-    "/{world_id}/vehicles/{vehicle}/controller",
-    response_model=m.WorldInfo,
-    summary="Set a controller",
-    responses=_OPEN,
-)
-async def set_controller(
-    world_id: WorldId,
-    vehicle: VehicleName,
-    body: Annotated[ControllerDocument, Body()],
-    host: Host,
-) -> m.WorldInfo:
-    """:meth:`World.set_controller` (the controller's state starts fresh); a
-    ``direct_thrust`` document has one command per thruster of the vehicle."""
-    hosted = host.get(world_id)
-
-    def apply(w: World) -> m.WorldInfo:
-        w.set_controller(vehicle_of(w, vehicle), build_controller(body))
-        return world_info(hosted, host)
-
-    return await host.run(world_id, apply)
-
-
-@router.get(
-    "/{world_id}/vehicles/{vehicle}/spec",
-    response_model=VehicleSpec,
-    summary="A vehicle's document",
-    responses=_OPEN,
-)
-async def get_vehicle_spec(world_id: WorldId, vehicle: VehicleName, host: Host) -> VehicleSpec:
-    """:meth:`World.vehicle_spec` as a JSON document."""
-    return await host.run(world_id, lambda w: w.vehicle_spec(vehicle_of(w, vehicle)), changes=False)
-
-
-@router.get(
-    "/{world_id}/vehicles/{vehicle}/state",
-    summary="A vehicle's committed state",
-    responses=_OPEN,
-)
-async def get_vehicle_state(world_id: WorldId, vehicle: VehicleName, host: Host) -> dict[str, Any]:
-    """:meth:`World.vehicle_state` as a lossless typed-JSON record (pose, velocities, thrust)."""
-    state = await host.run(
-        world_id, lambda w: w.vehicle_state(vehicle_of(w, vehicle)), changes=False
-    )
-    return encode_record(state)
-
-
-@router.get(
-    "/{world_id}/vehicles/{vehicle}/kinematics",
-    summary="A vehicle's kinematics",
-    responses=_OPEN,
-)
-async def get_body_kinematics(
-    world_id: WorldId, vehicle: VehicleName, host: Host
-) -> dict[str, Any]:
-    """:meth:`World.body_kinematics` (what the vehicle's sensors read) as a lossless record."""
-    kinematics = await host.run(
-        world_id, lambda w: w.body_kinematics(vehicle_of(w, vehicle)), changes=False
-    )
-    return encode_record(kinematics)
-
-
-@router.post(
-    "/{world_id}/vehicles/{vehicle}/thruster-faults/{thruster}",
-    summary="Inject a thruster fault (always refused)",
-    status_code=409,
-    response_model=m.ErrorBody,
-    responses={**_OPEN, **errors(409)},
-)
-async def inject_thruster_fault(
-    world_id: WorldId, vehicle: VehicleName, thruster: ThrusterName, host: Host
-) -> dict[str, Any]:
-    """:meth:`World.inject_thruster_fault`: refused (409) on a live World, as in-process;
-    thruster faults belong to analytic scenario runs."""
-    await host.run(
-        world_id,
-        lambda w: w.inject_thruster_fault(vehicle_of(w, vehicle), thruster),
-        changes=False,
-    )
-    raise AssertionError("the World refuses every thruster fault")  # never reached
 
 
 @router.put(
