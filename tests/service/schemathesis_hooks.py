@@ -13,10 +13,12 @@ cannot state — each is also written in the schema's descriptions:
   profile), scene objects (face indices below the vertex count, a proper
   rotation matrix, unique ids); an embedded document that breaks one is replaced
   by a valid one (a catalogue name, the default water) or dropped;
-* rules between a request and the World: vehicle names unique, a
-  ``direct_thrust`` controller with one command per thruster of its vehicle (the
-  vehicle's document is asked from the service), a new vehicle document with a
-  controller that fits it;
+* rules between a request and its vehicles or the World: vehicle names unique
+  (also against the environment's object ids, which hulls share), and a
+  controller the World's own fit check accepts for its vehicle (one command per
+  thruster within its limits, a finite dry-run command from the vehicle's state;
+  for a World's vehicle, its document and state are asked from the service) —
+  one that does not is replaced by zero thrust, which always fits;
 * JSON Schema's ``integer`` admits ``5.0``; every LEVIATHAN document refuses a
   decimal point in a whole number (as TOML and Python do), so ``5.0`` goes as ``5``;
 * the generator rounds integer bounds past 2**53 through a float (``2**64 - 1``
@@ -30,6 +32,7 @@ ranges the schema states are unchanged.
 
 from __future__ import annotations
 
+import functools
 import os
 from typing import Any
 
@@ -87,14 +90,20 @@ def _clamp_bounds(body: dict[str, Any]) -> None:
             body[key] = bound
 
 
+@functools.lru_cache(maxsize=64)
+def _model(spec_json: str) -> Any:
+    from leviathan.dynamics import RigidBodyModel
+
+    return RigidBodyModel.from_spec(VehicleSpec.model_validate_json(spec_json))
+
+
 def _fits(document: Any, spec: VehicleSpec, state: Any, *, time_ns: int, dt_ns: int) -> bool:
     """Whether the World would take this controller for this vehicle (its own check)."""
-    from leviathan.dynamics import RigidBodyModel
     from leviathan.world._vehicles import check_controller_fits
 
     try:
         controller = build_controller(_CONTROLLER.validate_python(document))
-        model = RigidBodyModel.from_spec(spec)
+        model = _model(spec.model_dump_json())
         check_controller_fits("controller", controller, model, state, time_ns=time_ns, dt_ns=dt_ns)
     except (ValidationError, ValueError, TypeError, ArithmeticError):
         return False
@@ -143,10 +152,20 @@ def _vehicle_document(spec: Any) -> Any:
     return sorted(vehicle_names())[0]
 
 
+# One connection for the hook's own reads (a client per call would build a TLS context
+# each time: 40 ms apiece).
+_HTTP = httpx.Client(base_url=BASE_URL, timeout=60)
+# What the service said about a World, until a request changes that World (after_call).
+_SEEN: dict[str, dict[str, Any]] = {}
+
+
 def _get(case: Any, suffix: str) -> Any:
     world_id = (case.path_parameters or {}).get("world_id")
-    response = httpx.get(f"{BASE_URL}/worlds/{world_id}{suffix}", timeout=60)
-    return response.json() if response.status_code == 200 else None
+    seen = _SEEN.setdefault(str(world_id), {})
+    if suffix not in seen:
+        response = _HTTP.get(f"/worlds/{world_id}{suffix}")
+        seen[suffix] = response.json() if response.status_code == 200 else None
+    return seen[suffix]
 
 
 def _world_vehicle(case: Any, vehicle: str) -> tuple[VehicleSpec, Any, int, int] | None:
@@ -251,7 +270,12 @@ def _from_link(meta: Any) -> bool:
 
 @schemathesis.hook
 def after_call(context: Any, case: Any, response: Any) -> None:
-    """Logs each call's status and time (``LEVIATHAN_FUZZ_LOG``), for the test's report."""
+    """Forgets what it knew of a World a request may have changed; logs each call's status
+    and time (``LEVIATHAN_FUZZ_LOG``), for the test's report."""
+    if case.method.upper() != "GET":
+        _SEEN.pop(str((case.path_parameters or {}).get("world_id")), None)
+        if (case.operation.path, case.method.upper()) == ("/worlds", "POST"):
+            _SEEN.clear()
     if LOG:
         with open(LOG, "a", encoding="utf-8") as log:
             log.write(

@@ -92,6 +92,8 @@ def test_schemathesis_finds_no_failure_of_any_check(tmp_path: Path) -> None:
     statuses = collections.Counter(status for _, _, status, _ in calls)
     print(f"schemathesis: {tested and tested.group(1)} operations, {cases and cases.group(1)}")
     print(f"requests {len(calls)}, statuses {dict(sorted(statuses.items()))}")
+    warned = re.search(r"Warnings:\n(.*?)\n\n", out, re.DOTALL)
+    print(f"schemathesis warnings: {warned.group(1).strip() if warned else 'none'}")
     assert run.returncode == 0, out[-8000:] + run.stderr[-2000:]
     assert tested is not None and int(tested.group(1)) == _operation_count()
     for phase in ("Coverage", "Fuzzing", "Stateful"):
