@@ -95,7 +95,7 @@ class ServiceRequestError(Exception):
 
 
 class ServiceInvalidError(ServiceRequestError, ValueError):
-    """422 (or 413): input the service or the library refused."""
+    """422 (or 400, 413): input the service or the library refused."""
 
 
 class ServiceLimitError(ServiceRequestError, WorldLimitError):
@@ -134,7 +134,7 @@ def _raise_for(response: httpx.Response) -> None:
         raise ServiceConflictError(status, body)
     if status == 409:
         raise ServiceRefusedError(status, body)
-    if status in (413, 422):
+    if status in (400, 413, 422):
         raise ServiceInvalidError(status, body)
     raise ServiceRequestError(status, body)
 

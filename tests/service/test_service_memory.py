@@ -171,3 +171,17 @@ def test_survey_worlds_fit_their_share_of_8_gb() -> None:
     assert len(first) == WORLDS and {r.status_code for r in first.values()} == {404}
     assert all(r.json()["code"] == "not_found" for r in first.values())
     assert peak <= budget, f"peak RSS {peak / MiB:.0f} MiB over {budget / MiB:.0f} MiB"
+
+
+def test_serve_takes_the_sample_budget_with_the_settings_defaults() -> None:
+    from leviathan.cli import _parser
+
+    args = _parser().parse_args(["serve"])
+    defaults = ServiceSettings()
+    assert args.samples_kept == defaults.samples_kept
+    assert args.samples_bytes_per_world == defaults.samples_bytes_per_world
+    assert args.samples_bytes_total == defaults.samples_bytes_total
+    sized = _parser().parse_args(["serve", "--samples-bytes-total", "3G", "--samples-kept", "9"])
+    assert sized.samples_bytes_total == 3 * 1024**3 and sized.samples_kept == 9
+    with pytest.raises(Exception, match="samples-bytes-per-world: expected a size in bytes"):
+        _parser().parse_args(["serve", "--samples-bytes-per-world", "lots"])
