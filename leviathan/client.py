@@ -24,6 +24,10 @@ A refused request raises a :class:`ServiceRequestError` that is also the library
 exception type for the same refusal (``ValueError`` for bad input,
 :class:`~leviathan.world.WorldLimitError` for limits, ``LookupError`` for an
 unknown or released World), so ``except`` clauses work either way.
+
+The client needs no web framework: it imports the wire codec (:mod:`leviathan.wire`)
+and the document builder (:mod:`leviathan.documents`) it shares with the service,
+never :mod:`leviathan.service`, FastAPI or uvicorn.
 """
 
 from __future__ import annotations
@@ -31,6 +35,7 @@ from __future__ import annotations
 import io
 import json
 from collections.abc import Iterator, Sequence
+from decimal import Decimal, InvalidOperation
 from pathlib import Path
 from typing import Any
 
@@ -39,18 +44,12 @@ import numpy as np
 
 from leviathan._files import write_atomically
 from leviathan.controllers import Controller
+from leviathan.documents import controller_document, environment_document, vehicle_setup_document
 from leviathan.dynamics import VehicleState
 from leviathan.sensors import BodyKinematics
-from leviathan.service import (
-    WireError,
-    controller_document,
-    decode_record,
-    decode_value,
-    environment_document,
-    setup_document,
-)
 from leviathan.specs import VehicleSpec, spec_from_dict
 from leviathan.usd import check_stage_path
+from leviathan.wire import WireError, decode_record, decode_value
 from leviathan.world import (
     CaptureGroup,
     Environment,
@@ -65,6 +64,7 @@ from leviathan.world import (
 __all__ = [
     "RemoteWorld",
     "ServiceClient",
+    "ServiceConflictError",
     "ServiceInvalidError",
     "ServiceLimitError",
     "ServiceNotFoundError",
@@ -95,7 +95,7 @@ class ServiceRequestError(Exception):
 
 
 class ServiceInvalidError(ServiceRequestError, ValueError):
-    """422 (or 413): input the service or the library refused."""
+    """422 (or 400, 413): input the service or the library refused."""
 
 
 class ServiceLimitError(ServiceRequestError, WorldLimitError):
@@ -104,6 +104,11 @@ class ServiceLimitError(ServiceRequestError, WorldLimitError):
 
 class ServiceRefusedError(ServiceRequestError, ThrusterFaultRefusedError):
     """409: an operation a live World refuses."""
+
+
+class ServiceConflictError(ServiceRequestError, ValueError):
+    """409 ``conflict``: a request the World's current state rules out (a ``ValueError``
+    in-process, e.g. a track from a tick not reached yet)."""
 
 
 class ServiceNotFoundError(ServiceRequestError, LookupError):
@@ -125,9 +130,11 @@ def _raise_for(response: httpx.Response) -> None:
         raise ServiceNotFoundError(status, body)
     if status == 409 and code == "limit_reached":
         raise ServiceLimitError(status, body)
+    if status == 409 and code == "conflict":
+        raise ServiceConflictError(status, body)
     if status == 409:
         raise ServiceRefusedError(status, body)
-    if status in (413, 422):
+    if status in (400, 413, 422):
         raise ServiceInvalidError(status, body)
     raise ServiceRequestError(status, body)
 
@@ -194,15 +201,33 @@ class ServiceClient:
         if isinstance(vehicles, VehicleSetup | str | bytes):
             raise TypeError("vehicles: expected a sequence of VehicleSetup")
         body = {
-            "vehicles": [setup_document(v) for v in vehicles],
+            "vehicles": [vehicle_setup_document(v) for v in vehicles],
             "environment": environment_document(environment),
             "root_seed": root_seed,
-            "step_ns": step_ns,
-            "step_s": step_s,
             "tracing_backend": tracing_backend,
+            **_step_length(step_ns, step_s),
         }
         info = self.json("POST", "/worlds", json=body)
         return RemoteWorld(self, info["id"])
+
+
+def _step_length(step_ns: int | None, step_s: str | float | None) -> dict[str, Any]:
+    """The request's tick length: ``step_ns``, or ``step_s`` as the decimal text the
+    service reads (a float goes as its shortest repr, as in-process)."""
+    body: dict[str, Any] = {}
+    if step_ns is not None:
+        body["step_ns"] = step_ns
+    if step_s is not None:
+        # The service reads plain decimal text ('0.01'); '1e-2' or 0.01 mean the same.
+        if isinstance(step_s, float | str) and not isinstance(step_s, bool):
+            try:
+                step_s = format(
+                    Decimal(repr(step_s) if isinstance(step_s, float) else step_s.strip()), "f"
+                )
+            except InvalidOperation:
+                pass  # the service names what it expects
+        body["step_s"] = step_s
+    return body
 
 
 class RemoteWorld:
@@ -315,13 +340,14 @@ class RemoteWorld:
         self, current_ned_m_per_s: Sequence[float] | None = None, *, profile: Any = None
     ) -> None:
         """:meth:`World.set_current`: a uniform NED current [m/s] or a depth profile."""
-        layers = None
+        body: dict[str, Any] = {}
         if profile is not None:
-            layers = [
+            body["profile"] = [
                 p.model_dump(mode="json") if hasattr(p, "model_dump") else dict(p) for p in profile
             ]
-        current = None if current_ned_m_per_s is None else [float(x) for x in current_ned_m_per_s]
-        self._json("PUT", "/current", json={"current_ned_m_per_s": current, "profile": layers})
+        if current_ned_m_per_s is not None:
+            body["current_ned_m_per_s"] = [float(x) for x in current_ned_m_per_s]
+        self._json("PUT", "/current", json=body)
 
     def set_controller(self, vehicle: str, controller: Controller) -> None:
         """:meth:`World.set_controller`."""
@@ -329,8 +355,10 @@ class RemoteWorld:
 
     def set_step(self, step: int | str | float) -> None:
         """:meth:`World.set_step` (int: ns; str or float: seconds)."""
-        key = "step_ns" if isinstance(step, int) and not isinstance(step, bool) else "step_s"
-        self._json("PUT", "/step-length", json={key: step})
+        if isinstance(step, int) and not isinstance(step, bool):
+            self._json("PUT", "/step-length", json=_step_length(step, None))
+        else:
+            self._json("PUT", "/step-length", json=_step_length(None, step))
 
     def edit(
         self,
@@ -342,7 +370,7 @@ class RemoteWorld:
         environment: Environment | None = None,
     ) -> None:
         """:meth:`World.edit`."""
-        body: dict[str, Any] = {"vehicle": vehicle}
+        body: dict[str, Any] = {} if vehicle is None else {"vehicle": vehicle}
         if spec is not None:
             body["spec"] = spec if isinstance(spec, str) else spec.model_dump(mode="json")
         if sensors is not None:

@@ -155,7 +155,7 @@ def _matrix_world() -> Any:
         ),
     )
     waypoints = lawnmower(
-        origin_ne=(0.0, 0.0),
+        origin_ne_m=(0.0, 0.0),
         heading_rad=0.3,
         leg_length_m=6.0,
         leg_spacing_m=3.0,

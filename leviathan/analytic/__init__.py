@@ -33,7 +33,11 @@ from leviathan.analytic._faults import (
     effective_tick,
 )
 from leviathan.analytic._generators import BIT_GENERATORS, GeneratorRecord, sensor_generator
-from leviathan.analytic._scenario import (
+
+# The controller, environment and vehicle documents are leviathan.specs' one schema
+# (AutopilotDocument, ..., VehicleSetupDocument); their old names stay importable
+# from here for now (not in __all__: one public path per name).
+from leviathan.analytic._scenario import (  # noqa: F401
     AutopilotDocument,
     DirectThrustDocument,
     EnvironmentDocument,
@@ -77,13 +81,9 @@ __all__ = [
     "FAULT_KINDS",
     "FILL_BIN_FRACTION",
     "SCENARIO_JOB",
-    "AutopilotDocument",
     "DeadFault",
-    "DirectThrustDocument",
-    "EnvironmentDocument",
     "Figure",
     "GeneratorRecord",
-    "LawnmowerDocument",
     "LossOfEffectivenessFault",
     "ReducedLimitFault",
     "ReversedFault",
@@ -97,9 +97,7 @@ __all__ = [
     "StuckFault",
     "ThrusterFault",
     "UnrecordedSensorWarning",
-    "VehicleDocument",
     "VehicleRun",
-    "WaypointFollowerDocument",
     "analytic_hash",
     "build_environment",
     "build_vehicle_setups",

@@ -10,9 +10,11 @@ refused); every refusal names the field, the value and what was expected. See
     duration_ns | duration_ticks  how long to run: exactly one of them (ints)
     root_seed                   keyed-randomness root of the canonical sensors (int)
     tracing_backend             ray tracer of the DVL and sonar ("auto", "reference", "warp")
-    [environment]               scene ("none", "flat_seabed", "survey"), its size, water
-    [[vehicles]]                name, spec (catalogue name or inline document),
+    [environment]               scene ("none", "flat_seabed", "survey"), its size, objects,
+                                water (:class:`leviathan.specs.EnvironmentDocument`)
+    [[vehicles]]                name, spec (catalogue name, file or inline document),
                                 position_ned_m, rpy_rad, velocity_body, controller
+                                (:class:`leviathan.specs.VehicleSetupDocument`)
     [[faults]]                  thruster faults (see :mod:`leviathan.analytic._faults`)
     [[sensors]]                 the sensors to record: id "vehicle/sensor", optional
                                 seed, bit_generator and noise model
@@ -26,14 +28,23 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, model_validator
 
 from leviathan.analytic._faults import ThrusterFault
 from leviathan.analytic._generators import BIT_GENERATORS, SEED_LIMIT
 from leviathan.sensors import registered_sensor_kinds, sensor_declarations
-from leviathan.specs import load_spec, spec_from_dict
+from leviathan.specs import (
+    AutopilotDocument,
+    DirectThrustDocument,
+    EnvironmentDocument,
+    LawnmowerDocument,
+    VehicleSetupDocument,
+    WaypointFollowerDocument,
+    load_spec,
+    spec_from_dict,
+)
 
 __all__ = [
     "AutopilotDocument",
@@ -46,117 +57,21 @@ __all__ = [
     "WaypointFollowerDocument",
     "load_scenario",
     "scenario_from_dict",
-]
+]  # (the *Document names but Scenario/Sensor are leviathan.specs', kept importable here)
 
 _STRICT = ConfigDict(strict=True, frozen=True, extra="forbid", allow_inf_nan=False)
 _NAME = r"^[A-Za-z0-9_][A-Za-z0-9_.\-]*$"
 
-
-def _vector(n: int, what: str, default: tuple[float, ...] | None = None) -> Any:
-    if default is None:
-        return Field(min_length=n, max_length=n, description=what)
-    return Field(
-        default_factory=lambda: list(default), min_length=n, max_length=n, description=what
-    )
+# The controller, environment and vehicle documents are the one schema of
+# leviathan.specs (shared with the Python API and the service); the old names stay
+# importable from here: AutopilotDocument, DirectThrustDocument, EnvironmentDocument,
+# LawnmowerDocument, WaypointFollowerDocument, and VehicleDocument (now
+# leviathan.specs.VehicleSetupDocument).
+VehicleDocument = VehicleSetupDocument
 
 
 class _Doc(BaseModel):
     model_config = _STRICT
-
-
-class DirectThrustDocument(_Doc):
-    """:class:`leviathan.controllers.DirectThrust`: constant thruster commands."""
-
-    __content_type__ = "leviathan.analytic.DirectThrustDocument"
-    kind: Literal["direct_thrust"]
-    commands_n: list[float] = Field(
-        min_length=1, max_length=64, description="Force per thruster, vehicle order [N]"
-    )
-
-
-class AutopilotDocument(_Doc):
-    """:class:`leviathan.controllers.Autopilot`: surge speed, depth and heading."""
-
-    __content_type__ = "leviathan.analytic.AutopilotDocument"
-    kind: Literal["autopilot"]
-    speed_m_per_s: float = Field(description="Commanded surge speed over ground [m/s]")
-    depth_m: float = Field(description="Commanded depth [m]")
-    heading_rad: float = Field(description="Commanded heading [rad]")
-    options: dict[str, float] = Field(
-        default_factory=dict, description="Autopilot gain options by argument name"
-    )
-
-
-class WaypointFollowerDocument(_Doc):
-    """:class:`leviathan.controllers.WaypointFollower` over given waypoints."""
-
-    __content_type__ = "leviathan.analytic.WaypointFollowerDocument"
-    kind: Literal["waypoint_follower"]
-    waypoints_ned_m: list[list[float]] = Field(
-        min_length=1, max_length=10_000, description="Waypoints (north, east, depth) [m]"
-    )
-    speed_m_per_s: float = Field(description="Surge speed over ground [m/s]")
-    acceptance_radius_m: float = Field(description="Horizontal acceptance radius [m]")
-    lookahead_m: float = Field(5.0, description="Line-of-sight lookahead [m]")
-    options: dict[str, float] = Field(default_factory=dict, description="Autopilot options")
-
-
-class LawnmowerDocument(_Doc):
-    """A :class:`WaypointFollower` over :func:`leviathan.controllers.lawnmower` waypoints."""
-
-    __content_type__ = "leviathan.analytic.LawnmowerDocument"
-    kind: Literal["lawnmower"]
-    origin_ne_m: list[float] = _vector(2, "Start of the first leg (north, east) [m]")
-    heading_rad: float = Field(description="Heading of the first leg [rad]")
-    leg_length_m: float = Field(gt=0.0, description="Leg length [m]")
-    leg_spacing_m: float = Field(gt=0.0, description="Spacing between legs [m]")
-    legs: int = Field(ge=1, le=1000, description="Number of legs")
-    depth_m: float = Field(description="Survey depth [m]")
-    speed_m_per_s: float = Field(description="Surge speed over ground [m/s]")
-    acceptance_radius_m: float = Field(description="Horizontal acceptance radius [m]")
-    lookahead_m: float = Field(5.0, description="Line-of-sight lookahead [m]")
-    options: dict[str, float] = Field(default_factory=dict, description="Autopilot options")
-
-
-ControllerDocument = Annotated[
-    DirectThrustDocument | AutopilotDocument | WaypointFollowerDocument | LawnmowerDocument,
-    Field(discriminator="kind"),
-]
-
-
-class EnvironmentDocument(_Doc):
-    """The scene and the water.
-
-    ``scene``: ``"none"`` (open water), ``"flat_seabed"`` (a level Lambert seabed
-    ``seabed_size_m`` square at ``seabed_depth_m``) or ``"survey"`` (the survey
-    demo's generated seabed with targets, ``seabed_triangles`` triangles, and its
-    water). ``water`` is a :class:`~leviathan.specs.WaterSpec` document replacing
-    the scene's water (current included).
-    """
-
-    __content_type__ = "leviathan.analytic.EnvironmentDocument"
-    scene: Literal["none", "flat_seabed", "survey"] = "none"
-    seabed_depth_m: float = Field(30.0, gt=0.0, le=11_000.0, description="Flat seabed depth [m]")
-    seabed_size_m: float = Field(400.0, gt=0.0, le=100_000.0, description="Flat seabed side [m]")
-    seabed_triangles: int = Field(
-        20_000, ge=2, le=1_000_000, description="Triangles of the survey seabed"
-    )
-    water: dict[str, Any] | None = Field(None, description="A WaterSpec document")
-
-
-class VehicleDocument(_Doc):
-    """A vehicle placed in the scenario."""
-
-    __content_type__ = "leviathan.analytic.VehicleDocument"
-    name: str = Field(pattern=_NAME, description="Vehicle name (no '/')")
-    spec: str | dict[str, Any] = Field(
-        description="A catalogue vehicle name, a .json/.toml vehicle document path, or an "
-        "inline vehicle document"
-    )
-    position_ned_m: list[float] = _vector(3, "Initial CG position, world NED [m]", (0.0,) * 3)
-    rpy_rad: list[float] = _vector(3, "Initial roll, pitch, yaw [rad]", (0.0,) * 3)
-    velocity_body: list[float] = _vector(6, "Initial (u, v, w, p, q, r) [m/s, rad/s]", (0.0,) * 6)
-    controller: ControllerDocument
 
 
 class SensorDocument(_Doc):
@@ -233,7 +148,7 @@ class ScenarioDocument(_Doc):
     root_seed: int = Field(0, ge=0, lt=1 << 64, description="Root seed of keyed randomness")
     tracing_backend: Literal["auto", "reference", "warp"] = "auto"
     environment: EnvironmentDocument = Field(default_factory=EnvironmentDocument)
-    vehicles: list[VehicleDocument] = Field(min_length=1, max_length=16)
+    vehicles: list[VehicleSetupDocument] = Field(min_length=1, max_length=16)
     faults: list[ThrusterFault] = Field(default_factory=list, max_length=256)
     sensors: list[SensorDocument] = Field(default_factory=list, max_length=64)
     _base_dir: Path | None = PrivateAttr(default=None)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Sequence
 from typing import Any
 
@@ -14,11 +15,13 @@ from leviathan.controllers._protocol import _ControllerBase
 from leviathan.dynamics import RigidBodyModel, VehicleState
 
 
-def _waypoint_array(waypoints_ned: Any) -> tuple[tuple[float, float, float], ...]:
-    array = float_array("waypoints_ned", waypoints_ned, "a sequence of (north, east, depth) [m]")
+def _waypoint_array(waypoints_ned_m: Any) -> tuple[tuple[float, float, float], ...]:
+    array = float_array(
+        "waypoints_ned_m", waypoints_ned_m, "a sequence of (north, east, depth) [m]"
+    )
     if array.ndim != 2 or array.shape[1] != 3 or array.shape[0] == 0:
         raise ValueError(
-            "waypoints_ned must be a non-empty sequence of (north, east, depth) [m], "
+            "waypoints_ned_m must be a non-empty sequence of (north, east, depth) [m], "
             f"shape (k, 3), got shape {array.shape}"
         )
     return tuple(tuple(row) for row in array.tolist())
@@ -43,7 +46,8 @@ class WaypointFollower(_ControllerBase):
     (``hold_heading_rad``) and the last waypoint's depth at zero speed.
 
     Args:
-        waypoints_ned: Waypoints ``(north, east, depth)`` [m], shape (k, 3), k >= 1.
+        waypoints_ned_m: Waypoints ``(north, east, depth)`` [m], shape (k, 3), k >= 1
+            (``waypoints_ned=``, its old name, still works and warns).
         speed_m_per_s: Surge speed over ground while following [m/s].
         acceptance_radius_m: Horizontal acceptance radius [m], > 0.
         lookahead_m: Line-of-sight lookahead distance Δ [m], > 0.
@@ -56,14 +60,24 @@ class WaypointFollower(_ControllerBase):
 
     def __init__(
         self,
-        waypoints_ned: Sequence[Sequence[float]],
+        waypoints_ned_m: Sequence[Sequence[float]] | None = None,
         *,
         speed_m_per_s: float,
         acceptance_radius_m: float,
         lookahead_m: float = 5.0,
-        **autopilot_options: float,
+        **autopilot_options: Any,
     ) -> None:
-        self._waypoints = _waypoint_array(waypoints_ned)
+        if "waypoints_ned" in autopilot_options:
+            waypoints_ned_m = _renamed(
+                "WaypointFollower",
+                "waypoints_ned",
+                "waypoints_ned_m",
+                waypoints_ned_m,
+                autopilot_options.pop("waypoints_ned"),
+            )
+        if waypoints_ned_m is None:
+            raise TypeError("WaypointFollower: missing waypoints_ned_m (north, east, depth) [m]")
+        self._waypoints = _waypoint_array(waypoints_ned_m)
         self._speed = check_finite("speed_m_per_s", speed_m_per_s, unit="m/s")
         self._radius = check_finite("acceptance_radius_m", acceptance_radius_m, unit="m", above=0.0)
         self._lookahead = check_finite("lookahead_m", lookahead_m, unit="m", above=0.0)
@@ -73,8 +87,16 @@ class WaypointFollower(_ControllerBase):
         )
 
     @property
-    def waypoints_ned(self) -> tuple[tuple[float, float, float], ...]:
+    def waypoints_ned_m(self) -> tuple[tuple[float, float, float], ...]:
         """Waypoints ``(north, east, depth)`` [m]."""
+        return self._waypoints
+
+    @property
+    def waypoints_ned(self) -> tuple[tuple[float, float, float], ...]:
+        """Deprecated name of :attr:`waypoints_ned_m`."""
+        warnings.warn(
+            "WaypointFollower.waypoints_ned is renamed waypoints_ned_m", DeprecationWarning, 2
+        )
         return self._waypoints
 
     @property
@@ -83,7 +105,12 @@ class WaypointFollower(_ControllerBase):
         return self._radius
 
     def __content__(self) -> dict:
-        """Configuration for content hashing."""
+        """Configuration for content hashing.
+
+        The key ``"waypoints_ned"`` is part of the hashed encoding (every World
+        snapshot with a follower hashes it), so it keeps its name although the
+        argument is now ``waypoints_ned_m``.
+        """
         gains = self._autopilot.config()
         for key in ("speed_m_per_s", "depth_m", "heading_rad"):
             gains.pop(key)
@@ -173,23 +200,33 @@ class WaypointFollower(_ControllerBase):
         return commands, new_state
 
 
+def _renamed(owner: str, old: str, new: str, given: Any, value: Any) -> Any:
+    """The value of an argument given by its old name (warns; refuses both names at once)."""
+    if given is not None:
+        raise TypeError(f"{owner}: give {new} only ({old} is its old name)")
+    warnings.warn(f"{owner}: {old}= is renamed {new}=", DeprecationWarning, stacklevel=3)
+    return value
+
+
 def lawnmower(
     *,
-    origin_ne: Sequence[float],
+    origin_ne_m: Sequence[float] | None = None,
     heading_rad: float,
     leg_length_m: float,
     leg_spacing_m: float,
     legs: int,
     depth_m: float,
+    origin_ne: Sequence[float] | None = None,
 ) -> list[tuple[float, float, float]]:
     """Waypoints of a lawnmower (boustrophedon) survey.
 
-    Leg i starts ``i * leg_spacing_m`` to starboard of ``origin_ne`` (measured
+    Leg i starts ``i * leg_spacing_m`` to starboard of ``origin_ne_m`` (measured
     perpendicular to ``heading_rad``) and runs ``leg_length_m`` along the
     heading for even i, against it for odd i.
 
     Args:
-        origin_ne: Start of the first leg (north, east) [m].
+        origin_ne_m: Start of the first leg (north, east) [m] (``origin_ne=``, its
+            old name, still works and warns).
         heading_rad: Direction of the first leg [rad], clockwise from north.
         leg_length_m: Length of each leg [m], > 0.
         leg_spacing_m: Distance between legs [m], > 0.
@@ -199,10 +236,14 @@ def lawnmower(
     Returns:
         ``2 * legs`` waypoints ``(north, east, depth)`` [m]: start and end of each leg.
     """
-    if len(origin_ne) != 2:
-        raise ValueError(f"origin_ne must be (north, east) [m], got {origin_ne!r}")
-    north0 = check_finite("origin_ne[0]", origin_ne[0], unit="m")
-    east0 = check_finite("origin_ne[1]", origin_ne[1], unit="m")
+    if origin_ne is not None:
+        origin_ne_m = _renamed("lawnmower", "origin_ne", "origin_ne_m", origin_ne_m, origin_ne)
+    if origin_ne_m is None:
+        raise TypeError("lawnmower: missing origin_ne_m, the first leg's (north, east) [m]")
+    if len(origin_ne_m) != 2:
+        raise ValueError(f"origin_ne_m must be (north, east) [m], got {origin_ne_m!r}")
+    north0 = check_finite("origin_ne_m[0]", origin_ne_m[0], unit="m")
+    east0 = check_finite("origin_ne_m[1]", origin_ne_m[1], unit="m")
     heading = check_finite("heading_rad", heading_rad, unit="rad")
     length = check_finite("leg_length_m", leg_length_m, unit="m", above=0.0)
     spacing = check_finite("leg_spacing_m", leg_spacing_m, unit="m", above=0.0)

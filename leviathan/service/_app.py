@@ -2,12 +2,14 @@
 
 Layout (FastAPI's "bigger applications"): one router per resource
 (:mod:`leviathan.service.routers`), pydantic request and response models
-(:mod:`leviathan.service._models`), a dependency for the World host
+(:mod:`leviathan.service._requests`, :mod:`leviathan.service._models`; the World
+documents are :mod:`leviathan.specs`' one schema), a dependency for the World host
 (:mod:`leviathan.service._deps`), one set of exception handlers that gives every
 failure the one JSON shape (:mod:`leviathan.service._errors`), and the gate for
 the token, body size and shutdown (:mod:`leviathan.service._auth`).
 
-The OpenAPI schema is served at ``/openapi.json``; the interactive docs pages are
+The OpenAPI schema is served at ``/openapi.json`` and states everything the server
+enforces (:mod:`leviathan.service._openapi`); the interactive docs pages are
 disabled, since FastAPI's would load their scripts from a CDN (nothing is fetched
 from the internet). The Dashboard is served at ``/`` from package data
 (:mod:`leviathan.service.routers._dashboard`). CORS headers are sent only for the
@@ -27,11 +29,13 @@ from fastapi import FastAPI
 from leviathan.service._auth import GuardMiddleware
 from leviathan.service._errors import InternalErrorMiddleware, install_error_handlers
 from leviathan.service._hosting import ServiceSettings, WorldHost
+from leviathan.service._openapi import service_openapi
 from leviathan.service.routers import live_router, samples_router, service_router, worlds_router
 from leviathan.service.routers._analytic import router as analytic_router
 from leviathan.service.routers._dashboard import is_public_path
 from leviathan.service.routers._dashboard import router as dashboard_router
 from leviathan.service.routers._scene import router as scene_router
+from leviathan.service.routers._vehicles import router as vehicles_router
 
 __all__ = ["create_app"]
 
@@ -87,17 +91,30 @@ def create_app(
     app = FastAPI(
         title="LEVIATHAN service",
         version=__version__,
-        description="Live canonical Worlds over HTTP and WebSocket (see `leviathan serve`).",
+        description="Live canonical Worlds over HTTP and WebSocket (see `leviathan serve`). "
+        "Every failure has one JSON shape {code, message, field, value, expected}.",
         docs_url=None,
         redoc_url=None,
         openapi_url="/openapi.json",
         lifespan=lifespan,
+        # Operation ids are the handlers' names (create_world, step_world, ...): the
+        # names links and generated clients use.
+        generate_unique_id_function=lambda route: route.name,
     )
     app.state.host = host
+    schema: dict = {}
+
+    def openapi() -> dict:
+        if not schema:
+            schema.update(service_openapi(app, settings, token=bool(token)))
+        return schema
+
+    app.openapi = openapi  # type: ignore[method-assign]
     install_error_handlers(app)
     for router in (
         service_router,
         worlds_router,
+        vehicles_router,
         samples_router,
         live_router,
         analytic_router,

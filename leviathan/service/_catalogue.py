@@ -1,10 +1,9 @@
 """``GET /catalogue``: the built-in vehicles and the controller kinds, for a client's forms.
 
-The controller kinds and their fields are read from the request documents themselves
-(:data:`leviathan.service._models.ControllerDocument`), so a form built from this
-response asks for exactly what ``POST /worlds`` accepts and cannot drift from it.
-Kept apart from :mod:`leviathan.service._models` (already long), which holds the
-request and response bodies of the World endpoints.
+The controller kinds and their fields (with their bounds) are read from the
+controller documents themselves (:data:`leviathan.specs.ControllerDocument`, the
+schema ``POST /worlds`` reads), so a form built from this response asks for
+exactly what the service accepts and cannot drift from it.
 """
 
 from __future__ import annotations
@@ -16,7 +15,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 from leviathan.catalogue import get_vehicle, vehicle_names
-from leviathan.service import _models as m
+from leviathan.specs import ControllerDocument
 
 __all__ = [
     "CatalogueResponse",
@@ -54,7 +53,7 @@ class CatalogueVehicle(BaseModel):
     thrusters: list[CatalogueThruster]
 
 
-FieldType = Literal["number", "numbers", "points", "options"]
+FieldType = Literal["number", "integer", "pair", "numbers", "points"]
 
 
 class ControllerField(BaseModel):
@@ -62,13 +61,16 @@ class ControllerField(BaseModel):
 
     name: str
     type: FieldType = Field(
-        description="'number': a float; 'numbers': a list of floats (one per thruster, "
-        "[N]); 'points': a list of (north, east, down) [m]; 'options': a name -> number "
-        "mapping."
+        description="'number': a float; 'integer': a whole number; 'pair': (north, east) "
+        "[m]; 'numbers': a list of floats (one per thruster, [N]); 'points': a list of "
+        "(north, east, down) [m]."
     )
     required: bool
     default: Any = Field(None, description="The value taken when the field is left out.")
     description: str | None = None
+    minimum: float | None = Field(None, description="Smallest value allowed (inclusive).")
+    exclusive_minimum: float | None = Field(None, description="Values must exceed this.")
+    maximum: float | None = Field(None, description="Largest value allowed (inclusive).")
 
 
 class ControllerKind(BaseModel):
@@ -86,42 +88,52 @@ class CatalogueResponse(BaseModel):
     controllers: list[ControllerKind]
 
 
-_TYPES: dict[Any, FieldType] = {
-    float: "number",
-    float | None: "number",
-    list[float]: "numbers",
-    list[m.Vec3]: "points",
-    dict[str, float]: "options",
-}
+def _form_type(document: str, name: str, schema: dict[str, Any]) -> FieldType:
+    kind = schema.get("type")
+    if kind in ("number", "integer"):
+        return kind
+    items = schema.get("prefixItems")
+    if kind == "array" and items and len(items) == 2:
+        return "pair"
+    inner = schema.get("items", {})
+    if kind == "array" and inner.get("type") == "number":
+        return "numbers"
+    if kind == "array" and inner.get("type") == "array":
+        return "points"
+    raise TypeError(f"{document}.{name}: a field of schema {schema} has no form type")
 
 
 def _controller_kinds() -> list[ControllerKind]:
-    union = typing.get_args(m.ControllerDocument)[0]
+    union = typing.get_args(ControllerDocument)[0]
     kinds = []
     for document in typing.get_args(union):
+        properties = document.model_json_schema()["properties"]
         fields = []
         for name, info in document.model_fields.items():
             if name == "kind":
                 continue
-            if info.annotation not in _TYPES:
-                raise TypeError(
-                    f"{document.__name__}.{name}: a field of type {info.annotation} has no "
-                    f"form type; add it to _TYPES ({', '.join(map(str, _TYPES))})"
-                )
+            schema = properties[name]
             required = info.is_required()
             fields.append(
                 ControllerField(
                     name=name,
-                    type=_TYPES[info.annotation],
+                    type=_form_type(document.__name__, name, schema),
                     required=required,
                     default=None if required else info.get_default(call_default_factory=True),
                     description=info.description,
+                    minimum=schema.get("minimum"),
+                    exclusive_minimum=schema.get("exclusiveMinimum"),
+                    maximum=schema.get("maximum"),
                 )
             )
+        # The document's own fields first, the autopilot gains (all optional) after.
+        fields.sort(key=lambda f: not f.required)
         kind = typing.get_args(document.model_fields["kind"].annotation)[0]
         # Plain words for a form: ":class:`leviathan.controllers.X`: ..." -> "X: ...".
-        summary = re.sub(r":class:`(?:[\w.]+\.)?(\w+)`", r"\1", (document.__doc__ or "").strip())
-        summary = summary.splitlines()[0]
+        summary = re.sub(
+            r":(?:class|func):`~?(?:[\w.]+\.)?(\w+)`", r"\1", (document.__doc__ or "").strip()
+        )
+        summary = " ".join(summary.split("\n\n")[0].split())
         kinds.append(ControllerKind(kind=kind, description=summary, fields=fields))
     return kinds
 

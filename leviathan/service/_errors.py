@@ -6,14 +6,18 @@ Typed service errors carry their HTTP status; library errors are mapped by type
 ======  ===================  ==========================================================
 status  code                 when
 ======  ===================  ==========================================================
+400     malformed            the request body is not JSON (or not UTF-8) at all
 401     unauthorized         the token is missing or wrong
 404     world_not_found      no open World has this id (never opened, or closed)
 404     not_found            no such route, vehicle sample or resource
 410     world_released       the World was released after being idle
 409     limit_reached        capacity (open Worlds) or a World's step limit
 409     refused              an operation a live World refuses (thruster faults)
+409     conflict             a request valid in itself that the World's state rules out
+                             (e.g. a track from a tick it has not reached)
+405     method_not_allowed   a method the path does not have (``Allow`` lists those it has)
 413     body_too_large       the request body is over the service's limit
-422     invalid              bad input: a malformed body or a value the library refuses
+422     invalid              bad input: a body, parameter or value the library refuses
 503     shutting_down        the service is stopping
 500     internal             a bug; the message says so and carries no traceback
 ======  ===================  ==========================================================
@@ -21,6 +25,7 @@ status  code                 when
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 import re
@@ -34,11 +39,12 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from leviathan.service._models import ErrorBody
 
 __all__ = [
-    "ERROR_RESPONSES",
+    "ERROR_DESCRIPTIONS",
     "InternalErrorMiddleware",
     "ServiceError",
     "error_body",
     "error_for",
+    "errors",
     "install_error_handlers",
 ]
 
@@ -58,8 +64,10 @@ class ServiceError(Exception):
         field: str | None = None,
         value: Any = None,
         expected: str | None = None,
+        headers: dict[str, str] | None = None,
     ) -> None:
         super().__init__(message)
+        self.headers = headers
         self.status = status
         self.code = code
         self.message = message
@@ -117,8 +125,8 @@ def _from_message(status: int, code: str, message: str) -> ServiceError:
 
 def error_for(error: BaseException) -> ServiceError:
     """The service error for any exception a handler let through."""
-    from leviathan.service._wire import WireError
-    from leviathan.world import ThrusterFaultRefusedError, WorldLimitError
+    from leviathan.wire import WireError
+    from leviathan.world import ThrusterFaultRefusedError, WorldDivergedError, WorldLimitError
 
     if isinstance(error, ServiceError):
         return error
@@ -126,6 +134,8 @@ def error_for(error: BaseException) -> ServiceError:
         return _from_message(409, "limit_reached", str(error))
     if isinstance(error, ThrusterFaultRefusedError):
         return _from_message(409, "refused", str(error))
+    if isinstance(error, WorldDivergedError):
+        return _from_message(409, "conflict", str(error))
     if isinstance(error, KeyError) and len(error.args) == 1 and isinstance(error.args[0], str):
         return _from_message(422, "invalid", error.args[0])
     if isinstance(error, ValueError | TypeError | KeyError | WireError):
@@ -140,28 +150,84 @@ def error_for(error: BaseException) -> ServiceError:
 
 
 def _json(error: ServiceError) -> JSONResponse:
-    return JSONResponse(error.body(), status_code=error.status)
+    return JSONResponse(error.body(), status_code=error.status, headers=error.headers)
+
+
+def _malformed(detail: str) -> ServiceError:
+    return ServiceError(
+        400,
+        "malformed",
+        f"body: {detail}; send a JSON object (UTF-8, Content-Type: application/json)",
+        field="body",
+        expected="a JSON object",
+    )
+
+
+@functools.cache
+def _union_tags() -> frozenset[str]:
+    """The tags of the tagged unions in request bodies (controller, material and sensor
+    kinds, a vehicle's name-or-document): pydantic puts them into error locations, but
+    they name a choice, not a field."""
+    import typing
+
+    from leviathan.specs import ControllerDocument, MaterialDocument, SensorSpec
+
+    tags = {"catalogue_name", "vehicle_document"}
+    for union in (ControllerDocument, MaterialDocument, SensorSpec):
+        members = typing.get_args(typing.get_args(union)[0]) or typing.get_args(union)
+        for member in members:
+            kind = getattr(member, "model_fields", {}).get("kind")
+            if kind is not None:
+                tags.update(str(t) for t in typing.get_args(kind.annotation))
+    return frozenset(tags)
+
+
+def _location(loc: tuple[Any, ...]) -> str:
+    """A pydantic error location as a field path: ``vehicles[0].controller.depth_m``."""
+    out = ""
+    for part in loc:
+        if part in ("body", "query", "path") and not out:
+            continue
+        if isinstance(part, int):
+            out += f"[{part}]"
+        elif str(part) not in _union_tags():
+            out += f".{part}" if out else str(part)
+    return out
+
+
+def _accepts(error: dict[str, Any]) -> str:
+    """What the field accepts: a pattern named in words, not by its regex."""
+    if error.get("type") != "string_pattern_mismatch":
+        return str(error.get("msg", ""))
+    from leviathan.service._requests import PATTERN_HINTS
+
+    pattern = str(error.get("ctx", {}).get("pattern", ""))
+    return PATTERN_HINTS.get(pattern, f"text of the form {pattern}")
+
+
+def _words(error: dict[str, Any]) -> str:
+    if error.get("type") != "string_pattern_mismatch":
+        return str(error.get("msg", ""))
+    return f"{error.get('input')!r} is not {_accepts(error)}"
 
 
 def _validation(exc: RequestValidationError) -> ServiceError:
     errors = exc.errors()
     first = errors[0] if errors else {}
-    loc = [str(p) for p in first.get("loc", ()) if p not in ("body", "query", "path")]
     kind = first.get("type", "")
     if kind == "json_invalid":
-        return ServiceError(
-            422, "invalid", "body: malformed JSON", field="body", expected="a JSON object"
-        )
+        return _malformed(f"not valid JSON ({first.get('ctx', {}).get('error', 'decode error')})")
+    field = _location(tuple(first.get("loc", ()))) or "body"
     message = "; ".join(
-        f"{'.'.join(str(p) for p in e.get('loc', ()))}: {e.get('msg', '')}" for e in errors[:5]
+        f"{_location(tuple(e.get('loc', ()))) or 'body'}: {_words(e)}" for e in errors[:5]
     )
     return ServiceError(
         422,
         "invalid",
         message or "invalid request",
-        field=".".join(loc) or "body",
+        field=field,
         value=first.get("input"),
-        expected=first.get("msg"),
+        expected=_accepts(first) if first else None,
     )
 
 
@@ -178,9 +244,25 @@ def install_error_handlers(app: FastAPI) -> None:
 
     @app.exception_handler(StarletteHTTPException)
     async def _http(request: Request, exc: StarletteHTTPException) -> JSONResponse:
-        codes = {404: "not_found", 405: "method_not_allowed"}
+        path = request.url.path
+        if exc.status_code == 400:
+            return _json(_malformed("cannot be read"))
+        if exc.status_code == 405:
+            allowed = _allowed_methods(request.app, request.scope)
+            return _json(
+                ServiceError(
+                    405,
+                    "method_not_allowed",
+                    f"{path}: {request.method} is not allowed here; allowed: {', '.join(allowed)}",
+                    field="method",
+                    value=request.method,
+                    expected=f"one of {', '.join(allowed)}",
+                    headers={"Allow": ", ".join(allowed)},
+                )
+            )
+        codes = {404: "not_found"}
         code = codes.get(exc.status_code, "http_error")
-        return _json(ServiceError(exc.status_code, code, f"{request.url.path}: {exc.detail}"))
+        return _json(ServiceError(exc.status_code, code, f"{path}: {exc.detail}"))
 
     async def _other(request: Request, exc: Exception) -> JSONResponse:
         error = error_for(exc)
@@ -191,6 +273,22 @@ def install_error_handlers(app: FastAPI) -> None:
     # Library errors by type; everything else is InternalErrorMiddleware's (500).
     for kind in (ValueError, TypeError, KeyError, RuntimeError):
         app.add_exception_handler(kind, _other)
+
+
+_METHODS = ("DELETE", "GET", "HEAD", "OPTIONS", "PATCH", "POST", "PUT", "TRACE")
+
+
+def _allowed_methods(app: Any, scope: dict[str, Any]) -> list[str]:
+    """Every method some route serves at this path (Starlette's own 405 names only the
+    first route's; a path served by several routes, e.g. GET and POST /play, has more)."""
+    from starlette.routing import Match
+
+    allowed = []
+    for method in _METHODS:
+        probe = {**scope, "method": method}
+        if any(route.matches(probe)[0] == Match.FULL for route in app.router.routes):
+            allowed.append(method)
+    return allowed
 
 
 class InternalErrorMiddleware:
@@ -230,16 +328,28 @@ class InternalErrorMiddleware:
             await _json(error_for(exc))(scope, receive, send)
 
 
-ERROR_RESPONSES: dict[int | str, dict[str, Any]] = {
-    status: {"model": ErrorBody, "description": description}
-    for status, description in (
-        (401, "Token missing or wrong"),
-        (404, "Unknown World or resource"),
-        (409, "Capacity or step limit reached, or the operation is refused"),
-        (410, "World released after being idle"),
-        (413, "Request body too large"),
-        (422, "Invalid input"),
-        (503, "Shutting down"),
-    )
+ERROR_DESCRIPTIONS: dict[int, str] = {
+    400: "The body is not JSON (or not UTF-8) at all",
+    401: "Token missing or wrong",
+    404: "Unknown World, vehicle, sample or resource",
+    409: "Capacity or a step limit reached, or the operation is refused in this state",
+    410: "World released after being idle",
+    413: "Request body too large",
+    422: "Invalid input: a value the schema or the library refuses (field, value, expected)",
+    500: "Internal error (a bug; the server log has the traceback)",
+    503: "The service is shutting down",
 }
-"""OpenAPI ``responses`` every router declares: each error has the one shape."""
+"""What each error status means on this service; every error has the one shape."""
+
+
+def errors(*statuses: int) -> dict[int | str, dict[str, Any]]:
+    """The OpenAPI ``responses`` of a route's error statuses, each with the one shape.
+
+    Statuses every operation can return (500, 503, and 401 with a token) and
+    those of a body (400, 413, 422) are added to the served schema for every
+    operation that has them (:mod:`leviathan.service._openapi`).
+    """
+    return {
+        status: {"model": ErrorBody, "description": ERROR_DESCRIPTIONS[status]}
+        for status in statuses
+    }

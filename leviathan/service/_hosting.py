@@ -35,13 +35,13 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from collections import OrderedDict
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
 from leviathan.service._errors import ServiceError, error_for
+from leviathan.service._samples import SampleStore
 from leviathan.world import World, WorldRegistry
 
 __all__ = ["HostedWorld", "ServiceSettings", "WorldHost"]
@@ -58,6 +58,15 @@ class ServiceSettings:
         max_ticks_per_request: Ticks one step request may ask for.
         max_body_bytes: Largest request body [bytes]; larger ones get 413.
         samples_kept: Recent samples each World keeps downloadable by id.
+        samples_bytes_per_world: Most bytes of kept samples per World [bytes]
+            (default 128 MiB: three catalogue survey sonar frames).
+        samples_bytes_total: Most bytes of kept samples over all Worlds [bytes]
+            (default 2 GiB). Oldest samples are evicted first; an evicted sample
+            answers 404. With these defaults 32 catalogue survey Worlds stepped 500
+            ticks each, in requests of 50 ticks by up to ``workers`` at a time, stay
+            under 8 GB of resident memory (``tests/service/test_service_memory.py``
+            shows it scaled down); a request's own new samples are held until it
+            answers, so a request of many ticks holds more.
         workers: Threads of the worker pool that runs World operations.
         sweep_s: How often idle Worlds are looked for [s of the lifecycle clock's
             wall time; the release decision itself uses the lifecycle clock].
@@ -72,6 +81,8 @@ class ServiceSettings:
     max_ticks_per_request: int = 10_000
     max_body_bytes: int = 16 * 1024 * 1024
     samples_kept: int = 512
+    samples_bytes_per_world: int = 128 * 1024**2
+    samples_bytes_total: int = 2 * 1024**3
     workers: int = 8
     sweep_s: float = 10.0
     cors_origins: tuple[str, ...] = ()
@@ -80,12 +91,11 @@ class ServiceSettings:
 
 @dataclass(eq=False)
 class HostedWorld:
-    """One World with its lock, recent samples, subscribers and player."""
+    """One World with its lock, subscribers and player (its samples: the host's store)."""
 
     world_id: str
     world: World
     lock: threading.Lock = field(default_factory=threading.Lock)
-    samples: OrderedDict[str, Any] = field(default_factory=OrderedDict)
     subscribers: set[asyncio.Queue] = field(default_factory=set)
     seq: int = 0
     player: Any = None
@@ -110,6 +120,11 @@ class WorldHost:
         )
         self._lock = threading.Lock()
         self._hosted: dict[str, HostedWorld] = {}
+        self.samples = SampleStore(
+            count_per_world=settings.samples_kept,
+            bytes_per_world=settings.samples_bytes_per_world,
+            bytes_total=settings.samples_bytes_total,
+        )
         self.executor = ThreadPoolExecutor(settings.workers, thread_name_prefix="leviathan-world")
         self.loop: asyncio.AbstractEventLoop | None = None
         self.shutting_down = False
@@ -191,6 +206,7 @@ class WorldHost:
 
     def _retire(self, hosted: HostedWorld, reason: str) -> None:
         hosted.closed = True
+        self.samples.clear(hosted.world_id)
         if hosted.player is not None:
             hosted.player.stop(reason)
         self._publish(hosted, {"type": "closed", "world_id": hosted.world_id, "reason": reason})
@@ -265,13 +281,11 @@ class WorldHost:
         }
 
     def keep_samples(self, hosted: HostedWorld, groups: list[Any]) -> None:
-        """Keeps the newest samples downloadable by id (call under the World's lock)."""
-        for group in groups:
-            for sample in group.samples.values():
-                hosted.samples[sample.content_hash] = sample
-                hosted.samples.move_to_end(sample.content_hash)
-        while len(hosted.samples) > self.settings.samples_kept:
-            hosted.samples.popitem(last=False)
+        """Keeps the newest samples downloadable by id, within the count and byte
+        bounds (:mod:`leviathan.service._samples`; call under the World's lock)."""
+        self.samples.keep(
+            hosted.world_id, [sample for group in groups for sample in group.samples.values()]
+        )
 
     # ------------------------------------------------------------------ subscribers
 

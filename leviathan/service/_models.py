@@ -1,51 +1,37 @@
-"""The service's request and response bodies: pydantic models that are its API documentation.
+"""The service's response and error bodies: pydantic models that are its API documentation.
 
-Request documents mirror the arguments of :meth:`leviathan.world.World.create` and
-the World's edit methods one for one; :mod:`leviathan.service._documents` turns them
-into the library objects a Python user would pass (and back, for the client).
-Responses carry plain JSON where a person reads them (states, summaries, tracks)
-and the lossless :mod:`leviathan.service._wire` form where a record must come back
-bit for bit (``record`` fields).
+Request bodies are in :mod:`leviathan.service._requests` (the World documents
+themselves are :mod:`leviathan.specs`' one schema). Responses carry plain JSON
+where a person reads them (states, summaries, tracks) and the lossless
+:mod:`leviathan.wire` form where a record must come back bit for bit
+(``record`` fields: typed JSON, ``{"$record": ...}``).
 """
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, Field
+
+from leviathan.specs import CurrentLayer, PoseDocument
 
 __all__ = [
-    "AutopilotDocument",
-    "ControllerDocument",
-    "CreateWorldRequest",
-    "CurrentRequest",
     "CurrentResponse",
-    "DirectThrustDocument",
-    "EditRequest",
-    "EnvironmentDocument",
     "ErrorBody",
     "GroupSummary",
     "HealthResponse",
-    "MaterialDocument",
     "MemberSummary",
-    "MeshDocument",
-    "PlayRequest",
     "PlayStatus",
     "PoseDocument",
     "SceneMeshGeometry",
-    "SceneObjectDocument",
     "SceneObjectGeometry",
     "SceneResponse",
     "SensorGeometry",
     "SnapshotResponse",
     "StateResponse",
-    "StepLengthRequest",
-    "StepRequest",
     "StepResponse",
     "TrackResponse",
     "VehicleGeometry",
-    "VehicleSetupDocument",
-    "WaypointFollowerDocument",
     "WorldInfo",
     "WorldList",
 ]
@@ -53,160 +39,14 @@ __all__ = [
 Vec3 = tuple[float, float, float]
 
 
-class _Body(BaseModel):
-    """Request bodies refuse unknown keys, like the library's specs."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-
 class ErrorBody(BaseModel):
     """The one shape of every failure the service reports."""
 
     code: str = Field(description="Stable machine-readable error code, e.g. 'world_not_found'.")
     message: str = Field(description="What went wrong and how to fix it, in words.")
-    field: str | None = Field(None, description="The request field at fault, if one is.")
-    value: Any = Field(None, description="The value given for that field (shortened).")
-    expected: str | None = Field(None, description="What that field accepts.")
-
-
-# --------------------------------------------------------------------------- controllers
-
-
-class DirectThrustDocument(_Body):
-    """:class:`leviathan.controllers.DirectThrust`: constant thruster commands."""
-
-    kind: Literal["direct_thrust"]
-    commands_n: list[float] = Field(
-        max_length=64, description="Force per thruster [N], in the vehicle's thruster order."
-    )
-
-
-class AutopilotDocument(_Body):
-    """:class:`leviathan.controllers.Autopilot`: speed, depth and heading autopilot.
-
-    Gain options left out take the library's defaults.
-    """
-
-    kind: Literal["autopilot"]
-    speed_m_per_s: float = Field(description="Commanded surge speed over ground [m/s].")
-    depth_m: float = Field(description="Commanded depth [m].")
-    heading_rad: float = Field(description="Commanded heading [rad].")
-    speed_bandwidth_rad_s: float | None = None
-    depth_bandwidth_rad_s: float | None = None
-    max_depth_rate_m_per_s: float | None = None
-    heading_natural_frequency_rad_s: float | None = None
-    heading_damping_ratio: float | None = None
-    level_natural_frequency_rad_s: float | None = None
-    level_damping_ratio: float | None = None
-    integral_limit_fraction: float | None = None
-
-
-class WaypointFollowerDocument(_Body):
-    """:class:`leviathan.controllers.WaypointFollower`: line-of-sight waypoint guidance."""
-
-    kind: Literal["waypoint_follower"]
-    waypoints_ned: list[Vec3] = Field(
-        min_length=1, max_length=10_000, description="Waypoints (north, east, depth) [m]."
-    )
-    speed_m_per_s: float = Field(description="Surge speed over ground while following [m/s].")
-    acceptance_radius_m: float = Field(description="Horizontal acceptance radius [m].")
-    lookahead_m: float = Field(5.0, description="Line-of-sight lookahead distance [m].")
-    autopilot: dict[str, float] = Field(
-        default_factory=dict, description="Autopilot gain options (names as in Autopilot)."
-    )
-
-
-ControllerDocument = Annotated[
-    DirectThrustDocument | AutopilotDocument | WaypointFollowerDocument,
-    Field(discriminator="kind"),
-]
-
-
-# --------------------------------------------------------------------------- environment
-
-
-class MeshDocument(_Body):
-    """An object-local triangle mesh."""
-
-    vertices: list[Vec3] = Field(min_length=1, description="Vertex positions [m], [n, 3].")
-    faces: list[tuple[int, int, int]] = Field(
-        min_length=1, description="Vertex indices per triangle, [m, 3]."
-    )
-
-
-class ParameterDocument(_Body):
-    """:class:`leviathan.materials.MaterialParameter`."""
-
-    name: str
-    value: float
-    units: str
-    meaning: str
-    source: str
-    evidence_class: str = Field(description="An EvidenceClass value, e.g. 'test_reference'.")
-
-
-class MaterialDocument(_Body):
-    """A Lambert material (``mu`` given), a declared one (``model`` given), or a built-in
-    surface by ``name`` alone (e.g. ``test_lambert_medium``)."""
-
-    kind: Literal["lambert", "declared", "builtin"]
-    name: str
-    description: str | None = None
-    mu: ParameterDocument | None = None
-    model: str | None = None
-    parameters: list[ParameterDocument] = Field(default_factory=list, max_length=64)
-
-
-class SceneObjectDocument(_Body):
-    """:class:`leviathan.world.SceneObject`: a seabed, structure or target."""
-
-    object_id: str
-    semantic_label: str
-    mesh: MeshDocument
-    T_world_object: dict[str, Any] = Field(
-        default_factory=lambda: {
-            "rotation": [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]],
-            "translation": [0.0, 0.0, 0.0],
-        },
-        description="Pose in world NED at t = 0: {rotation: 3x3, translation [m]}.",
-    )
-    material: MaterialDocument | None = None
-    velocity_ned_m_per_s: Vec3 = Field((0.0, 0.0, 0.0), description="Constant velocity [m/s].")
-
-
-class EnvironmentDocument(_Body):
-    """:class:`leviathan.world.Environment`: water, current and scene objects."""
-
-    name: str = ""
-    water: dict[str, Any] | None = Field(None, description="A WaterSpec document.")
-    objects: list[SceneObjectDocument] = Field(default_factory=list, max_length=256)
-
-
-# --------------------------------------------------------------------------- worlds
-
-
-class VehicleSetupDocument(_Body):
-    """:class:`leviathan.world.VehicleSetup`: a vehicle placed in the World."""
-
-    name: str = Field(description="Vehicle name in this World (no '/').")
-    spec: str | dict[str, Any] = Field(
-        description="A catalogue vehicle name, or an inline VehicleSpec document."
-    )
-    controller: ControllerDocument
-    position_ned_m: Vec3 = (0.0, 0.0, 0.0)
-    rpy_rad: Vec3 = (0.0, 0.0, 0.0)
-    velocity_body: tuple[float, float, float, float, float, float] = (0.0,) * 6
-
-
-class CreateWorldRequest(_Body):
-    """Arguments of :meth:`World.create`; give exactly one of ``step_ns`` and ``step_s``."""
-
-    vehicles: list[VehicleSetupDocument] = Field(min_length=1, max_length=16)
-    environment: EnvironmentDocument | None = None
-    root_seed: int = Field(0, ge=0, lt=2**64, description="Root seed of keyed randomness.")
-    step_ns: int | None = Field(None, description="Tick length [ns].")
-    step_s: str | float | None = Field(None, description="Tick length [s], e.g. '0.01'.")
-    tracing_backend: Literal["auto", "reference", "warp"] = "auto"
+    field: str | None = Field(description="The request field at fault, if one is.")
+    value: Any = Field(description="The value given for that field (shortened), or null.")
+    expected: str | None = Field(description="What that field accepts, if one is at fault.")
 
 
 class WorldInfo(BaseModel):
@@ -220,6 +60,8 @@ class WorldInfo(BaseModel):
     vehicles: list[str]
     sensor_ids: list[str]
     playing: bool
+    samples_kept: int = Field(description="Recent samples it keeps downloadable now [-]")
+    samples_bytes: int = Field(description="Bytes of the samples it keeps now [bytes]")
 
 
 class WorldList(BaseModel):
@@ -233,17 +75,6 @@ class StateResponse(BaseModel):
 
     world_id: str
     state: dict[str, Any]
-
-
-class StepRequest(_Body):
-    """Advance ``n`` ticks (at most the service's ``max_ticks_per_request``)."""
-
-    n: int = Field(1, description="Ticks to advance, >= 1.")
-    detail: Literal["summary", "records"] = Field(
-        "summary",
-        description="'records' adds every capture group in lossless wire form (for clients "
-        "that rebuild the records, e.g. leviathan.client).",
-    )
 
 
 class MemberSummary(BaseModel):
@@ -275,7 +106,9 @@ class StepResponse(BaseModel):
     tick: int
     time_ns: int
     groups: list[GroupSummary]
-    records: list[dict[str, Any]] | None = None
+    records: list[dict[str, Any]] | None = Field(
+        None, description="With detail='records': each group as a typed-JSON {'$record'} object"
+    )
 
 
 class SnapshotResponse(BaseModel):
@@ -303,15 +136,6 @@ class TrackResponse(BaseModel):
     )
 
 
-class CurrentRequest(_Body):
-    """:meth:`World.set_current`: a uniform current or a depth profile."""
-
-    current_ned_m_per_s: Vec3 | None = None
-    profile: list[dict[str, Any]] | None = Field(
-        None, max_length=1024, description="CurrentLayer documents."
-    )
-
-
 class CurrentResponse(BaseModel):
     """The World's current as its environment holds it: uniform, or a depth profile."""
 
@@ -319,39 +143,9 @@ class CurrentResponse(BaseModel):
     current_ned_m_per_s: Vec3 = Field(
         description="Uniform water velocity in world NED [m/s] ((0, 0, 0) with a profile)"
     )
-    profile: list[dict[str, Any]] = Field(
-        description="CurrentLayer documents in increasing depth; empty for a uniform current"
+    profile: list[CurrentLayer] = Field(
+        description="Current layers in increasing depth; empty for a uniform current"
     )
-
-
-class StepLengthRequest(_Body):
-    """:meth:`World.set_step`: exactly one of ``step_ns`` and ``step_s``."""
-
-    step_ns: int | None = None
-    step_s: str | float | None = None
-
-
-class EditRequest(_Body):
-    """:meth:`World.edit`."""
-
-    vehicle: str | None = None
-    spec: str | dict[str, Any] | None = Field(
-        None, description="A catalogue name or an inline VehicleSpec document."
-    )
-    sensors: list[dict[str, Any]] | None = Field(None, max_length=64)
-    controller: ControllerDocument | None = None
-    environment: EnvironmentDocument | None = None
-
-
-class PlayRequest(_Body):
-    """Server-side Play: steps the World until paused, a limit, or ``until_tick``."""
-
-    mode: Literal["realtime", "fast"] = Field(
-        "realtime", description="'realtime' paces simulated time to the wall clock."
-    )
-    ticks_per_step: int = Field(1, ge=1, description="Ticks per committed step.")
-    rate: float = Field(1.0, gt=0.0, le=1000.0, description="Simulated s per wall s.")
-    until_tick: int | None = Field(None, ge=0, description="Stop at this tick.")
 
 
 class PlayStatus(BaseModel):
@@ -359,13 +153,17 @@ class PlayStatus(BaseModel):
 
     world_id: str
     playing: bool
-    mode: str | None = None
+    mode: Literal["realtime", "fast"] | None = None
     ticks_per_step: int | None = None
-    stopped_reason: str | None = None
+    stopped_reason: str | None = Field(
+        None,
+        description="Why Play last stopped: 'paused', 'until_tick', 'step_limit', 'deleted', "
+        "'released', 'shutdown', or an error code",
+    )
 
 
 class HealthResponse(BaseModel):
-    """The service's version and limits."""
+    """The service's version, limits and memory held by kept samples."""
 
     status: Literal["ok"]
     version: str
@@ -375,17 +173,18 @@ class HealthResponse(BaseModel):
     idle_release_s: float
     max_ticks_per_request: int
     max_body_bytes: int
+    samples_kept: int = Field(description="Most recent samples each World keeps [-]")
+    samples_bytes_per_world: int = Field(
+        description="Most bytes of kept samples per World (their arrays) [bytes]"
+    )
+    samples_bytes_total: int = Field(
+        description="Most bytes of kept samples over all Worlds [bytes]"
+    )
+    samples_bytes_held: int = Field(description="Bytes of samples kept now, all Worlds [bytes]")
     catalogue: list[str]
 
 
 # --------------------------------------------------------------------------- scene (Viewport)
-
-
-class PoseDocument(BaseModel):
-    """A rigid transform ``T_A_B`` (maps B into A): rotation 3x3 row-major, translation [m]."""
-
-    rotation: list[list[float]] = Field(description="R_A_B, 3 rows of 3.")
-    translation: list[float] = Field(description="t_A_B [m], 3 values.")
 
 
 class SceneMeshGeometry(BaseModel):

@@ -59,6 +59,8 @@ class Player:
         self.stopped_reason: str | None = None
         self._stop = False
         self.task: asyncio.Task | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._wake: asyncio.Event | None = None
 
     @property
     def playing(self) -> bool:
@@ -67,13 +69,30 @@ class Player:
 
     def start(self) -> None:
         """Starts the loop on the running event loop."""
-        self.task = asyncio.get_running_loop().create_task(self._run())
+        self._loop = asyncio.get_running_loop()
+        self._wake = asyncio.Event()
+        self.task = self._loop.create_task(self._run())
 
     def stop(self, reason: str) -> None:
-        """Asks the loop to stop after the step in progress (thread-safe)."""
+        """Asks the loop to stop after the step in progress (thread-safe); a wait for the
+        wall clock ends at once."""
         if self.stopped_reason is None:
             self.stopped_reason = reason
         self._stop = True
+        loop, wake = self._loop, self._wake
+        if loop is not None and wake is not None and not loop.is_closed():
+            loop.call_soon_threadsafe(wake.set)
+
+    async def _wait(self, seconds: float) -> None:
+        # Interruptible by stop(): a slow rate may ask to wait for hours. Waits are cut
+        # into hours at most (the loop recomputes the deadline), so no timer overflows.
+        if seconds <= 0.0 or self._wake is None:
+            await asyncio.sleep(0)
+            return
+        try:
+            await asyncio.wait_for(self._wake.wait(), timeout=min(seconds, 3600.0))
+        except TimeoutError:
+            pass
 
     def _steps(self, world: Any) -> int:
         n = self.ticks_per_step
@@ -100,7 +119,7 @@ class Player:
                 if self.mode == "realtime":
                     played_ns = await self.host.run(wid, lambda w: w.time_ns, changes=False)
                     due = start_wall + (played_ns - start_ns) / 1e9 / self.rate
-                    await asyncio.sleep(max(0.0, due - time.monotonic()))
+                    await self._wait(due - time.monotonic())
                 else:
                     await asyncio.sleep(0)
         except ServiceError as error:

@@ -11,12 +11,18 @@ roll, pitch, yaw in degrees applied in ZYX order, R = Rz(yaw) Ry(pitch) Rx(roll)
 
 Documents are read and written as JSON or TOML with :func:`load_spec` and
 :func:`save_spec`; :func:`spec_from_dict` validates an already-parsed mapping.
+The documents of what goes into a World (controllers, environments, vehicle
+placements: :data:`ControllerDocument`, :class:`EnvironmentDocument`,
+:class:`VehicleSetupDocument`) are one schema shared by the Python API
+(:mod:`leviathan.documents`), the service and the analytic scenarios.
 
 Validation is strict, for documents and for Python construction alike: a
 number field takes an ``int`` or a ``float`` (numpy's included) and nothing
 else, so ``true`` or ``"45"`` is refused rather than read as 1.0 or 45.0; an
 integer field (a period, a count) refuses floats, even ``2.0``; a bool field
-takes only ``True``/``False`` and a text field only ``str``. Arrays (JSON/TOML
+takes only ``True``/``False`` and a text field only ``str`` (the field types
+:data:`Real`, :data:`Integer`, :data:`Flag` and :data:`Text`, for documents
+defined elsewhere, e.g. the service's request bodies). Arrays (JSON/TOML
 arrays, Python lists) are accepted wherever a tuple is declared. Documents are
 refused before or while parsing when they exceed :data:`MAX_DOCUMENT_BYTES`,
 :data:`MAX_DOCUMENT_DEPTH` or :data:`MAX_DOCUMENT_ELEMENTS`, and sensors whose
@@ -58,8 +64,27 @@ from leviathan.specs._sensors import (
 )
 from leviathan.specs._vehicle import MassPropertiesSpec, ThrusterSpec, VehicleSpec
 from leviathan.specs._water import CurrentLayer, WaterSpec
+from leviathan.specs._world_documents import (
+    AUTOPILOT_GAIN_DEFAULTS,
+    AutopilotDocument,
+    BuiltinMaterialDocument,
+    ControllerDocument,
+    DeclaredMaterialDocument,
+    DirectThrustDocument,
+    EnvironmentDocument,
+    LambertMaterialDocument,
+    LawnmowerDocument,
+    MaterialDocument,
+    MaterialParameterDocument,
+    MeshDocument,
+    PoseDocument,
+    SceneObjectDocument,
+    VehicleSetupDocument,
+    WaypointFollowerDocument,
+)
 
 __all__ = [
+    "AUTOPILOT_GAIN_DEFAULTS",
     "BUILT_IN_SENSOR_SPECS",
     "MAX_CAMERA_PIXEL_COUNT",
     "MAX_DOCUMENT_BYTES",
@@ -69,27 +94,42 @@ __all__ = [
     "MAX_SONAR_CELL_COUNT",
     "MAX_SONAR_RAY_COUNT",
     "MAX_SONAR_TOPK_SLOT_COUNT",
+    "AutopilotDocument",
     "BeamPatternSpec",
+    "BuiltinMaterialDocument",
     "CameraSpec",
+    "ControllerDocument",
     "CurrentLayer",
     "DVLSpec",
+    "DeclaredMaterialDocument",
+    "DirectThrustDocument",
+    "EnvironmentDocument",
     "Flag",
     "HullSpec",
     "IMUSpec",
     "ImagingSonarSpec",
     "Integer",
+    "LambertMaterialDocument",
+    "LawnmowerDocument",
     "MassPropertiesSpec",
+    "MaterialDocument",
+    "MaterialParameterDocument",
+    "MeshDocument",
     "MountSpec",
+    "PoseDocument",
     "PressureSpec",
     "Real",
+    "SceneObjectDocument",
     "ScheduleSpec",
     "SensorSpec",
     "SpecError",
     "SpecModel",
     "Text",
     "ThrusterSpec",
+    "VehicleSetupDocument",
     "VehicleSpec",
     "WaterSpec",
+    "WaypointFollowerDocument",
     "format_validation_error",
     "load_spec",
     "register_sensor_spec",

@@ -93,8 +93,10 @@ Text = Annotated[str, Strict()]
 """A str field that takes ``str`` only, never bytes."""
 
 Vec3 = tuple[Real, Real, Real]
-PositiveFloat = Annotated[Real, Field(gt=0)]
-NonNegativeFloat = Annotated[Real, Field(ge=0)]
+# The bound sits inside the before-validator, so the JSON Schema states it
+# (``exclusiveMinimum``/``minimum``); outside it, pydantic would write a bare "gt".
+PositiveFloat = Annotated[float, Field(gt=0), BeforeValidator(_real)]
+NonNegativeFloat = Annotated[float, Field(ge=0), BeforeValidator(_real)]
 PositiveVec3 = tuple[PositiveFloat, PositiveFloat, PositiveFloat]
 NonNegativeVec6 = tuple[
     NonNegativeFloat,

@@ -161,7 +161,12 @@ def add_subparser(subparsers: Any) -> None:
         default=None,
         help="ray: a running cluster, e.g. auto or HEAD:6379 (default: $RAY_ADDRESS, else local)",
     )
-    r.add_argument("--limit", type=_positive, default=None, help="run only the first N runs (default: all of them)")
+    r.add_argument(
+        "--limit",
+        type=_positive,
+        default=None,
+        help="run only the first N runs (default: all of them)",
+    )
     r.add_argument(
         "--retry-failed", action="store_true", help="run again the runs that failed before"
     )

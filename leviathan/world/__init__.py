@@ -4,6 +4,7 @@ from leviathan.world._environment import Environment, SceneObject
 from leviathan.world._errors import (
     MAX_STEPS_PER_WORLD,
     ThrusterFaultRefusedError,
+    WorldDivergedError,
     WorldLimitError,
 )
 from leviathan.world._hulls import hull_triangle_mesh, scenes_seen
@@ -23,6 +24,7 @@ __all__ = [
     "VehicleSetup",
     "VehicleTrackRecord",
     "World",
+    "WorldDivergedError",
     "WorldLimitError",
     "WorldRegistry",
     "WorldSnapshot",

@@ -16,7 +16,7 @@ import numpy as np
 from leviathan.dynamics import step as dynamics_step
 from leviathan.schedule import SensorSchedule
 from leviathan.world import _sampling as sampling
-from leviathan.world._errors import WorldLimitError
+from leviathan.world._errors import WorldDivergedError, WorldLimitError
 from leviathan.world._records import CaptureGroup
 from leviathan.world._state import WorldState, record_track
 from leviathan.world._transactions import transaction
@@ -76,12 +76,34 @@ def _advance_one(state: WorldState) -> None:
             v.model, v.state, v.controller_state, time_ns=t_ns, dt_ns=dt_ns
         )
         command_n = np.asarray(command, dtype=np.float64)
-        next_state = dynamics_step(v.model, v.state, command_n, current, dt_ns=dt_ns)
+        try:
+            next_state = dynamics_step(v.model, v.state, command_n, current, dt_ns=dt_ns)
+        except ValueError as error:
+            # The committed state is finite and checked; only a run-away integration (a
+            # stage's depth or velocity out of the finite numbers) fails in here.
+            _diverged(v.name, state.clock.tick + 1, str(error), error)
+        _check_finite(v.name, next_state, state.clock.tick + 1)
         updates.append((v, controller_state, command_n, next_state))
     for v, controller_state, command_n, next_state in updates:
         v.controller_state, v.command_n, v.state = controller_state, command_n, next_state
     state.clock.advance(1)
     record_track(state)
+
+
+def _check_finite(vehicle: str, next_state: Any, tick: int) -> None:
+    """Refuses a tick whose state is not finite (the step then rolls back, as any failure)."""
+    for name in ("position_ned_m", "attitude_q", "velocity_body"):
+        values = getattr(next_state, name)
+        if not np.isfinite(values).all():
+            _diverged(vehicle, tick, f"{name} = {values.tolist()}")
+
+
+def _diverged(vehicle: str, tick: int, what: str, cause: BaseException | None = None) -> None:
+    raise WorldDivergedError(
+        f"vehicle {vehicle!r}: its dynamics diverged at tick {tick} ({what}); the step is "
+        "refused and the World stays as it was before it. Start the vehicle from a plausible "
+        "state (velocity_body) or give it a gentler controller"
+    ) from cause
 
 
 def _sample_tick(state: WorldState, *, after_ns: int | None) -> list[CaptureGroup]:

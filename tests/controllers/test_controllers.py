@@ -65,7 +65,7 @@ def test_autopilot_reaches_depth_heading_and_speed(
 def test_waypoint_follower_visits_a_lawnmower_in_order() -> None:
     model = RigidBodyModel.from_spec(get_vehicle("reference_survey_vehicle"))
     waypoints = lawnmower(
-        origin_ne=(5.0, 0.0),
+        origin_ne_m=(5.0, 0.0),
         heading_rad=0.0,
         leg_length_m=20.0,
         leg_spacing_m=10.0,
@@ -97,7 +97,7 @@ def test_waypoint_follower_visits_a_lawnmower_in_order() -> None:
 
 def test_lawnmower_geometry() -> None:
     waypoints = lawnmower(
-        origin_ne=(1.0, 2.0),
+        origin_ne_m=(1.0, 2.0),
         heading_rad=math.pi / 2,
         leg_length_m=10.0,
         leg_spacing_m=4.0,

@@ -143,3 +143,42 @@ def shot(page: Any, name: str, *, selector: str | None = None) -> Path:
     else:
         page.locator(selector).screenshot(path=str(path))
     return path
+
+
+def track_plot_drawn(page: Any) -> dict[str, Any]:
+    """What the World panel's track plot last drew, from uPlot itself: the x (east) and
+    y (north) scale ranges it drew with [m], its plot area in canvas pixels, the device
+    pixel ratio and each vehicle's trace colour."""
+    return page.evaluate("window.leviathanTest.trackPlotDrawn()")
+
+
+def track_pixel(drawn: dict[str, Any], north: float, east: float) -> tuple[float, float]:
+    """Where uPlot draws (north, east) on its canvas [px], by its linear scales as drawn."""
+    (x0, x1), (y0, y1), box = drawn["x"], drawn["y"], drawn["bbox"]
+    x = box["left"] + (east - x0) / (x1 - x0) * box["width"]
+    y = box["top"] + box["height"] - (north - y0) / (y1 - y0) * box["height"]
+    return x, y
+
+
+def _rgb(colour: str) -> tuple[int, int, int]:
+    return int(colour[1:3], 16), int(colour[3:5], 16), int(colour[5:7], 16)
+
+
+def ring_drawn_at(page: Any, vehicle: str, north: float, east: float) -> bool:
+    """Whether the canvas shows ``vehicle``'s end-of-track ring around (north, east),
+    inside the plot area: a pixel of the trace's colour on the ring's right edge (the
+    ring has a radius of 4 CSS px; antialiasing blends its edge, so the nearest pixel of
+    a 7 x 7 window must be within 60 of the colour in each channel)."""
+    drawn = track_plot_drawn(page)
+    x, y = track_pixel(drawn, north, east)
+    box = drawn["bbox"]
+    if not (box["left"] <= x <= box["left"] + box["width"]):
+        return False
+    if not (box["top"] <= y <= box["top"] + box["height"]):
+        return False
+    r = 4 * drawn["dpr"]
+    left, top = round(x + r) - 3, round(y) - 3
+    rgba = page.evaluate(f"window.leviathanTest.trackPlotPixels({left}, {top}, 7, 7)")
+    want = _rgb(drawn["colours"][vehicle])
+    pixels = [rgba[i : i + 3] for i in range(0, len(rgba), 4)]
+    return any(all(abs(p - w) <= 60 for p, w in zip(px, want, strict=True)) for px in pixels)

@@ -112,13 +112,13 @@ def test_catalogue_lists_every_vehicle_with_its_sensors_and_thrusters(
         assert vehicle["description"] == spec.description
 
 
-_VALUES = {"number": 1.0, "points": [[10.0, 0.0, 5.0]], "options": {}}
+_VALUES = {"number": 1.0, "integer": 2, "pair": [0.0, 0.0], "points": [[10.0, 0.0, 5.0]]}
 
 
 def test_a_controller_built_from_the_catalogue_fields_is_accepted(client: httpx.Client) -> None:
     body = client.get("/catalogue").json()
     kinds = {c["kind"] for c in body["controllers"]}
-    assert kinds == {"direct_thrust", "autopilot", "waypoint_follower"}
+    assert kinds == {"direct_thrust", "autopilot", "waypoint_follower", "lawnmower"}
     thrusters = len(get_vehicle("reference_survey_vehicle").thrusters)
     for controller in body["controllers"]:
         document: dict[str, Any] = {"kind": controller["kind"]}

@@ -8,10 +8,12 @@ httpx and the same request body, never from the page itself.
 
 from __future__ import annotations
 
+import base64
 import io
 from typing import Any
 
 import httpx
+import numpy as np
 import pytest
 from browser_helpers import open_dashboard, shot
 from PIL import Image
@@ -115,13 +117,31 @@ def _assert_report_shown(page, report: dict[str, Any]) -> None:
 
 
 def _assert_image_is(page, png: bytes) -> None:
-    size = page.evaluate(
-        "() => { const i = document.getElementById('sonar-image');"
-        " return [i.complete, i.naturalWidth, i.naturalHeight]; }"
+    """The panel shows exactly this PNG: the pixels the browser decoded and draws for the
+    <img> (read back through a canvas) are the PNG's own, and the image is on screen."""
+    shown = page.evaluate(
+        """() => {
+        const i = document.getElementById('sonar-image');
+        const c = document.createElement('canvas');
+        c.width = i.naturalWidth; c.height = i.naturalHeight;
+        const g = c.getContext('2d');
+        g.drawImage(i, 0, 0);
+        const data = g.getImageData(0, 0, c.width, c.height).data;
+        let text = '';
+        for (let k = 0; k < data.length; k += 8192) {
+          text += String.fromCharCode.apply(null, data.subarray(k, k + 8192));
+        }
+        const box = i.getBoundingClientRect();
+        return {complete: i.complete, size: [c.width, c.height], rgba: btoa(text),
+                onScreen: [box.width, box.height], hidden: i.hidden};
+      }"""
     )
     with Image.open(io.BytesIO(png)) as expected:
-        assert size == [True, *expected.size]
-    assert size[1] > 0
+        rgba = np.asarray(expected.convert("RGBA"))
+    assert shown["complete"] and shown["size"] == [rgba.shape[1], rgba.shape[0]]
+    assert not shown["hidden"] and min(shown["onScreen"]) > 0
+    drawn = np.frombuffer(base64.b64decode(shown["rgba"]), dtype=np.uint8).reshape(rgba.shape)
+    np.testing.assert_array_equal(drawn, rgba)
 
 
 def _fill_typed(page, values: dict[str, str]) -> None:

@@ -1,6 +1,7 @@
 """The Viewport in a real Chromium against a real service: it opens on "Show in Viewport",
-draws the World where the API says it is (read back from the rendered three.js objects),
-follows it live while it plays, and its follow camera rides with the vehicle.
+draws the World where the API says it is (read back from the rendered three.js objects,
+and from the WebGL drawing buffer's pixels at the API's position), follows it live while
+it plays, and its follow camera rides with the vehicle.
 
 Tolerance. three.js keeps object poses in float64 on the page, but the GPU draws them in
 float32, and the read-back goes through a matrix product and an Euler extraction; the
@@ -298,6 +299,12 @@ def test_follow_camera_moves_with_the_vehicle(page: Any, service: Any) -> None:
     assert after["target"] == pytest.approx(
         {k: after_pose[k] for k in ("north", "east", "down")}, abs=1e-9
     )
+    # What WebGL draws where the API puts the vehicle: its hull (the pixel changes when
+    # the vehicle alone is hidden), in the middle of the follow camera's view.
+    north, east, down = _api_state(service, world_id)["vehicles"]["auv"]["position_ned_m"]
+    seen = page.evaluate(f"window.leviathanTest.viewportPixelAt({north}, {east}, {down}, 'auv')")
+    assert seen["inView"], seen
+    assert seen["pixel"] != seen["without"], seen
     shot(page, "viewport-follow", selector="#viewport-panel")
 
 

@@ -1,5 +1,7 @@
 """The World panel in a real Chromium against a real service: every button, checked
-through the API (never through the page alone)."""
+through the API (never through the page alone) and against what the page draws: the
+panel's texts, and the track plot's canvas pixels at the positions the API reports,
+placed by the scales uPlot drew with (never the panel's own copy of the track)."""
 
 from __future__ import annotations
 
@@ -9,7 +11,13 @@ from typing import Any
 
 import httpx
 import pytest
-from browser_helpers import DELETED_WORLD_READ, open_dashboard, shot
+from browser_helpers import (
+    DELETED_WORLD_READ,
+    open_dashboard,
+    ring_drawn_at,
+    shot,
+    track_plot_drawn,
+)
 
 from leviathan.catalogue import get_vehicle
 from leviathan.controllers import Autopilot
@@ -57,6 +65,23 @@ def _panel_tick(page: Any) -> int:
     return int(page.inner_text(TICK))
 
 
+def _last_position(service: Any, world_id: str, vehicle: str = "auv") -> tuple[float, float]:
+    """The vehicle's last (north, east) by the API [m]."""
+    with _api(service) as api:
+        track = api.get(f"/worlds/{world_id}/track", params={"vehicle": vehicle}).json()
+    north, east, _ = track["position_ned_m"][-1]
+    return north, east
+
+
+def _wait_ring(page: Any, service: Any, world_id: str, vehicle: str = "auv") -> None:
+    """Waits until the canvas shows the vehicle's ring where the API puts it."""
+    north, east = _last_position(service, world_id, vehicle)
+    _wait(
+        lambda: ring_drawn_at(page, vehicle, north, east),
+        f"{vehicle}'s ring drawn at north {north:.3f}, east {east:.3f}",
+    )
+
+
 def _in_process_world() -> World:
     """The World the panel's default form describes, built in-process."""
     setup = VehicleSetup(
@@ -89,7 +114,7 @@ def test_step_20_advances_exactly_20_ticks_and_grows_the_track(page: Any, servic
     open_dashboard(page, service.url)
     # As in Figure 2.2: one second of simulated time (20 ticks of 0.05 s).
     world_id = _create_in_panel(page, step_s="0.05")
-    assert page.evaluate("window.leviathanTest.trackPointCount()") == 1
+    _wait_ring(page, service, world_id)
     page.click("[data-action=step]")
     page.wait_for_function(f"document.querySelector('{TICK}').textContent === '20'")
     with _api(service) as api:
@@ -99,8 +124,8 @@ def test_step_20_advances_exactly_20_ticks_and_grows_the_track(page: Any, servic
         state = api.get(f"/worlds/{world_id}/state").json()["state"]
     assert info["tick"] == 20
     assert info["time_ns"] == 20 * 50_000_000
-    page.wait_for_function("window.leviathanTest.trackPointCount() === 21")
     assert len(track["ticks"]) == 21
+    _wait_ring(page, service, world_id)
     assert page.inner_text("[data-role=clock] [data-value=simulation-time]") == "1 s"
     page.wait_for_function(
         f"document.querySelector('{HASH}').textContent === '{snapshot['content_hash']}'"
@@ -110,11 +135,74 @@ def test_step_20_advances_exactly_20_ticks_and_grows_the_track(page: Any, servic
     assert row.locator("[data-value=depth]").inner_text() == f"{auv['depth_m']:.3f}"
     assert row.locator("[data-value=north]").inner_text() == f"{auv['position_ned_m'][0]:.3f}"
     assert row.locator("[data-value=speed]").inner_text() == (f"{auv['speed_over_ground_m_s']:.3f}")
-    # North up, east right, the same metres per pixel on both axes.
-    scale = page.evaluate("window.leviathanTest.trackPlotScale()")
-    assert scale["east_m_per_px"] == pytest.approx(scale["north_m_per_px"], rel=1e-9)
+    # North up, east right, the same metres per pixel on both axes, as drawn.
+    drawn = track_plot_drawn(page)
+    east_per_px = (drawn["x"][1] - drawn["x"][0]) / drawn["bbox"]["width"]
+    north_per_px = (drawn["y"][1] - drawn["y"][0]) / drawn["bbox"]["height"]
+    assert east_per_px == pytest.approx(north_per_px, rel=1e-9)
     path = shot(page, "world_panel", selector="#world-panel")
     assert path.stat().st_size > 0
+
+
+def test_the_track_plot_rescales_as_the_track_grows(page: Any, service: Any) -> None:
+    # The default World, Step 20 three times: over a metre north of where it started,
+    # which the first view (about +-0.25 m) cannot show; every point the API reports must
+    # lie inside the scales uPlot drew with, at one scale on both axes.
+    open_dashboard(page, service.url)
+    world_id = _create_in_panel(page, step_s="0.05")
+    for k in range(1, 4):
+        page.click("[data-action=step]")
+        page.wait_for_function(f"document.querySelector('{TICK}').textContent === '{20 * k}'")
+        _wait_ring(page, service, world_id)
+    with _api(service) as api:
+        track = api.get(f"/worlds/{world_id}/track", params={"vehicle": "auv"}).json()
+    north = [p[0] for p in track["position_ned_m"]]
+    east = [p[1] for p in track["position_ned_m"]]
+    assert north[-1] > 1.0
+    drawn = track_plot_drawn(page)
+    assert drawn["x"][0] <= min(east) and max(east) <= drawn["x"][1]
+    assert drawn["y"][0] <= min(north) and max(north) <= drawn["y"][1]
+    east_per_px = (drawn["x"][1] - drawn["x"][0]) / drawn["bbox"]["width"]
+    north_per_px = (drawn["y"][1] - drawn["y"][0]) / drawn["bbox"]["height"]
+    assert east_per_px == pytest.approx(north_per_px, rel=1e-9)
+    shot(page, "world_panel_track_grown", selector="#world-panel")
+
+
+def test_the_header_counts_the_worlds_the_service_holds(page: Any, service: Any) -> None:
+    status = "#service-status"
+
+    def open_count() -> int:
+        return len(httpx.get(f"{service.url}/worlds", timeout=30).json()["worlds"])
+
+    def shows(n: int) -> None:
+        page.wait_for_function(
+            f"document.querySelector('{status}').textContent.endsWith(' {n}/32 Worlds open')"
+        )
+
+    open_dashboard(page, service.url)
+    start = open_count()
+    shows(start)
+    _create_in_panel(page)
+    shows(start + 1)
+    # A World opened by another client shows too (the header polls the service).
+    with _api(service) as api:
+        other = api.post(
+            "/worlds",
+            json={
+                "vehicles": [
+                    {
+                        "name": "rov",
+                        "spec": "inspection_rov",
+                        "controller": {"kind": "direct_thrust", "commands_n": [0.0] * 6},
+                    }
+                ],
+                "step_s": "0.1",
+            },
+        ).json()["id"]
+        shows(start + 2)
+        assert api.delete(f"/worlds/{other}").status_code == 204
+    shows(start + 1)
+    assert open_count() == start + 1
 
 
 def test_reset_returns_to_tick_0_with_the_starting_hash(page: Any, service: Any) -> None:
@@ -131,7 +219,10 @@ def test_reset_returns_to_tick_0_with_the_starting_hash(page: Any, service: Any)
     assert snapshot["tick"] == 0
     assert snapshot["content_hash"] == start_hash
     page.wait_for_function(f"document.querySelector('{HASH}').textContent === '{start_hash}'")
-    assert page.evaluate("window.leviathanTest.trackPointCount()") == 1
+    # The plot went back with the World: its start again, in the smallest view.
+    _wait_ring(page, service, world_id)
+    drawn = track_plot_drawn(page)
+    assert drawn["y"][1] - drawn["y"][0] < 1.0
 
 
 def test_export_usd_downloads_a_stage_usd_core_opens(
@@ -220,7 +311,7 @@ def test_play_advances_ticks_and_pause_stops_them(page: Any, service: Any) -> No
     with _api(service) as api:
         page.click("[data-action=play]")
         _wait(lambda: api.get(f"/worlds/{world_id}").json()["tick"] >= 5, "Play to step")
-        page.wait_for_function("window.leviathanTest.trackPointCount() > 3")
+        page.wait_for_selector("[data-role=clock] [data-value=playing]:text-is('yes')")
         assert page.locator("[data-action=pause]").is_enabled()
         page.click("[data-action=pause]")
         _wait(lambda: not api.get(f"/worlds/{world_id}/play").json()["playing"], "Pause")
@@ -229,6 +320,7 @@ def test_play_advances_ticks_and_pause_stops_them(page: Any, service: Any) -> No
         assert api.get(f"/worlds/{world_id}").json()["tick"] == paused_at
     page.wait_for_selector("[data-role=clock] [data-value=playing]:text-is('no')")
     assert page.inner_text(TICK) == str(paused_at)
+    _wait_ring(page, service, world_id)
     assert page.locator("[data-action=play]").is_enabled()
     assert page.locator("[data-action=pause]").is_disabled()
 
@@ -263,8 +355,10 @@ def test_two_vehicles_give_two_traces(page: Any, service: Any) -> None:
         spec = api.get(f"/worlds/{world_id}/vehicles/auv2/spec").json()
     assert info["vehicles"] == ["auv", "auv2"]
     assert spec["name"] == "torpedo_auv"
+    drawn = track_plot_drawn(page)
+    assert drawn["colours"]["auv"] != drawn["colours"]["auv2"]
     for vehicle in ("auv", "auv2"):
-        page.wait_for_function(f"window.leviathanTest.trackPointCount('{vehicle}') === 21")
+        _wait_ring(page, service, world_id, vehicle)
     assert page.locator("[data-role=vehicles] tbody tr").count() == 2
 
 

@@ -247,8 +247,10 @@ def test_unknown_world_unknown_vehicle_and_refusals_have_the_error_shape(client)
     assert info.value.field
     with pytest.raises(ServiceInvalidError):
         world.step(0)
-    with pytest.raises(ServiceInvalidError, match="vehicle"):
+    # An unknown vehicle is 404 (a LookupError, like the KeyError in-process).
+    with pytest.raises(ServiceNotFoundError, match="vehicle") as missing:
         world.set_controller("nobody", Autopilot(speed_m_per_s=1, depth_m=1, heading_rad=0))
+    assert isinstance(missing.value, LookupError) and missing.value.field == "vehicle"
     assert world.snapshot().content_hash == before
     with pytest.raises(ServiceNotFoundError):
         client.world("world-0")
@@ -331,6 +333,22 @@ def test_realtime_play_keeps_simulated_time_at_wall_time(client) -> None:
     assert world.tick == tick
 
 
+def test_pause_ends_a_slow_realtime_wait_at_once(client) -> None:
+    # At the slowest rate the schema allows, the first step is followed by a wait of
+    # years for the wall clock to catch up; Pause must not wait it out (schemathesis
+    # found the Pause request hanging).
+    world = client.create_world(vehicles=[thrust_setup()], step_s="0.01")
+    world.play("realtime", rate=5e-324)
+    deadline = time.monotonic() + 10
+    while world.tick == 0 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    started = time.monotonic()
+    paused = world.pause()
+    assert paused["playing"] is False and paused["stopped_reason"] == "paused"
+    assert time.monotonic() - started < 5.0
+    assert world.tick == 1
+
+
 def test_play_refuses_more_ticks_per_step_than_a_request_may_take(client, service) -> None:
     world = client.create_world(vehicles=[thrust_setup()], step_s="0.01")
     limit = service.host.settings.max_ticks_per_request
@@ -352,8 +370,8 @@ def test_unknown_method_and_bad_query_parameters_have_the_error_shape(client) ->
     world = client.create_world(vehicles=[thrust_setup()], step_s="0.01")
     http = client._http
     for response, status, field in (
-        (http.patch(f"/worlds/{world.id}/step", json={"n": 1}), 405, None),
-        (http.delete("/health"), 405, None),
+        (http.patch(f"/worlds/{world.id}/step", json={"n": 1}), 405, "method"),
+        (http.delete("/health"), 405, "method"),
         (http.get(f"/worlds/{world.id}/track"), 422, "vehicle"),
         (
             http.get(f"/worlds/{world.id}/track", params={"vehicle": "rov", "from_tick": -1}),
@@ -370,6 +388,9 @@ def test_unknown_method_and_bad_query_parameters_have_the_error_shape(client) ->
         body = response.json()
         assert set(body) == ERROR_KEYS and body["field"] == field
     assert http.patch(f"/worlds/{world.id}/step").json()["code"] == "method_not_allowed"
+    # Allow lists every method of the path, however many routes serve it.
+    assert http.patch(f"/worlds/{world.id}/play").headers["allow"] == "GET, POST"
+    assert http.put(f"/worlds/{world.id}").headers["allow"] == "DELETE, GET"
 
 
 def test_an_internal_error_is_a_500_in_the_one_shape_without_a_traceback(
@@ -386,7 +407,7 @@ def test_an_internal_error_is_a_500_in_the_one_shape_without_a_traceback(
 
     # One failure inside a World operation (worker pool), one in a handler itself.
     monkeypatch.setattr(World, "state", broken)
-    monkeypatch.setattr("leviathan.service.routers._service.vehicle_names", broken_app_side)
+    monkeypatch.setattr("leviathan.service.routers._service.get_vehicle", broken_app_side)
     for path in (f"/worlds/{world.id}/state", "/catalogue/torpedo_auv"):
         response = client._http.get(path)
         assert response.status_code == 500, response.text
@@ -429,7 +450,7 @@ def test_refused_requests_racing_accepted_ones_change_nothing(client) -> None:
                 try:
                     refused_calls[i % len(refused_calls)](mine)
                     unexpected.append(AssertionError("a refusal was accepted"))
-                except ServiceInvalidError as error:
+                except (ServiceInvalidError, ServiceNotFoundError) as error:
                     refusals.append(error)
                 except BaseException as error:
                     unexpected.append(error)

@@ -1,5 +1,5 @@
 """The service's limits, security and faults: capacity, step limit, idle release (410),
-restart, body size (413), token, shutdown (503), disconnects, malformed JSON, Ctrl-C."""
+restart, body size (413), token, shutdown (503), disconnects, unparsable bodies (400), Ctrl-C."""
 
 from __future__ import annotations
 
@@ -146,11 +146,13 @@ def test_oversized_bodies_get_413_before_parsing(guarded) -> None:
     assert streamed.status_code == 413 and set(streamed.json()) == ERROR_KEYS
 
 
-def test_malformed_json_is_422_in_the_error_shape(guarded) -> None:
+@pytest.mark.parametrize("body", [b'{"vehicles": [', b"\xff\xfe{}"], ids=["json", "utf8"])
+def test_an_unparsable_body_is_400_in_the_error_shape(guarded, body: bytes) -> None:
     headers = {"Authorization": "Bearer s3cret", "content-type": "application/json"}
-    response = httpx.post(guarded.url + "/worlds", content=b'{"vehicles": [', headers=headers)
-    assert response.status_code == 422
+    response = httpx.post(guarded.url + "/worlds", content=body, headers=headers)
+    assert response.status_code == 400, response.text
     assert set(response.json()) == ERROR_KEYS and response.json()["field"] == "body"
+    assert response.json()["code"] == "malformed"
 
 
 def test_a_client_disconnecting_mid_step_leaves_the_world_whole() -> None:

@@ -254,11 +254,11 @@ def test_json_document_with_a_repeated_key_is_refused(tmp_path: Path) -> None:
 
 
 def test_axis_path_may_create_a_table_the_base_leaves_out() -> None:
-    path = "scenario.vehicles[0].controller.options.depth_bandwidth_rad_s"
-    runs = _plan(sweep(axes=[{"path": path, "values": [0.4, 0.6]}])).runs
+    path = "scenario.environment.water.temperature_c"  # the base declares no water table
+    runs = _plan(sweep(axes=[{"path": path, "values": [4.0, 12.0]}])).runs
     assert [r.error for r in runs] == [None, None]
-    options = [r.document["scenario"]["vehicles"][0]["controller"]["options"] for r in runs]
-    assert options == [{"depth_bandwidth_rad_s": 0.4}, {"depth_bandwidth_rad_s": 0.6}]
+    water = [r.document["scenario"]["environment"]["water"] for r in runs]
+    assert [w["temperature_c"] for w in water] == [4.0, 12.0]
 
 
 def test_axis_path_through_a_misspelt_key_is_refused_naming_it() -> None:

@@ -563,3 +563,22 @@ def test_state_speed_is_the_norm_written_in_order() -> None:
     v_world = s.T_world_body.apply_direction(s.velocity_body[:3]).tolist()
     assert v["speed_over_ground_m_s"] == world_queries.norm3(v_world)
     assert math.isclose(v["speed_over_ground_m_s"], math.hypot(*v_world), rel_tol=1e-15)
+
+
+def test_a_diverging_vehicle_is_refused_and_the_world_stays_as_it_was() -> None:
+    from leviathan.catalogue import get_vehicle
+    from leviathan.controllers import DirectThrust
+    from leviathan.world import VehicleSetup, World, WorldDivergedError
+
+    spec = get_vehicle("reference_survey_vehicle")
+    runaway = VehicleSetup(
+        "a",
+        spec.replace(sensors=()),
+        DirectThrust([0.0] * len(spec.thrusters)),
+        velocity_body=(-6.8e15, 0.0, 0.0, 0.0, 0.0, 0.0),
+    )
+    world = World.create(vehicles=[runaway], step_s="0.01", tracing_backend="reference")
+    before = world.snapshot().content_hash
+    with pytest.raises(WorldDivergedError, match="vehicle 'a': its dynamics diverged at tick 2"):
+        world.step(50)
+    assert world.tick == 0 and world.snapshot().content_hash == before

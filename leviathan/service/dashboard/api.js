@@ -103,6 +103,9 @@ const PLAIN = {
   unreachable: "The service cannot be reached; is leviathan serve still running?",
   internal: "The service hit an internal error (a bug); its log has the details.",
   not_found: "The service has no such resource.",
+  conflict: "The World's state rules this out.",
+  malformed: "The service could not read the request.",
+  method_not_allowed: "The service does not offer this operation here.",
 };
 
 /** A plain-words sentence for any error, for a panel to show (never a blank page). */

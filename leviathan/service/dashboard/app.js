@@ -3,7 +3,9 @@
 // that fails shows its error in its own section and the others still work (never a
 // blank page). <body data-ready="true"> says every panel has been tried.
 
-import { api, plainError } from "./api.js";
+import { api, on, plainError } from "./api.js";
+
+const HEALTH_POLL_MS = 2000; // Worlds opened or closed by other clients show within this
 
 const PANELS = [
   ["world-panel", "./world_panel.js"],
@@ -44,6 +46,10 @@ async function showService() {
 
 async function main() {
   await Promise.all([showService(), ...PANELS.map(([id, path]) => mountPanel(id, path))]);
+  // The header's "N/32 Worlds open" follows the service: at once after this page's own
+  // changes, and by polling for everyone else's (other pages, clients, idle release).
+  on("world-changed", () => showService());
+  setInterval(showService, HEALTH_POLL_MS);
   document.body.dataset.ready = "true";
 }
 

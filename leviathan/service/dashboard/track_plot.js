@@ -1,5 +1,7 @@
 // The World panel's north-up track plot: east to the right, north up, one trace per
-// vehicle, the same metres per pixel on both axes (so a circle stays a circle).
+// vehicle, the same metres per pixel on both axes (so a circle stays a circle), the view
+// refitted to the tracks on every update. uPlot reads the ranges of scales with
+// auto: false only when told to (setScale), not on setData, so update() sets both.
 // uPlot in its x-y mode (mode 2: each series has its own east and north arrays); the
 // traces are drawn in time order by trackPath, since uPlot's own line builder assumes
 // x increases along a series and decimates on that assumption.
@@ -50,13 +52,25 @@ export class TrackPlot {
     return total;
   }
 
-  /** Metres per canvas pixel along east and north (equal by construction). */
-  scale() {
+  /** What uPlot last drew: its scales' ranges [m], the plot area in canvas pixels,
+   * the device pixel ratio and each trace's colour (for tests that read the canvas). */
+  drawn() {
     if (!this.plot) return null;
-    const { width, height } = this.plot.bbox;
-    const [x0, x1] = this.ranges.x;
-    const [y0, y1] = this.ranges.y;
-    return { east_m_per_px: (x1 - x0) / width, north_m_per_px: (y1 - y0) / height };
+    const u = this.plot;
+    const { left, top, width, height } = u.bbox;
+    return {
+      x: [u.scales.x.min, u.scales.x.max],
+      y: [u.scales.y.min, u.scales.y.max],
+      bbox: { left, top, width, height },
+      dpr: window.devicePixelRatio || 1,
+      colours: Object.fromEntries(this.names.map((n, i) => [n, COLOURS[i % COLOURS.length]])),
+    };
+  }
+
+  /** RGBA bytes of a w x h window of the plot's canvas at canvas pixel (x, y). */
+  pixels(x, y, w, h) {
+    const canvas = this.container.querySelector("canvas");
+    return Array.from(canvas.getContext("2d").getImageData(x, y, w, h).data);
   }
 
   /** Replaces every track: {vehicleName: {east: [m], north: [m]}} (arrays are kept). */
@@ -65,7 +79,12 @@ export class TrackPlot {
     const names = [...this.tracks.keys()];
     if (!this.plot || names.join("\n") !== this.names.join("\n")) this.rebuild(names);
     this.fitRanges();
-    this.plot.setData(this.data(), true);
+    const u = this.plot;
+    u.batch(() => {
+      u.setData(this.data(), false);
+      u.setScale("x", { min: this.ranges.x[0], max: this.ranges.x[1] });
+      u.setScale("y", { min: this.ranges.y[0], max: this.ranges.y[1] });
+    });
   }
 
   data() {

@@ -434,6 +434,38 @@ class Viewport {
     return Array.from({ length: count }, (_, i) => Array.from(positions.subarray(3 * i, 3 * i + 3)));
   }
 
+  /** What WebGL draws at the NED point (north, east, down) [m]: renders a frame and
+   * reads that drawing-buffer pixel (RGBA), and again with vehicle ``without`` hidden
+   * (so a test can tell the vehicle is what is drawn there). */
+  pixelAt(north, east, down, without = null) {
+    if (!this.renderer) return null;
+    this.nedRoot.updateMatrixWorld(true);
+    const p = new THREE.Vector3(north, east, down).applyMatrix4(this.nedRoot.matrixWorld);
+    p.project(this.camera);
+    const size = this.renderer.getDrawingBufferSize(new THREE.Vector2());
+    // NDC to drawing-buffer pixels; WebGL counts rows from the bottom.
+    const x = Math.min(size.x - 1, Math.max(0, Math.floor(((p.x + 1) / 2) * size.x)));
+    const y = Math.min(size.y - 1, Math.max(0, Math.floor(((p.y + 1) / 2) * size.y)));
+    const gl = this.renderer.getContext();
+    const read = () => {
+      this.renderer.render(this.three, this.camera);
+      const rgba = new Uint8Array(4);
+      gl.readPixels(x, y, 1, 1, gl.RGBA, gl.UNSIGNED_BYTE, rgba);
+      return Array.from(rgba);
+    };
+    const pixel = read();
+    let hidden = null;
+    const node = without === null ? null : this.vehicles.get(without);
+    if (node) {
+      node.visible = false;
+      hidden = read();
+      node.visible = true;
+      this.renderer.render(this.three, this.camera);
+    }
+    const inView = Math.abs(p.x) <= 1 && Math.abs(p.y) <= 1 && p.z >= -1 && p.z <= 1;
+    return { x, y, inView, pixel, without: hidden };
+  }
+
   cameraInfo() {
     const target = this.controls ? this.controls.target : new THREE.Vector3();
     return {
@@ -462,6 +494,7 @@ export function mount(section, api) {
     viewportTrails: () => viewport.trailCounts(),
     viewportTrail: (name) => viewport.trailPoints(name),
     viewportDrawn: () => viewport.drawn(),
+    viewportPixelAt: (north, east, down, without = null) => viewport.pixelAt(north, east, down, without),
   });
   return viewport;
 }

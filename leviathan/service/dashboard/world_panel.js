@@ -11,7 +11,10 @@ import { TrackPlot } from "./track_plot.js";
 const DEG = 180 / Math.PI;
 const STEP_TICKS = 20;
 // Suggested values for required controller fields (the service has no default for them).
-const SUGGESTED = { speed_m_per_s: 1.0, depth_m: 5.0, heading_rad: 0.0, acceptance_radius_m: 2.0 };
+const SUGGESTED = {
+  speed_m_per_s: 1.0, depth_m: 5.0, heading_rad: 0.0, acceptance_radius_m: 2.0,
+  leg_length_m: 30.0, leg_spacing_m: 8.0, legs: 2, origin_ne_m: "0, 0",
+};
 
 function el(tag, attrs = {}, ...children) {
   const node = document.createElement(tag);
@@ -74,16 +77,6 @@ function parsePoints(text, what) {
     if (xyz.length !== 3) throw new Error(`${what}: expected north, east, down per line, got "${line}"`);
     return xyz;
   });
-}
-
-function parseOptions(text, what) {
-  const out = {};
-  for (const pair of String(text).split(/[,\n]+/).map((p) => p.trim()).filter(Boolean)) {
-    const [key, value] = pair.split("=").map((s) => s.trim());
-    if (!key || value === undefined) throw new Error(`${what}: expected name=value, got "${pair}"`);
-    out[key] = parseNumber(value, `${what}.${key}`);
-  }
-  return out;
 }
 
 class WorldPanel {
@@ -195,13 +188,20 @@ class WorldPanel {
       const optional = field.required ? "" : " (optional)";
       const title = field.description ?? "";
       let input;
-      if (field.type === "number") {
+      if (field.type === "number" || field.type === "integer") {
         const inDegrees = field.name.endsWith("_rad");
         const suggested = field.required ? (SUGGESTED[field.name] ?? "") : (field.default ?? "");
-        input = el("input", { type: "number", step: "any", name: field.name, value: String(suggested), title,
-          dataset: { ftype: "number", unit: inDegrees ? "deg" : "", required: String(field.required) } });
+        const bounds = inDegrees ? {} : { min: field.minimum ?? undefined, max: field.maximum ?? undefined };
+        input = el("input", { type: "number", step: field.type === "integer" ? "1" : "any", name: field.name,
+          value: String(suggested), title, ...bounds,
+          dataset: { ftype: field.type, unit: inDegrees ? "deg" : "", required: String(field.required) } });
         const [label, unit] = fieldLabel(field.name);
         (field.required ? box : optionalBox).append(labelled(label, input, unit));
+      } else if (field.type === "pair") {
+        input = el("input", { type: "text", name: field.name, value: String(SUGGESTED[field.name] ?? "0, 0"), size: "10",
+          title, dataset: { ftype: "pair", required: String(field.required) } });
+        const [label, unit] = fieldLabel(field.name);
+        box.append(labelled(`${label} (north, east)${optional}`, input, unit));
       } else if (field.type === "numbers") {
         const zeros = (vehicle?.thrusters ?? []).map(() => "0").join(", ");
         input = el("input", { type: "text", name: field.name, value: zeros, size: "24", title,
@@ -213,9 +213,7 @@ class WorldPanel {
           dataset: { ftype: "points", required: String(field.required) } }, "20, 0, 5\n20, 20, 5");
         box.append(labelled(`waypoints, north, east, down per line${optional}`, input, "m"));
       } else {
-        input = el("input", { type: "text", name: field.name, value: "", size: "18", title, placeholder: "name=value, …",
-          dataset: { ftype: "options", required: String(field.required) } });
-        box.append(labelled(field.name.replace(/_/g, " ") + optional, input));
+        throw new Error(`controller field ${field.name}: the service sent an unknown form type ${field.type}`);
       }
     }
     if (optionalBox.children.length) {
@@ -301,12 +299,15 @@ class WorldPanel {
       const text = input.value.trim();
       if (text === "" && input.dataset.required !== "true") continue;
       const type = input.dataset.ftype;
-      if (type === "number") {
+      if (type === "number" || type === "integer") {
         const v = parseNumber(text, what);
         controller[input.name] = input.dataset.unit === "deg" ? v / DEG : v;
+      } else if (type === "pair") {
+        const pair = parseList(text, what);
+        if (pair.length !== 2) throw new Error(`${what}: expected north, east, got "${text}"`);
+        controller[input.name] = pair;
       } else if (type === "numbers") controller[input.name] = parseList(text, what);
-      else if (type === "points") controller[input.name] = parsePoints(text, what);
-      else controller[input.name] = parseOptions(text, what);
+      else controller[input.name] = parsePoints(text, what);
     }
     return {
       name,
@@ -613,7 +614,8 @@ export async function mount(section, api) {
   panel = new WorldPanel(section, api);
   Object.assign((window.leviathanTest ??= {}), {
     trackPointCount: (vehicle = null) => panel.plot.pointCount(vehicle),
-    trackPlotScale: () => panel.plot.scale(),
+    trackPlotDrawn: () => panel.plot.drawn(),
+    trackPlotPixels: (x, y, w, h) => panel.plot.pixels(x, y, w, h),
     worldPanelWorld: () => panel.worldId,
   });
   await panel.start();

@@ -15,26 +15,37 @@ from functools import lru_cache
 from typing import Annotated, Any, Literal
 
 import numpy as np
-from fastapi import APIRouter, Depends, Response
+from fastapi import APIRouter, Depends, Path, Response
 from pydantic import BaseModel, ConfigDict, Field
 
 from leviathan.analytic import sonar_image, sonar_image_png
 from leviathan.sensors import SonarNoiseModel
 from leviathan.service._deps import get_host
-from leviathan.service._errors import ERROR_RESPONSES, ServiceError
+from leviathan.service._errors import ServiceError, errors
 from leviathan.service._hosting import WorldHost
+from leviathan.service._params import VehicleName, WorldId
+from leviathan.service._requests import VEHICLE_NAME_PATTERN
+from leviathan.service.routers._common import vehicle_of
 from leviathan.specs import ImagingSonarSpec, WaterSpec
 
 __all__ = ["router"]
 
-router = APIRouter(prefix="/analytic", tags=["analytic"], responses=ERROR_RESPONSES)
+router = APIRouter(prefix="/analytic", tags=["analytic"])
 
 Host = Annotated[WorldHost, Depends(get_host)]
 
 Product = Literal["fan.png", "bscan.png", "arrays.npz", "report.json"]
 
 _BINARY = {
-    200: {"content": {"image/png": {}, "application/octet-stream": {}, "application/json": {}}}
+    200: {
+        "description": "fan.png and bscan.png: a PNG image; arrays.npz: a NumPy .npz "
+        "archive; report.json: the image's report (SonarImageReport JSON)",
+        "content": {
+            "image/png": {"schema": {"type": "string", "format": "binary"}},
+            "application/octet-stream": {"schema": {"type": "string", "format": "binary"}},
+            "application/json": {"schema": {"type": "object"}},
+        },
+    }
 }
 
 
@@ -95,11 +106,11 @@ class PosedImageRequest(ImageOptions):
         description="vehicle roll, pitch, yaw, ZYX [deg]",
     )
     scene: SurveyScene = Field(default_factory=SurveyScene)
-    sonar: dict[str, Any] | None = Field(
+    sonar: ImagingSonarSpec | None = Field(
         default=None,
         description="an imaging_sonar spec document; null: the reference survey vehicle's sonar",
     )
-    water: dict[str, Any] | None = Field(
+    water: WaterSpec | None = Field(
         default=None, description="a water spec document; null: the survey scene's water"
     )
 
@@ -107,7 +118,9 @@ class PosedImageRequest(ImageOptions):
 class VehicleImageRequest(ImageOptions):
     """A hosted World's vehicle, at its committed pose."""
 
-    sensor: str = Field(default="sonar", min_length=1, description="the vehicle's sonar name")
+    sensor: str = Field(
+        default="sonar", pattern=VEHICLE_NAME_PATTERN, description="the vehicle's sonar name"
+    )
 
 
 @lru_cache(maxsize=4)
@@ -148,21 +161,24 @@ def _respond(image: Any, product: str) -> Response:
     "/sonar-image/{product}",
     summary="Analytic sonar image from a pose over a built-in scene",
     response_class=Response,
-    responses=_BINARY,
+    responses={**_BINARY, **errors()},
 )
-async def posed_sonar_image(product: Product, request: PosedImageRequest, host: Host) -> Response:
+async def posed_sonar_image(
+    product: Annotated[Product, Path(description="The product: an image, arrays or report")],
+    request: PosedImageRequest,
+    host: Host,
+) -> Response:
     """Fan or B-scan PNG, the arrays (npz) or the report (JSON) of a posed ping."""
     from leviathan.catalogue import get_vehicle
-    from leviathan.specs import spec_from_dict
 
     def build() -> Any:
         env = _survey(request.scene.seabed_triangles)
         spec = (
             get_vehicle("reference_survey_vehicle").sensor("sonar")
             if request.sonar is None
-            else spec_from_dict(request.sonar, ImagingSonarSpec)
+            else request.sonar
         )
-        water = env.water if request.water is None else spec_from_dict(request.water, WaterSpec)
+        water = env.water if request.water is None else request.water
         return sonar_image(
             scene=env.scene_at(0),
             spec=spec,
@@ -179,22 +195,31 @@ async def posed_sonar_image(product: Product, request: PosedImageRequest, host: 
     "/worlds/{world_id}/vehicles/{vehicle}/sonar-image/{product}",
     summary="Analytic sonar image from a hosted World's vehicle",
     response_class=Response,
-    responses=_BINARY,
+    responses={**_BINARY, **errors(404, 410)},
 )
 async def vehicle_sonar_image(
-    world_id: str, vehicle: str, product: Product, request: VehicleImageRequest, host: Host
+    world_id: WorldId,
+    vehicle: VehicleName,
+    product: Annotated[Product, Path(description="The product: an image, arrays or report")],
+    request: VehicleImageRequest,
+    host: Host,
 ) -> Response:
-    """The same products for a World's vehicle at its committed pose (the World is unchanged)."""
+    """The same products for a World's vehicle at its committed pose (the World is
+    unchanged); 404 for a vehicle or sonar the World does not have."""
 
     def build(world: Any) -> Any:
-        if vehicle not in world.vehicle_names:
+        vehicle_of(world, vehicle)
+        spec = world.vehicle_spec(vehicle)
+        if request.sensor not in [s.name for s in spec.sensors if s.kind == "imaging_sonar"]:
+            sonars = [s.name for s in spec.sensors if s.kind == "imaging_sonar"]
             raise ServiceError(
                 404,
                 "not_found",
-                f"vehicle: {world_id} has no vehicle {vehicle!r}",
-                field="vehicle",
-                value=vehicle,
-                expected=f"one of {', '.join(world.vehicle_names)}",
+                f"sensor: {vehicle} has no imaging sonar {request.sensor!r}; sonars: "
+                f"{', '.join(sonars) or 'none'}",
+                field="sensor",
+                value=request.sensor,
+                expected=f"one of {', '.join(sonars)}" if sonars else "a vehicle with a sonar",
             )
         return sonar_image(world=world, vehicle=vehicle, sensor=request.sensor, **_options(request))
 

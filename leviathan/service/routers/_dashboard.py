@@ -18,11 +18,11 @@ from pathlib import Path, PurePosixPath
 from fastapi import APIRouter
 from fastapi.responses import FileResponse
 
-from leviathan.service._errors import ERROR_RESPONSES, ServiceError
+from leviathan.service._errors import ServiceError
 
 __all__ = ["dashboard_dir", "is_public_path", "router"]
 
-router = APIRouter(tags=["dashboard"], responses=ERROR_RESPONSES, include_in_schema=False)
+router = APIRouter(tags=["dashboard"], include_in_schema=False)
 
 # Explicit types: an ES module must be served as JavaScript, and the platform's
 # mimetypes table (which varies by OS) is not to be trusted with that.

@@ -21,14 +21,16 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends, WebSocket, WebSocketDisconnect
 
 from leviathan.service import _models as m
+from leviathan.service import _requests as r
 from leviathan.service._deps import get_host
-from leviathan.service._errors import ERROR_RESPONSES, ServiceError
+from leviathan.service._errors import ServiceError, errors
 from leviathan.service._hosting import HostedWorld, WorldHost
+from leviathan.service._params import WorldId
 from leviathan.service._play import Player
 
 __all__ = ["router"]
 
-router = APIRouter(prefix="/worlds/{world_id}", tags=["live"], responses=ERROR_RESPONSES)
+router = APIRouter(prefix="/worlds/{world_id}", tags=["live"])
 
 Host = Annotated[WorldHost, Depends(get_host)]
 
@@ -46,9 +48,10 @@ def _status(hosted: HostedWorld) -> m.PlayStatus:
     )
 
 
-@router.post("/play", response_model=m.PlayStatus, summary="Play")
-async def play(world_id: str, body: m.PlayRequest, host: Host) -> m.PlayStatus:
-    """Steps the World on the server until paused (real time or as fast as possible)."""
+@router.post("/play", response_model=m.PlayStatus, summary="Play", responses=errors(404, 409, 410))
+async def play(world_id: WorldId, body: r.PlayRequest, host: Host) -> m.PlayStatus:
+    """Steps the World on the server until paused (real time or as fast as possible);
+    409 if it is already playing."""
     limit = host.settings.max_ticks_per_request
     if body.ticks_per_step > limit:
         raise ServiceError(
@@ -81,8 +84,8 @@ async def play(world_id: str, body: m.PlayRequest, host: Host) -> m.PlayStatus:
     return _status(hosted)
 
 
-@router.post("/pause", response_model=m.PlayStatus, summary="Pause")
-async def pause(world_id: str, host: Host) -> m.PlayStatus:
+@router.post("/pause", response_model=m.PlayStatus, summary="Pause", responses=errors(404, 410))
+async def pause(world_id: WorldId, host: Host) -> m.PlayStatus:
     """Stops Play after the step in progress commits (returns once it has)."""
     hosted = host.get(world_id)
     player = hosted.player
@@ -94,8 +97,8 @@ async def pause(world_id: str, host: Host) -> m.PlayStatus:
     return _status(hosted)
 
 
-@router.get("/play", response_model=m.PlayStatus, summary="Play status")
-async def play_status(world_id: str, host: Host) -> m.PlayStatus:
+@router.get("/play", response_model=m.PlayStatus, summary="Play status", responses=errors(404, 410))
+async def play_status(world_id: WorldId, host: Host) -> m.PlayStatus:
     """Whether the World is playing, and why it last stopped."""
     return _status(host.get(world_id))
 

@@ -1,8 +1,9 @@
 """``/worlds/{world_id}/samples``: a World's recent samples by id (their content hash).
 
-A World keeps its newest ``samples_kept`` samples (see
-:class:`~leviathan.service.ServiceSettings`); older ones, and every sample
-from before a reset, are gone (404).
+A World keeps its newest samples within a count and a byte bound per World and
+a byte bound for the whole service (:mod:`leviathan.service._samples`, the
+settings of :class:`~leviathan.service.ServiceSettings`); older ones, and every
+sample from before a reset, are gone (404).
 """
 
 from __future__ import annotations
@@ -14,13 +15,14 @@ import numpy as np
 from fastapi import APIRouter, Depends, Response
 
 from leviathan.service._deps import get_host
-from leviathan.service._errors import ERROR_RESPONSES, ServiceError
+from leviathan.service._errors import ServiceError, errors
 from leviathan.service._hosting import WorldHost
-from leviathan.service._wire import encode_record
+from leviathan.service._params import SampleId, WorldId
+from leviathan.wire import encode_record
 
 __all__ = ["router"]
 
-router = APIRouter(prefix="/worlds/{world_id}/samples", tags=["samples"], responses=ERROR_RESPONSES)
+router = APIRouter(prefix="/worlds/{world_id}/samples", tags=["samples"])
 
 Host = Annotated[WorldHost, Depends(get_host)]
 
@@ -29,13 +31,16 @@ async def _sample(host: WorldHost, world_id: str, sample_id: str) -> Any:
     hosted = host.get(world_id)
 
     def find(_: Any) -> Any:
-        sample = hosted.samples.get(sample_id)
+        sample = host.samples.get(hosted.world_id, sample_id)
         if sample is None:
+            s = host.settings
             raise ServiceError(
                 404,
                 "not_found",
-                f"sample_id: {sample_id!r} is not among the {host.settings.samples_kept} newest "
-                f"samples {world_id} keeps (ids are the members' content hashes from a step)",
+                f"sample_id: {sample_id!r} is not among the samples {world_id} keeps (its "
+                f"newest, at most {s.samples_kept} samples and {s.samples_bytes_per_world} bytes "
+                f"per World, {s.samples_bytes_total} bytes in all; none from before a reset); ids "
+                "are the members' content hashes from a step",
                 field="sample_id",
                 value=sample_id,
                 expected="the sample_id of a recent capture-group member",
@@ -45,9 +50,9 @@ async def _sample(host: WorldHost, world_id: str, sample_id: str) -> Any:
     return await host.run(world_id, find, changes=False)
 
 
-@router.get("/{sample_id}", summary="One sample, lossless")
-async def get_sample(world_id: str, sample_id: str, host: Host) -> dict[str, Any]:
-    """The whole sample (channels, metadata) in lossless wire form."""
+@router.get("/{sample_id}", summary="One sample, lossless", responses=errors(404, 410))
+async def get_sample(world_id: WorldId, sample_id: SampleId, host: Host) -> dict[str, Any]:
+    """The whole sample (channels, metadata) in lossless typed JSON (``{"$record": ...}``)."""
     return encode_record(await _sample(host, world_id, sample_id))
 
 
@@ -55,9 +60,17 @@ async def get_sample(world_id: str, sample_id: str, host: Host) -> dict[str, Any
     "/{sample_id}/npz",
     summary="One sample's arrays as .npz",
     response_class=Response,
-    responses={200: {"content": {"application/octet-stream": {}}}},
+    responses={
+        200: {
+            "description": "A NumPy .npz archive",
+            "content": {
+                "application/octet-stream": {"schema": {"type": "string", "format": "binary"}}
+            },
+        },
+        **errors(404, 410),
+    },
 )
-async def get_sample_npz(world_id: str, sample_id: str, host: Host) -> Response:
+async def get_sample_npz(world_id: WorldId, sample_id: SampleId, host: Host) -> Response:
     """The sample's channels as a NumPy ``.npz`` archive (one array per channel)."""
     sample = await _sample(host, world_id, sample_id)
     buffer = io.BytesIO()

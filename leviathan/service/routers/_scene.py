@@ -36,14 +36,15 @@ from leviathan.scene import TriangleMesh
 from leviathan.sensors import sensor_declarations
 from leviathan.service import _models as m
 from leviathan.service._deps import get_host
-from leviathan.service._errors import ERROR_RESPONSES
+from leviathan.service._errors import errors
 from leviathan.service._hosting import WorldHost
+from leviathan.service._params import WorldId
 from leviathan.specs import VehicleSpec
 from leviathan.world import World, hull_triangle_mesh
 
 __all__ = ["router", "scene_geometry"]
 
-router = APIRouter(prefix="/worlds", tags=["scene"], responses=ERROR_RESPONSES)
+router = APIRouter(prefix="/worlds", tags=["scene"])
 
 Host = Annotated[WorldHost, Depends(get_host)]
 Encoding = Literal["lists", "base64"]
@@ -161,9 +162,14 @@ def scene_geometry(world_id: str, world: World, *, encoding: Encoding = "lists")
     )
 
 
-@router.get("/{world_id}/scene", response_model=m.SceneResponse, summary="Scene geometry")
+@router.get(
+    "/{world_id}/scene",
+    response_model=m.SceneResponse,
+    summary="Scene geometry",
+    responses=errors(404, 410),
+)
 async def get_scene(
-    world_id: str,
+    world_id: WorldId,
     host: Host,
     encoding: Annotated[
         Encoding, Query(description="'lists' (exact float64) or 'base64' (float32, display)")

@@ -2,20 +2,22 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated
 
-from fastapi import APIRouter, Depends
+from fastapi import APIRouter, Depends, Path
 
 from leviathan.catalogue import get_vehicle, vehicle_names
 from leviathan.service import _models as m
 from leviathan.service._catalogue import CatalogueResponse, catalogue_response
 from leviathan.service._deps import get_host
-from leviathan.service._errors import ERROR_RESPONSES, ServiceError
+from leviathan.service._errors import ServiceError, errors
 from leviathan.service._hosting import WorldHost
+from leviathan.service._requests import CATALOGUE_NAMES
+from leviathan.specs import VehicleSpec
 
 __all__ = ["router"]
 
-router = APIRouter(tags=["service"], responses=ERROR_RESPONSES)
+router = APIRouter(tags=["service"])
 
 Host = Annotated[WorldHost, Depends(get_host)]
 
@@ -35,6 +37,10 @@ async def health(host: Host) -> m.HealthResponse:
         idle_release_s=s.idle_release_s,
         max_ticks_per_request=s.max_ticks_per_request,
         max_body_bytes=s.max_body_bytes,
+        samples_kept=s.samples_kept,
+        samples_bytes_per_world=s.samples_bytes_per_world,
+        samples_bytes_total=s.samples_bytes_total,
+        samples_bytes_held=host.samples.bytes_held,
         catalogue=list(vehicle_names()),
     )
 
@@ -46,16 +52,30 @@ async def catalogue_list() -> CatalogueResponse:
     return catalogue_response()
 
 
-@router.get("/catalogue/{name}", summary="A catalogue vehicle's document")
-async def catalogue_vehicle(name: str) -> dict[str, Any]:
-    """The built-in vehicle document ``name`` (usable inline in a create request)."""
-    if name not in vehicle_names():
+@router.get(
+    "/catalogue/{name}",
+    response_model=VehicleSpec,
+    summary="A catalogue vehicle's document",
+    responses=errors(404),
+)
+async def catalogue_vehicle(
+    name: Annotated[
+        str,
+        Path(
+            description="A catalogue vehicle name",
+            json_schema_extra={"enum": list(CATALOGUE_NAMES)},
+        ),
+    ],
+) -> VehicleSpec:
+    """The built-in vehicle document ``name`` (usable inline in a create request); 404 for
+    any other name."""
+    if name not in CATALOGUE_NAMES:
         raise ServiceError(
             404,
             "not_found",
             f"name: no catalogue vehicle {name!r}",
             field="name",
             value=name,
-            expected=f"one of {', '.join(vehicle_names())}",
+            expected=f"one of {', '.join(CATALOGUE_NAMES)}",
         )
-    return get_vehicle(name).model_dump(mode="json")
+    return get_vehicle(name)

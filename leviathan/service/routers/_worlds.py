@@ -12,43 +12,32 @@ from pathlib import Path
 from typing import Annotated, Any, Literal
 
 import numpy as np
-from fastapi import APIRouter, Body, Depends, Query, Response
+from fastapi import APIRouter, Depends, Query, Response
 
+from leviathan.catalogue import get_vehicle
+from leviathan.documents import build_controller, build_environment, build_vehicle_setup
 from leviathan.service import _models as m
+from leviathan.service import _requests as r
 from leviathan.service._deps import get_host
-from leviathan.service._documents import (
-    build_controller,
-    build_environment,
-    build_sensors,
-    build_setup,
-    build_vehicle_spec,
-)
-from leviathan.service._errors import ERROR_RESPONSES, ServiceError
-from leviathan.service._hosting import HostedWorld, WorldHost
-from leviathan.service._wire import encode_record, encode_value
+from leviathan.service._errors import ServiceError, errors
+from leviathan.service._hosting import WorldHost
+from leviathan.service._params import WorldId
+from leviathan.service.routers._common import vehicle_of, world_info
+from leviathan.specs import VehicleSpec
+from leviathan.wire import encode_record, encode_value
 from leviathan.world import World
 
-__all__ = ["router", "summarise_groups", "world_info"]
+__all__ = ["router", "summarise_groups"]
 
-router = APIRouter(prefix="/worlds", tags=["worlds"], responses=ERROR_RESPONSES)
+router = APIRouter(prefix="/worlds", tags=["worlds"])
 
 Host = Annotated[WorldHost, Depends(get_host)]
 _SCALAR_VALUES = 16
+_OPEN = errors(404, 410)  # every operation on one World
 
 
-def world_info(hosted: HostedWorld) -> m.WorldInfo:
-    """The summary of an open World."""
-    w = hosted.world
-    return m.WorldInfo(
-        id=hosted.world_id,
-        tick=w.tick,
-        time_ns=w.time_ns,
-        step_ns=w.clock.step_ns,
-        step_limit=w.step_limit,
-        vehicles=list(w.vehicle_names),
-        sensor_ids=list(w.sensor_ids()),
-        playing=bool(hosted.player is not None and hosted.player.playing),
-    )
+def _spec(field: str, spec: str | VehicleSpec) -> VehicleSpec:
+    return get_vehicle(spec) if isinstance(spec, str) else spec
 
 
 def _scalar(array: np.ndarray) -> Any:
@@ -61,8 +50,21 @@ def _scalar(array: np.ndarray) -> Any:
     return values
 
 
-def summarise_groups(groups: list[Any]) -> list[m.GroupSummary]:
-    """Capture groups as summaries: hashes, channel shapes, small channels' values."""
+def _sensor_kinds(world: World) -> dict[str, str]:
+    return {
+        f"{vehicle}/{sensor.name}": sensor.kind
+        for vehicle in world.vehicle_names
+        for sensor in world.vehicle_spec(vehicle).sensors
+    }
+
+
+def summarise_groups(groups: list[Any], kinds: dict[str, str]) -> list[m.GroupSummary]:
+    """Capture groups as summaries: hashes, channel shapes, small channels' values.
+
+    Args:
+        groups: The capture groups.
+        kinds: Sensor id -> the kind its spec declares.
+    """
     out = []
     for g in groups:
         members = []
@@ -79,7 +81,7 @@ def summarise_groups(groups: list[Any]) -> list[m.GroupSummary]:
             members.append(
                 m.MemberSummary(
                     sensor_id=sensor_id,
-                    kind=str(getattr(s, "kind", None) or meta.get("kind") or type(s).__name__),
+                    kind=kinds[sensor_id],
                     sample_id=s.content_hash,
                     sample_index=None if index is None else int(index),
                     time_ns=int(getattr(s, "time_ns", meta.get("time_ns", g.time_ns))),
@@ -96,14 +98,38 @@ def summarise_groups(groups: list[Any]) -> list[m.GroupSummary]:
     return out
 
 
-@router.post("", status_code=201, response_model=m.WorldInfo, summary="Create a World")
-async def create_world(body: m.CreateWorldRequest, host: Host) -> m.WorldInfo:
-    """:meth:`World.create` from catalogue names or inline documents; opens it."""
+def _setups(body: r.CreateWorldRequest) -> list[Any]:
+    setups = []
+    for i, v in enumerate(body.vehicles):
+        try:
+            setups.append(build_vehicle_setup(v, allow_paths=False))
+        except (TypeError, ValueError) as error:
+            raise type(error)(f"vehicles[{i}].{error}") from None
+    return setups
+
+
+def _environment(doc: Any) -> Any:
+    try:
+        return build_environment(doc)
+    except (TypeError, ValueError) as error:
+        raise type(error)(f"environment.{error}") from None
+
+
+@router.post(
+    "",
+    status_code=201,
+    response_model=m.WorldInfo,
+    summary="Create a World",
+    responses=errors(409),
+)
+async def create_world(body: r.CreateWorldRequest, host: Host) -> m.WorldInfo:
+    """:meth:`World.create` from catalogue names or inline documents; opens it
+    (409 when the service holds its most Worlds)."""
 
     def build() -> World:
         return World.create(
-            vehicles=[build_setup(f"vehicles[{i}]", v) for i, v in enumerate(body.vehicles)],
-            environment=build_environment(body.environment),
+            vehicles=_setups(body),
+            environment=_environment(body.environment),
             root_seed=body.root_seed,
             step_ns=body.step_ns,
             step_s=body.step_s,
@@ -111,7 +137,7 @@ async def create_world(body: m.CreateWorldRequest, host: Host) -> m.WorldInfo:
         )
 
     world = await host.call(build)
-    return world_info(host.open(world))
+    return world_info(host.open(world), host)
 
 
 @router.get("", response_model=m.WorldList, summary="List the open Worlds")
@@ -121,35 +147,43 @@ async def list_worlds(host: Host) -> m.WorldList:
     for wid in host.ids():
         hosted = host.hosted(wid)
         if hosted is not None:
-            infos.append(world_info(hosted))
+            infos.append(world_info(hosted, host))
     return m.WorldList(worlds=infos)
 
 
-@router.get("/{world_id}", response_model=m.WorldInfo, summary="One World")
-async def get_world(world_id: str, host: Host) -> m.WorldInfo:
+@router.get("/{world_id}", response_model=m.WorldInfo, summary="One World", responses=_OPEN)
+async def get_world(world_id: WorldId, host: Host) -> m.WorldInfo:
     """Tick, time, step, limit, vehicles and sensors of one World."""
     hosted = host.get(world_id)
-    return await host.run(world_id, lambda w: world_info(hosted), changes=False)
+    return await host.run(world_id, lambda w: world_info(hosted, host), changes=False)
 
 
-@router.delete("/{world_id}", status_code=204, summary="Delete a World")
-async def delete_world(world_id: str, host: Host) -> Response:
+@router.delete("/{world_id}", status_code=204, summary="Delete a World", responses=_OPEN)
+async def delete_world(world_id: WorldId, host: Host) -> Response:
     """Closes the World (after any operation in progress on it)."""
     hosted = host.get(world_id)
     await host.run(world_id, lambda w: host.close(hosted), changes=False)
     return Response(status_code=204)
 
 
-@router.get("/{world_id}/state", response_model=m.StateResponse, summary="Committed state")
-async def get_state(world_id: str, host: Host) -> m.StateResponse:
+@router.get(
+    "/{world_id}/state", response_model=m.StateResponse, summary="Committed state", responses=_OPEN
+)
+async def get_state(world_id: WorldId, host: Host) -> m.StateResponse:
     """:meth:`World.state`."""
     state = await host.run(world_id, World.state, changes=False)
     return m.StateResponse(world_id=world_id, state=state)
 
 
-@router.post("/{world_id}/step", response_model=m.StepResponse, summary="Step n ticks")
-async def step_world(world_id: str, body: m.StepRequest, host: Host) -> m.StepResponse:
-    """:meth:`World.step`: advances ``n`` ticks and returns only the new capture groups."""
+@router.post(
+    "/{world_id}/step",
+    response_model=m.StepResponse,
+    summary="Step n ticks",
+    responses=errors(404, 409, 410),
+)
+async def step_world(world_id: WorldId, body: r.StepRequest, host: Host) -> m.StepResponse:
+    """:meth:`World.step`: advances ``n`` ticks and returns only the new capture groups
+    (409 at the World's step limit, nothing changed)."""
     limit = host.settings.max_ticks_per_request
     if isinstance(body.n, int) and body.n > limit:
         raise ServiceError(
@@ -171,26 +205,48 @@ async def step_world(world_id: str, body: m.StepRequest, host: Host) -> m.StepRe
             world_id=world_id,
             tick=w.tick,
             time_ns=w.time_ns,
-            groups=summarise_groups(groups),
+            groups=summarise_groups(groups, _sensor_kinds(w)),
             records=[encode_record(g) for g in groups] if body.detail == "records" else None,
         )
 
     return await host.run(world_id, step)
 
 
-@router.get("/{world_id}/track", response_model=m.TrackResponse, summary="Vehicle track")
+@router.get(
+    "/{world_id}/track",
+    response_model=m.TrackResponse,
+    summary="Vehicle track",
+    responses=errors(404, 409, 410),
+)
 async def get_track(
-    world_id: str,
+    world_id: WorldId,
     host: Host,
-    vehicle: Annotated[str, Query(description="Vehicle name")],
-    from_tick: Annotated[int, Query(ge=0)] = 0,
-    matrices: bool = False,
+    vehicle: Annotated[
+        str, Query(pattern=r.VEHICLE_NAME_PATTERN, description="A vehicle of the World")
+    ],
+    from_tick: Annotated[
+        int,
+        Query(ge=0, le=2**63 - 1, description="First tick wanted; 409 past the committed tick"),
+    ] = 0,
+    matrices: Annotated[
+        Literal["true", "false"], Query(description="'true' adds T_world_body per tick")
+    ] = "false",
 ) -> m.TrackResponse:
-    """:meth:`World.track_states` from ``from_tick`` (and :meth:`World.track`'s matrices)."""
+    """:meth:`World.track_states` from ``from_tick`` (and :meth:`World.track`'s matrices);
+    409 for a ``from_tick`` the World has not reached."""
 
     def read(w: World) -> tuple[Any, Any]:
-        record = w.track_states(vehicle, from_tick=from_tick)
-        poses = w.track(vehicle)[2][from_tick:].tolist() if matrices else None
+        if from_tick > w.tick:
+            raise ServiceError(
+                409,
+                "conflict",
+                f"from_tick: {from_tick} is past the World's committed tick {w.tick}",
+                field="from_tick",
+                value=from_tick,
+                expected=f"a tick in [0, {w.tick}]",
+            )
+        record = w.track_states(vehicle_of(w, vehicle), from_tick=from_tick)
+        poses = w.track(vehicle)[2][from_tick:].tolist() if matrices == "true" else None
         return record, poses
 
     record, poses = await host.run(world_id, read, changes=False)
@@ -206,27 +262,33 @@ async def get_track(
     )
 
 
-@router.post("/{world_id}/edit", response_model=m.WorldInfo, summary="Edit a World")
-async def edit_world(world_id: str, body: m.EditRequest, host: Host) -> m.WorldInfo:
+@router.post(
+    "/{world_id}/edit", response_model=m.WorldInfo, summary="Edit a World", responses=_OPEN
+)
+async def edit_world(world_id: WorldId, body: r.EditRequest, host: Host) -> m.WorldInfo:
     """:meth:`World.edit`: replace a vehicle's document, sensors or controller, or the
-    environment; the vehicle keeps its pose and velocity."""
+    environment; the vehicle keeps its pose and velocity (404: no such vehicle)."""
     hosted = host.get(world_id)
 
     def edit(w: World) -> m.WorldInfo:
+        if body.vehicle is not None:
+            vehicle_of(w, body.vehicle)
         w.edit(
             vehicle=body.vehicle,
-            spec=None if body.spec is None else build_vehicle_spec("spec", body.spec),
-            sensors=None if body.sensors is None else build_sensors(body.sensors),
+            spec=None if body.spec is None else _spec("spec", body.spec),
+            sensors=None if body.sensors is None else list(body.sensors),
             controller=None if body.controller is None else build_controller(body.controller),
-            environment=build_environment(body.environment),
+            environment=_environment(body.environment),
         )
-        return world_info(hosted)
+        return world_info(hosted, host)
 
     return await host.run(world_id, edit)
 
 
-@router.get("/{world_id}/current", response_model=m.CurrentResponse, summary="The current")
-async def get_current(world_id: str, host: Host) -> m.CurrentResponse:
+@router.get(
+    "/{world_id}/current", response_model=m.CurrentResponse, summary="The current", responses=_OPEN
+)
+async def get_current(world_id: WorldId, host: Host) -> m.CurrentResponse:
     """The current the World's environment holds (what ``PUT .../current`` set)."""
 
     def read(w: World) -> m.CurrentResponse:
@@ -234,14 +296,19 @@ async def get_current(world_id: str, host: Host) -> m.CurrentResponse:
         return m.CurrentResponse(
             world_id=world_id,
             current_ned_m_per_s=tuple(water.current_ned_m_per_s),
-            profile=[layer.model_dump(mode="json") for layer in water.current_profile],
+            profile=list(water.current_profile),
         )
 
     return await host.run(world_id, read, changes=False)
 
 
-@router.put("/{world_id}/current", response_model=m.StateResponse, summary="Set the current")
-async def set_current(world_id: str, body: m.CurrentRequest, host: Host) -> m.StateResponse:
+@router.put(
+    "/{world_id}/current",
+    response_model=m.StateResponse,
+    summary="Set the current",
+    responses=_OPEN,
+)
+async def set_current(world_id: WorldId, body: r.CurrentRequest, host: Host) -> m.StateResponse:
     """:meth:`World.set_current`: a uniform NED current [m/s] or a depth profile."""
 
     def apply(w: World) -> dict[str, Any]:
@@ -252,82 +319,26 @@ async def set_current(world_id: str, body: m.CurrentRequest, host: Host) -> m.St
 
 
 @router.put(
-    "/{world_id}/vehicles/{vehicle}/controller",
+    "/{world_id}/step-length",
     response_model=m.WorldInfo,
-    summary="Set a controller",
+    summary="Set the tick length",
+    responses=_OPEN,
 )
-async def set_controller(
-    world_id: str,
-    vehicle: str,
-    body: Annotated[m.ControllerDocument, Body()],
-    host: Host,
-) -> m.WorldInfo:
-    """:meth:`World.set_controller` (the controller's state starts fresh)."""
-    hosted = host.get(world_id)
-
-    def apply(w: World) -> m.WorldInfo:
-        w.set_controller(vehicle, build_controller(body))
-        return world_info(hosted)
-
-    return await host.run(world_id, apply)
-
-
-@router.get("/{world_id}/vehicles/{vehicle}/spec", summary="A vehicle's document")
-async def get_vehicle_spec(world_id: str, vehicle: str, host: Host) -> dict[str, Any]:
-    """:meth:`World.vehicle_spec` as a JSON document."""
-    spec = await host.run(world_id, lambda w: w.vehicle_spec(vehicle), changes=False)
-    return spec.model_dump(mode="json")
-
-
-@router.get("/{world_id}/vehicles/{vehicle}/state", summary="A vehicle's committed state")
-async def get_vehicle_state(world_id: str, vehicle: str, host: Host) -> dict[str, Any]:
-    """:meth:`World.vehicle_state` as a lossless record (pose, velocities, thrust)."""
-    state = await host.run(world_id, lambda w: w.vehicle_state(vehicle), changes=False)
-    return encode_record(state)
-
-
-@router.get("/{world_id}/vehicles/{vehicle}/kinematics", summary="A vehicle's kinematics")
-async def get_body_kinematics(world_id: str, vehicle: str, host: Host) -> dict[str, Any]:
-    """:meth:`World.body_kinematics` (what the vehicle's sensors read) as a lossless record."""
-    kinematics = await host.run(world_id, lambda w: w.body_kinematics(vehicle), changes=False)
-    return encode_record(kinematics)
-
-
-@router.post(
-    "/{world_id}/vehicles/{vehicle}/thruster-faults/{thruster}",
-    summary="Inject a thruster fault (always refused)",
-)
-async def inject_thruster_fault(
-    world_id: str, vehicle: str, thruster: str, host: Host
-) -> dict[str, Any]:
-    """:meth:`World.inject_thruster_fault`: refused (409) on a live World, as in-process;
-    thruster faults belong to analytic scenario runs."""
-    await host.run(world_id, lambda w: w.inject_thruster_fault(vehicle, thruster), changes=False)
-    return {}  # never reached: the World refuses every fault
-
-
-@router.put("/{world_id}/step-length", response_model=m.WorldInfo, summary="Set the tick length")
-async def set_step(world_id: str, body: m.StepLengthRequest, host: Host) -> m.WorldInfo:
+async def set_step(world_id: WorldId, body: r.StepLengthRequest, host: Host) -> m.WorldInfo:
     """:meth:`World.set_step`: a new epoch starts at the current tick."""
-    if (body.step_ns is None) == (body.step_s is None):
-        raise ServiceError(
-            422,
-            "invalid",
-            "step_ns/step_s: give exactly one tick length",
-            field="step_ns",
-            expected="exactly one of step_ns (int ns) and step_s (str s)",
-        )
     hosted = host.get(world_id)
 
     def apply(w: World) -> m.WorldInfo:
         w.set_step(body.step_ns if body.step_ns is not None else body.step_s)
-        return world_info(hosted)
+        return world_info(hosted, host)
 
     return await host.run(world_id, apply)
 
 
-@router.get("/{world_id}/snapshot", response_model=m.SnapshotResponse, summary="Snapshot")
-async def snapshot(world_id: str, host: Host) -> m.SnapshotResponse:
+@router.get(
+    "/{world_id}/snapshot", response_model=m.SnapshotResponse, summary="Snapshot", responses=_OPEN
+)
+async def snapshot(world_id: WorldId, host: Host) -> m.SnapshotResponse:
     """:meth:`World.snapshot`: the committed state as an immutable, hashed record."""
     snap = await host.run(world_id, World.snapshot, changes=False)
     return m.SnapshotResponse(
@@ -339,21 +350,21 @@ async def snapshot(world_id: str, host: Host) -> m.SnapshotResponse:
     )
 
 
-@router.get("/{world_id}/off-tick", summary="Refused off-tick samples")
-async def off_tick(world_id: str, host: Host) -> list[Any]:
-    """:attr:`World.off_tick_samples` (runs of refused samples)."""
+@router.get("/{world_id}/off-tick", summary="Refused off-tick samples", responses=_OPEN)
+async def off_tick(world_id: WorldId, host: Host) -> list[dict[str, Any]]:
+    """:attr:`World.off_tick_samples` (runs of refused samples), each in typed JSON."""
     runs = await host.run(world_id, lambda w: w.off_tick_samples, changes=False)
     return [encode_value(r) for r in runs]
 
 
-@router.post("/{world_id}/reset", response_model=m.StateResponse, summary="Reset")
-async def reset(world_id: str, host: Host) -> m.StateResponse:
-    """:meth:`World.reset`: back to tick 0 (there is no rewind to an intermediate tick)."""
-    hosted = host.get(world_id)
+@router.post("/{world_id}/reset", response_model=m.StateResponse, summary="Reset", responses=_OPEN)
+async def reset(world_id: WorldId, host: Host) -> m.StateResponse:
+    """:meth:`World.reset`: back to tick 0 (there is no rewind to an intermediate tick);
+    the World's kept samples are gone (404)."""
 
     def apply(w: World) -> dict[str, Any]:
         w.reset()
-        hosted.samples.clear()
+        host.samples.clear(world_id)
         return w.state()
 
     return m.StateResponse(world_id=world_id, state=await host.run(world_id, apply))
@@ -366,10 +377,21 @@ _MEDIA = {"usda": "text/plain; charset=utf-8", "usdc": "application/octet-stream
     "/{world_id}/usd",
     summary="Export OpenUSD",
     response_class=Response,
-    responses={200: {"content": {"application/octet-stream": {}, "text/plain": {}}}},
+    responses={
+        200: {
+            "description": "The stage: usda as UTF-8 text, usdc as bytes",
+            "content": {
+                "text/plain": {"schema": {"type": "string"}},
+                "application/octet-stream": {"schema": {"type": "string", "format": "binary"}},
+            },
+        },
+        **_OPEN,
+    },
 )
 async def export_usd(
-    world_id: str, host: Host, format: Literal["usda", "usdc"] = "usda"
+    world_id: WorldId,
+    host: Host,
+    format: Annotated[Literal["usda", "usdc"], Query(description="Stage format")] = "usda",
 ) -> Response:
     """:meth:`World.export_usd` as a download; the file name is the service's own
     (``<world id>-tick<n>.<format>``), never a path from the client."""
