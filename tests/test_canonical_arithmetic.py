@@ -169,6 +169,7 @@ EXCLUDED_MODULES = {
     "leviathan/bench.py": "benchmark timings and ratios: printed, never hashed or frozen",
     "leviathan/_bench_world.py": "benchmark timings and ratios: printed, never hashed or frozen",
     "leviathan/_bench_bvh.py": "benchmark timings and ratios: printed, never hashed or frozen",
+    "leviathan/_bench_dataset.py": "benchmark sizes and ratios: printed, never hashed or frozen",
     "leviathan/_behind.py": "runs a command's writer on a thread one step behind, no arithmetic",
     "leviathan/cli/__init__.py": _CLI,
     "leviathan/cli/_base.py": _CLI,
