@@ -278,31 +278,6 @@ def _is_previous_output(folder: Path) -> bool:
     return isinstance(manifest, dict) and manifest.get("job") == DEMO_JOB
 
 
-class _Previews:
-    """Each sensor's preview (its kind's ``preview``), at most one per simulated second."""
-
-    def __init__(self, world: Any, folder: Path) -> None:
-        from leviathan.sensors import sensor_declarations
-
-        self._folder = folder
-        self._render = {}
-        for name in world.vehicle_names:
-            for sensor in world.vehicle_spec(name).sensors:
-                preview = sensor_declarations(sensor.kind).preview
-                if preview is not None:
-                    self._render[f"{name}/{sensor.name}"] = preview
-        self._last_second: dict[str, int] = {}
-
-    def write(self, sensor_id: str, sample: Any) -> None:
-        render = self._render.get(sensor_id)
-        second = sample.time_ns // 1_000_000_000
-        if render is None or self._last_second.get(sensor_id) == second:
-            return
-        self._last_second[sensor_id] = second
-        stem = f"{sensor_id.replace('/', '_')}_{sample.sample_index:06d}"
-        write_atomically(self._folder / f"{stem}.png", render(sample))
-
-
 def run_demo(
     out: str | Path,
     *,
@@ -379,6 +354,7 @@ def _write_products(
 
     from leviathan.datasets import RUN_DATASET_NAME, DatasetRecorder
     from leviathan.identity import content_hash
+    from leviathan.sensors import PreviewWriter
 
     (out / "previews").mkdir()
     # The default size is not passed on, so a build_demo_world with other defaults
@@ -389,7 +365,7 @@ def _write_products(
         else build_demo_world(seabed_triangles=seabed_triangles)
     )
     groups_out: list[dict] = []
-    previews = _Previews(world, out / "previews")
+    previews = PreviewWriter(world, out / "previews")
     chunk = 50
     recorder = DatasetRecorder(
         world,

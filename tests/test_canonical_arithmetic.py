@@ -107,6 +107,7 @@ CANONICAL_MODULES = (
     "leviathan/sensors/_imu.py",
     "leviathan/sensors/_kinematics.py",
     "leviathan/sensors/_pressure.py",
+    "leviathan/sensors/_previews.py",
     "leviathan/sensors/_protocol.py",
     "leviathan/sensors/_sample.py",
     "leviathan/sonar/__init__.py",

@@ -81,6 +81,7 @@ from leviathan.sensors._pressure import (
     measure_pressure,
     seawater_density_kg_m3,
 )
+from leviathan.sensors._previews import PreviewWriter
 from leviathan.sensors._protocol import (
     SensorDeclarations,
     SensorKind,
@@ -129,6 +130,7 @@ __all__ = [
     "PinholeIntrinsics",
     "PressureNoiseModel",
     "PressureSensor",
+    "PreviewWriter",
     "RosEncoding",
     "RosTopic",
     "SampleContext",
