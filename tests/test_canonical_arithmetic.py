@@ -110,7 +110,9 @@ CANONICAL_MODULES = (
     "leviathan/sensors/_protocol.py",
     "leviathan/sensors/_sample.py",
     "leviathan/sonar/__init__.py",
+    "leviathan/sonar/_beams.py",
     "leviathan/sonar/_binning.py",
+    "leviathan/sonar/_fan.py",
     # Display geometry, outside every hash, but held to the canonical rules: the one fan
     # geometry promises the same pixels on every CPU (no SIMD transcendental).
     "leviathan/sonar/_fan_geometry.py",
