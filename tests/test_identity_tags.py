@@ -133,6 +133,13 @@ EXPECTED_TAGS: dict[str, str] = {
     "leviathan.raycast.PreparedScene": "leviathan.reference_cpu.prepare.PreparedScene",
     "leviathan.raycast.TraceResult": "leviathan.reference_cpu.trace.TraceResult",
     "leviathan.reference_cpu.sonar.BeamGrid": "leviathan.reference_cpu.sonar.BeamGrid",
+    "leviathan.reference_cpu.side_scan.SideScanRays": (
+        "leviathan.reference_cpu.side_scan.SideScanRays"
+    ),
+    "leviathan.side_scan.SideScanLine": "leviathan.side_scan.SideScanLine",
+    "leviathan.side_scan.display.Waterfall": "leviathan.side_scan.display.Waterfall",
+    "leviathan.specs.SideScanBeamPatternSpec": "leviathan.specs.SideScanBeamPatternSpec",
+    "leviathan.specs.SideScanSonarSpec": "leviathan.specs.SideScanSonarSpec",
     "leviathan.scene.Instance": "leviathan.scene.Instance",
     "leviathan.scene.MeshSource": "leviathan.scene.MeshSource",
     "leviathan.scene.Scene": "leviathan.scene.Scene",
@@ -144,7 +151,7 @@ EXPECTED_TAGS: dict[str, str] = {
     "leviathan.sensors.BodyKinematics": "leviathan.sensors.sample.BodyKinematics",
     "leviathan.sensors.SensorSample": "leviathan.sensors.sample.SensorSample",
     "leviathan.sonar.SonarFrame": "leviathan.sonar.frame.SonarFrame",
-    "leviathan.sonar._fan.FanRays": "leviathan.sonar.FanRays",
+    "leviathan.sonar.FanRays": "leviathan.sonar.FanRays",
     # The World documents moved from the analytic scenarios keep their tags.
     "leviathan.specs.AutopilotDocument": "leviathan.analytic.AutopilotDocument",
     "leviathan.specs.DirectThrustDocument": "leviathan.analytic.DirectThrustDocument",
