@@ -28,7 +28,7 @@ import os
 import platform
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -51,8 +51,7 @@ SIDE_SCAN_FIXTURE_ENVIRONMENT_VARIABLE = "LEVIATHAN_SIDESCAN_FIXTURES"
 """Environment variable naming another ``sidescan_v1`` directory."""
 
 
-@dataclass(frozen=True)
-class _Kind:
+class _Kind(NamedTuple):
     format: str
     environment_variable: str
     scene_names: tuple[str, ...]
@@ -85,7 +84,7 @@ def _kind(fixture: str) -> _Kind:
 def _how_to_point(fixture: str) -> str:
     return (
         f"pass --fixtures DIR (or set {_kind(fixture).environment_variable}) to a folder "
-        f"holding the {fixture} manifest.json and scene .npz files"
+        "holding manifest.json and the scene .npz files"
     )
 
 
