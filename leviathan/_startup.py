@@ -12,10 +12,17 @@ and status 130; nothing has been written yet. ``main`` replaces it with the full
 handling for the command and puts it back afterwards, when a signal ends the
 process at once with the command's own exit status (the command has finished;
 only the interpreter's shutdown is left).
+
+The last exit hook (registered first, so it runs after every library's) then sets
+SIGINT and SIGTERM to be ignored: Python's finalisation puts back the default
+disposition of every signal it handled (an ignored one stays ignored), and a
+signal in that last window would otherwise kill the finished command with
+``-SIGINT`` instead of its own status.
 """
 
 from __future__ import annotations
 
+import atexit
 import itertools
 import os
 import signal
@@ -74,8 +81,20 @@ def install_if_command_line() -> None:
             signal.default_int_handler
         ):
             signal.signal(signal.SIGINT, _handler)
+            atexit.register(_ignore_signals_after_the_command)
     except (ValueError, OSError):  # not the main thread, or no signals here
         pass
+
+
+def _ignore_signals_after_the_command() -> None:
+    """At the end of the exit hooks of a finished command: its status is the process's."""
+    if not _finished_status:
+        return
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        try:
+            signal.signal(signum, signal.SIG_IGN)
+        except (ValueError, OSError):
+            pass
 
 
 def command_finished(status: int) -> None:

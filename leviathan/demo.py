@@ -5,7 +5,12 @@ lawnmower pattern at 20 m depth over a generated 10^5-triangle seabed with
 targets (a crate, a drum without acoustic material, a pipeline and a moving
 ball), pinging its imaging sonar at 5 Hz with its DVL and IMU, while a
 production inspection ROV slowly approaches a target, filming it with its front
-camera. About 20 s of simulation time in 10 ms ticks.
+camera, and the reference mapping AUV flies one straight leg north past the
+targets with its side-scan (a third vehicle rather than the survey vehicle's leg:
+the survey vehicle's lawnmower stays as it was, and the straight leg at 20 m
+depth, 1 m east of the origin, puts the crate, the drum, the pipeline and the
+ball at 3 to 11 m ground range on either side, out of the nadir gap, over the
+whole run). About 20 s of simulation time in 10 ms ticks.
 
 The demo ROV's camera is the catalogue camera at a reduced resolution and rate
 (256 x 144 px at 2 Hz) so that the recorded samples stay a few megabytes (every
@@ -26,7 +31,11 @@ leaves nothing partial and a rerun replaces a previous output whole:
   types (sonar, DVL, IMU, camera, odometry, TF), for ROS 2 tools and Foxglove;
 * ``previews/``: each sensor's preview as its kind declares it (the sonar's fan,
   the camera's sRGB image), at most one per sensor and simulated second;
-* ``track.png``: north-up plot of both vehicles' tracks and the targets;
+* ``track.png``: north-up plot of the vehicles' tracks and the targets;
+* ``side_scan_waterfall.png`` and ``side_scan_waterfall_ground_range.png``: the
+  mapping AUV's side-scan lines stacked (newest at the top; port left, nadir in
+  the centre), slant range and ground-range corrected, with their display
+  hashes in the manifest (``side_scan``);
 * ``world.usda``: the World as an OpenUSD stage with both tracks;
 * ``manifest.json``: every capture group with every member's content hash, the
   snapshot hash and the run hash; two runs give identical manifests.
@@ -148,6 +157,7 @@ def build_demo_world(*, seabed_triangles: int = DEMO_SEABED_TRIANGLES, root_seed
     )
     rov = rov.model_copy(update={"sensors": (demo_cam,)})
     rov = type(rov).model_validate(rov.model_dump())
+    mapper = get_vehicle("reference_mapping_auv")
     rov_ne, crate_ne = (4.0, 4.0), (12.0, 4.0)
     heading_to_crate = math.atan2(crate_ne[1] - rov_ne[1], crate_ne[0] - rov_ne[0])
     vehicles = [
@@ -163,6 +173,12 @@ def build_demo_world(*, seabed_triangles: int = DEMO_SEABED_TRIANGLES, root_seed
             Autopilot(speed_m_per_s=0.2, depth_m=27.5, heading_rad=heading_to_crate),
             position_ned_m=(*rov_ne, 27.0),
             rpy_rad=(0.0, 0.0, heading_to_crate),
+        ),
+        VehicleSetup(
+            "mapper",
+            mapper,
+            Autopilot(speed_m_per_s=1.5, depth_m=20.0, heading_rad=0.0),
+            position_ned_m=(-4.0, 1.0, 20.0),
         ),
     ]
     return World.create(vehicles=vehicles, environment=env, root_seed=root_seed, step_ns=TICK_NS)
@@ -279,31 +295,6 @@ def _is_previous_output(folder: Path) -> bool:
     return isinstance(manifest, dict) and manifest.get("job") == DEMO_JOB
 
 
-class _Previews:
-    """Each sensor's preview (its kind's ``preview``), at most one per simulated second."""
-
-    def __init__(self, world: Any, folder: Path) -> None:
-        from leviathan.sensors import sensor_declarations
-
-        self._folder = folder
-        self._render = {}
-        for name in world.vehicle_names:
-            for sensor in world.vehicle_spec(name).sensors:
-                preview = sensor_declarations(sensor.kind).preview
-                if preview is not None:
-                    self._render[f"{name}/{sensor.name}"] = preview
-        self._last_second: dict[str, int] = {}
-
-    def write(self, sensor_id: str, sample: Any) -> None:
-        render = self._render.get(sensor_id)
-        second = sample.time_ns // 1_000_000_000
-        if render is None or self._last_second.get(sensor_id) == second:
-            return
-        self._last_second[sensor_id] = second
-        stem = f"{sensor_id.replace('/', '_')}_{sample.sample_index:06d}"
-        write_atomically(self._folder / f"{stem}.png", render(sample))
-
-
 def run_demo(
     out: str | Path,
     *,
@@ -371,6 +362,27 @@ _NOTES = (
 )
 
 
+def _write_waterfalls(lines: dict[str, list[Any]], out: Path) -> dict[str, Any]:
+    """Each side-scan's waterfall and ground-range waterfall as PNG; their display hashes."""
+    from leviathan.side_scan.display import ground_range_waterfall, waterfall
+
+    written: dict[str, Any] = {}
+    for sensor_id, stack in sorted(lines.items()):
+        # One side-scan in the demo: its files carry no sensor id (the manifest has it).
+        stem = "side_scan" if len(lines) == 1 else sensor_id.replace("/", "_")
+        slant, ground = waterfall(stack), ground_range_waterfall(stack)
+        slant.png(out / f"{stem}_waterfall.png")
+        ground.png(out / f"{stem}_waterfall_ground_range.png")
+        written[sensor_id] = {
+            "lines": len(stack),
+            "waterfall": f"{stem}_waterfall.png",
+            "waterfall_display_hash": slant.display_hash,
+            "ground_range_waterfall": f"{stem}_waterfall_ground_range.png",
+            "ground_range_waterfall_display_hash": ground.display_hash,
+        }
+    return written
+
+
 def _write_products(
     out: Path, ticks: int, *, progress: bool, seabed_triangles: int = DEMO_SEABED_TRIANGLES
 ) -> dict[str, Any]:
@@ -380,6 +392,8 @@ def _write_products(
 
     from leviathan.datasets import RUN_DATASET_NAME, DatasetRecorder
     from leviathan.identity import content_hash
+    from leviathan.sensors import PreviewWriter
+    from leviathan.side_scan import SideScanLine
 
     (out / "previews").mkdir()
     # The default size is not passed on, so a build_demo_world with other defaults
@@ -390,7 +404,8 @@ def _write_products(
         else build_demo_world(seabed_triangles=seabed_triangles)
     )
     groups_out: list[dict] = []
-    previews = _Previews(world, out / "previews")
+    previews = PreviewWriter(world, out / "previews")
+    side_scan_lines: dict[str, list[Any]] = {}
     chunk = 50
     recorder = DatasetRecorder(
         world,
@@ -411,6 +426,8 @@ def _write_products(
                 for sensor_id, sample in group.samples.items():
                     members[sensor_id] = sample.content_hash
                     previews.write(sensor_id, sample)
+                    if isinstance(sample, SideScanLine):
+                        side_scan_lines.setdefault(sensor_id, []).append(sample)
                 groups_out.append(
                     {
                         "tick": group.tick,
@@ -434,6 +451,7 @@ def _write_products(
         snapshot = world.snapshot()
         recorder.close(manifest={"snapshot_hash": snapshot.content_hash})
     _track_plot(world, out / "track.png")
+    waterfalls = _write_waterfalls(side_scan_lines, out)
     usd_path = world.export_usd(out / "world.usda")
     manifest = {
         "job": DEMO_JOB,
@@ -449,6 +467,7 @@ def _write_products(
         "usd": usd_path.name,
         "tracing": {"backend": world.tracing[0], "device": world.tracing[1]},
         "dataset": {"hdf5": RUN_DATASET_NAME, "mcap": "dataset.mcap"},
+        "side_scan": waterfalls,
         "notes": list(_NOTES),
     }
     # Written last: a folder with a manifest is complete (and the rename above makes it whole).

@@ -18,6 +18,9 @@ from leviathan.service._server import ServiceServer
 from leviathan.specs import VehicleSpec, spec_from_dict
 from leviathan.world import VehicleSetup
 
+#: The keys of the service's one error shape.
+ERROR_KEYS = {"code", "message", "field", "value", "expected"}
+
 
 @dataclass
 class RunningService:
@@ -105,3 +108,14 @@ def replay(world: Any, plan: Any) -> list[str]:
         else:
             world.set_current(arg)
     return hashes
+
+
+def wait_until(predicate: Callable[[], Any], what: str, timeout_s: float = 20.0) -> Any:
+    """``predicate()``'s first truthy value, polled every 50 ms; fails naming ``what``."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(0.05)
+    raise AssertionError(f"timed out waiting for {what}")

@@ -126,6 +126,7 @@ EXPECTED_TAGS: dict[str, str] = {
     "leviathan.materials.MaterialParameter": "leviathan.materials.MaterialParameter",
     "leviathan.parity.SceneCheck": "leviathan.parity.fixture.SceneCheck",
     "leviathan.parity.SceneCase": "leviathan.parity.scenes.SceneCase",
+    "leviathan.parity.SideScanCase": "leviathan.parity.side_scan_scenes.SideScanCase",
     "leviathan.random.KeyedRandom": "leviathan.random.KeyedRandom",
     "leviathan.random.RandomEffectRecord": "leviathan.random.RandomEffectRecord",
     "leviathan.raycast.Bvh": "leviathan.reference_cpu.bvh.Bvh",
@@ -133,6 +134,13 @@ EXPECTED_TAGS: dict[str, str] = {
     "leviathan.raycast.PreparedScene": "leviathan.reference_cpu.prepare.PreparedScene",
     "leviathan.raycast.TraceResult": "leviathan.reference_cpu.trace.TraceResult",
     "leviathan.reference_cpu.sonar.BeamGrid": "leviathan.reference_cpu.sonar.BeamGrid",
+    "leviathan.reference_cpu.side_scan.SideScanRays": (
+        "leviathan.reference_cpu.side_scan.SideScanRays"
+    ),
+    "leviathan.side_scan.SideScanLine": "leviathan.side_scan.SideScanLine",
+    "leviathan.side_scan.display.Waterfall": "leviathan.side_scan.display.Waterfall",
+    "leviathan.specs.SideScanBeamPatternSpec": "leviathan.specs.SideScanBeamPatternSpec",
+    "leviathan.specs.SideScanSonarSpec": "leviathan.specs.SideScanSonarSpec",
     "leviathan.scene.Instance": "leviathan.scene.Instance",
     "leviathan.scene.MeshSource": "leviathan.scene.MeshSource",
     "leviathan.scene.Scene": "leviathan.scene.Scene",
@@ -144,6 +152,7 @@ EXPECTED_TAGS: dict[str, str] = {
     "leviathan.sensors.BodyKinematics": "leviathan.sensors.sample.BodyKinematics",
     "leviathan.sensors.SensorSample": "leviathan.sensors.sample.SensorSample",
     "leviathan.sonar.SonarFrame": "leviathan.sonar.frame.SonarFrame",
+    "leviathan.sonar.FanRays": "leviathan.sonar.FanRays",
     # The World documents moved from the analytic scenarios keep their tags.
     "leviathan.specs.AutopilotDocument": "leviathan.analytic.AutopilotDocument",
     "leviathan.specs.DirectThrustDocument": "leviathan.analytic.DirectThrustDocument",

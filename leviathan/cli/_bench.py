@@ -13,6 +13,19 @@ def _print(result: dict, as_json: bool, table) -> None:
 
 
 def _sonar(args: argparse.Namespace) -> int:
+    if args.sensor == "side_scan":
+        from leviathan._bench_side_scan import bench_side_scan, format_side_scan_bench
+
+        result = bench_side_scan(
+            triangle_counts=args.triangles,
+            pings=args.pings,
+            backend=args.backend,
+            device=args.device,
+            bearings=args.bearings,
+            elevations=args.elevations,
+        )
+        _print(result, args.json, format_side_scan_bench)
+        return 0
     from leviathan.bench import bench_sonar, format_sonar_bench
 
     result = bench_sonar(
@@ -107,6 +120,13 @@ def add_subparser(subparsers: argparse._SubParsersAction) -> None:
         help="seabed triangle counts",
     )
     b.add_argument("--pings", type=int, default=5, help="pings per seabed; the median is reported")
+    b.add_argument(
+        "--sensor",
+        default="imaging_sonar",
+        choices=["imaging_sonar", "side_scan"],
+        help="imaging_sonar: the survey sonar's tracers; side_scan: the catalogue side-scan's "
+        "lines/s beside the imaging sonar's pings/s in the same run",
+    )
     _json_flag(b)
     b.set_defaults(func=_sonar)
 

@@ -15,7 +15,9 @@ and never branches on sensor types. The built-in kinds:
   per-pixel depth, range, normals and instance/semantic/object ids, plus an sRGB
   preview (:func:`camera_preview_png`);
 * ``pressure`` — :class:`PressureSensor`, :func:`measure_pressure`: absolute pressure
-  at the sensor from the committed depth, the water's density and the surface pressure.
+  at the sensor from the committed depth, the water's density and the surface pressure;
+* ``side_scan`` — :class:`SideScanSensor`, lines from :func:`leviathan.side_scan.render`
+  (a :class:`~leviathan.side_scan.SideScanLine`, port and starboard).
 
 Each kind declares, next to its ``sample``, what is specific to it (channel
 documentation, ROS 2 encoding, Viewport footprint, analytic-tier recorder,
@@ -81,6 +83,7 @@ from leviathan.sensors._pressure import (
     measure_pressure,
     seawater_density_kg_m3,
 )
+from leviathan.sensors._previews import PreviewWriter
 from leviathan.sensors._protocol import (
     SensorDeclarations,
     SensorKind,
@@ -95,6 +98,7 @@ from leviathan.sensors._protocol import (
     unregister_sensor_kind,
 )
 from leviathan.sensors._sample import SensorSample
+from leviathan.sensors._side_scan import SideScanSensor
 from leviathan.sensors._sonar_noise import (
     SonarNoiseEffect,
     SonarNoiseModel,
@@ -129,6 +133,7 @@ __all__ = [
     "PinholeIntrinsics",
     "PressureNoiseModel",
     "PressureSensor",
+    "PreviewWriter",
     "RosEncoding",
     "RosTopic",
     "SampleContext",
@@ -136,6 +141,7 @@ __all__ = [
     "SensorKind",
     "SensorProduct",
     "SensorSample",
+    "SideScanSensor",
     "SonarNoiseEffect",
     "SonarNoiseModel",
     "apply_dvl_noise",

@@ -1,4 +1,4 @@
-"""Sensor specs: imaging sonar, DVL, IMU, camera and pressure, and the :data:`SensorSpec` union.
+"""Sensor specs: imaging sonar, DVL, IMU, camera, pressure (side-scan: _side_scan), the union.
 
 Each sensor carries a ``kind`` tag (the union's discriminator), a name unique on
 its vehicle, a schedule, a mount and a note on where its hardware values come
@@ -42,6 +42,7 @@ from leviathan.specs._base import (
 )
 from leviathan.specs._mount import MountSpec
 from leviathan.specs._schedule import ScheduleSpec
+from leviathan.specs._side_scan import SideScanSonarSpec
 
 
 class BeamPatternSpec(SpecModel):
@@ -302,6 +303,7 @@ BUILT_IN_SENSOR_SPECS: tuple[type[SpecModel], ...] = (
     IMUSpec,
     CameraSpec,
     PressureSpec,
+    SideScanSonarSpec,
 )
 """The spec types of the built-in sensor kinds, in the union's order."""
 
@@ -381,6 +383,7 @@ SensorSpec = Annotated[
     | Annotated[IMUSpec, Tag("imu")]
     | Annotated[CameraSpec, Tag("camera")]
     | Annotated[PressureSpec, Tag("pressure")]
+    | Annotated[SideScanSonarSpec, Tag("side_scan")]
     | Annotated[
         Annotated[Any, PlainValidator(_run_time_sensor), WithJsonSchema({"not": {}})],
         Tag("run_time_kind"),

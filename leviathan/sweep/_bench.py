@@ -43,34 +43,41 @@ __all__ = ["bench_sweep", "format_sweep_bench"]
 _TICK_NS = 10_000_000
 
 
+def line_run(ticks: int, *, sensors: tuple[str, ...] = ("auv/imu", "auv/dvl")) -> dict[str, Any]:
+    """The benchmark's World run table (``[run]``): the reference survey vehicle's IMU and
+    DVL over a flat seabed for ``ticks`` 10 ms ticks, traced by the numpy reference (no
+    Warp kernel load per worker), written to HDF5 and MCAP. The sweep tests use it too."""
+    return {
+        "kind": "world",
+        "outputs": {"mcap": True, "hdf5": True, "previews": False},
+        "scenario": {
+            "name": "bench_line",
+            "step_ns": _TICK_NS,
+            "duration_ticks": ticks,
+            "tracing_backend": "reference",
+            "environment": {"scene": "flat_seabed", "seabed_depth_m": 30.0},
+            "vehicles": [
+                {
+                    "name": "auv",
+                    "spec": "reference_survey_vehicle",
+                    "position_ned_m": [0.0, 0.0, 20.0],
+                    "controller": {
+                        "kind": "autopilot",
+                        "speed_m_per_s": 1.0,
+                        "depth_m": 20.0,
+                        "heading_rad": 0.0,
+                    },
+                }
+            ],
+            "sensors": [{"id": s} for s in sensors],
+        },
+    }
+
+
 def _document(runs: int, ticks: int) -> dict[str, Any]:
     return {
         "name": "bench_sweep",
-        "run": {
-            "kind": "world",
-            "outputs": {"mcap": True, "hdf5": True, "previews": False},
-            "scenario": {
-                "name": "bench_line",
-                "step_ns": _TICK_NS,
-                "duration_ticks": ticks,
-                "tracing_backend": "reference",
-                "environment": {"scene": "flat_seabed", "seabed_depth_m": 30.0},
-                "vehicles": [
-                    {
-                        "name": "auv",
-                        "spec": "reference_survey_vehicle",
-                        "position_ned_m": [0.0, 0.0, 20.0],
-                        "controller": {
-                            "kind": "autopilot",
-                            "speed_m_per_s": 1.0,
-                            "depth_m": 20.0,
-                            "heading_rad": 0.0,
-                        },
-                    }
-                ],
-                "sensors": [{"id": "auv/imu"}, {"id": "auv/dvl"}],
-            },
-        },
+        "run": line_run(ticks),
         "axes": [
             {
                 "name": "root_seed",

@@ -126,15 +126,18 @@ def _file_table(folder: Path) -> dict[str, dict[str, Any]]:
 def _world_products(staging: Path, task: RunTask) -> tuple[dict[str, Any], dict[str, Any]]:
     """Runs a world run into ``staging``; its manifest (no file table yet) and tracing."""
     from leviathan.datasets import RUN_DATASET_NAME, DatasetRecorder
-    from leviathan.sensors import camera_preview_png
-    from leviathan.sonar import SonarFrame
+    from leviathan.sensors import PreviewWriter
     from leviathan.sweep._documents import build_world, tick_count
 
     document = task.document
     outputs = document["outputs"]
     world = build_world(document)
     ticks = tick_count(document)
-    previews = staging / "previews"
+    previews = (
+        PreviewWriter(world, staging / "previews", every=outputs["preview_every"])
+        if outputs["previews"]
+        else None
+    )
     recorder = None
     if outputs["mcap"] or outputs["hdf5"]:
         recorder = DatasetRecorder(
@@ -145,7 +148,6 @@ def _world_products(staging: Path, task: RunTask) -> tuple[dict[str, Any], dict[
         )
     groups_out: list[dict[str, Any]] = []
     samples: dict[str, int] = {}
-    every = outputs["preview_every"]
     try:
         done = 0
         while done < ticks:
@@ -158,15 +160,8 @@ def _world_products(staging: Path, task: RunTask) -> tuple[dict[str, Any], dict[
                 for sensor_id, sample in group.samples.items():
                     members[sensor_id] = sample.content_hash
                     samples[sensor_id] = samples.get(sensor_id, 0) + 1
-                    if not outputs["previews"] or sample.sample_index % every:
-                        continue
-                    stem = f"{sensor_id.replace('/', '_')}_{sample.sample_index:06d}"
-                    if isinstance(sample, SonarFrame) or sample.kind == "camera":
-                        previews.mkdir(exist_ok=True)
-                    if isinstance(sample, SonarFrame):
-                        sample.fan_png(str(previews / f"{stem}_fan.png"))
-                    elif sample.kind == "camera":
-                        camera_preview_png(sample, str(previews / f"{stem}.png"))
+                    if previews is not None:
+                        previews.write(sensor_id, sample)
                 groups_out.append(
                     {
                         "tick": group.tick,

@@ -275,3 +275,32 @@ def test_ctrl_c_stops_every_long_command(command: str, inputs, tmp_path) -> None
         f"\n{command} SIGINT at {after_s:5.2f} s (50% of ~{estimate[0]:.1f} s): status {status}, "
         f"exit {delay_s:.2f} s later; landed in {where}"
     )
+
+
+@pytest.mark.parametrize("finished", [True, False])
+def test_a_signal_after_the_command_finished_keeps_its_status(finished: bool) -> None:
+    """The last exit hook ignores SIGINT once the command has finished (Python's
+    finalisation would put back the default disposition, and a Ctrl-C in that window
+    would kill the finished command with -SIGINT); before that, SIGINT still interrupts."""
+    code = (
+        "import os, signal\n"
+        "from leviathan import _startup\n"
+        f"if {finished}: _startup.command_finished(0)\n"
+        "_startup._ignore_signals_after_the_command()\n"
+        "os.kill(os.getpid(), signal.SIGINT)\n"
+        "print('alive', signal.getsignal(signal.SIGINT) is signal.SIG_IGN)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=_ENV,
+        preexec_fn=_default_sigint,
+    )
+    if finished:
+        assert (done.returncode, done.stdout) == (0, "alive True\n"), done.stderr
+    else:
+        # Python ends an uncaught KeyboardInterrupt by killing itself with SIGINT.
+        assert done.returncode == -signal.SIGINT, done.stderr
+        assert "KeyboardInterrupt" in done.stderr, done.stderr

@@ -13,13 +13,13 @@ within ``4 * 2**-24`` rad (about 1.4e-5 degrees).
 from __future__ import annotations
 
 import math
-import time
 from typing import Any
 
 import httpx
 import numpy as np
 import pytest
 from browser_helpers import DELETED_WORLD_READ, open_dashboard, shot
+from service_helpers import wait_until
 
 from leviathan.catalogue import get_vehicle
 from leviathan.client import ServiceClient
@@ -125,16 +125,6 @@ def _create_world(service: Any, token: str | None = None) -> str:
         return world.id
 
 
-def _wait(predicate: Any, what: str, timeout_s: float = 20.0) -> Any:
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(0.05)
-    raise AssertionError(f"timed out waiting for {what}")
-
-
 def _poses(page: Any) -> dict:
     return page.evaluate("window.leviathanTest.viewportPoses()")
 
@@ -180,7 +170,7 @@ def _show(page: Any, service: Any, world_id: str, token: str | None = None) -> N
 
 
 def _wait_tick(page: Any, tick: int) -> dict:
-    return _wait(
+    return wait_until(
         lambda: (p := _poses(page))["tick"] == tick and p, f"the Viewport to show tick {tick}"
     )
 
@@ -188,7 +178,7 @@ def _wait_tick(page: Any, tick: int) -> dict:
 def _wait_trails(page: Any, points: int) -> None:
     """Waits until both vehicles' trails hold ``points`` points (one per tick)."""
     expected = {"auv": points, "bare": points}
-    _wait(
+    wait_until(
         lambda: page.evaluate("window.leviathanTest.viewportTrails()") == expected,
         f"each trail to hold {points} points",
     )
@@ -235,7 +225,7 @@ def test_viewport_shows_the_world_where_the_api_says(page: Any, service: Any) ->
     assert f"N {north:.3f} m" in hud and f"E {east:.3f} m" in hud and f"D {down:.3f} m" in hud
     assert f"tick {TICKS_PER_STEP}" in hud and "t 1.000000000 s" in hud
 
-    _wait(lambda: _camera(page)["frames"] > camera["frames"], "a frame to be drawn")
+    wait_until(lambda: _camera(page)["frames"] > camera["frames"], "a frame to be drawn")
     shot(page, "viewport", selector="#viewport-panel")
 
 
@@ -253,9 +243,9 @@ def test_viewport_follows_the_world_while_it_plays(page: Any, service: Any) -> N
         positions.add((p["vehicles"]["auv"]["north"], p["vehicles"]["auv"]["east"]))
         return len(seen) >= 5 and len(positions) >= 5
 
-    _wait(moving, "the Viewport to update while the World plays")
+    wait_until(moving, "the Viewport to update while the World plays")
     page.click("#world-panel [data-action=pause]")
-    status = _wait(
+    status = wait_until(
         lambda: (
             (s := httpx.get(f"{service.url}/worlds/{world_id}/play").json())["playing"] is False
             and s
@@ -370,7 +360,7 @@ def test_the_scene_graph_holds_the_worlds_geometry_and_follows_an_edit(
     edited = Environment(objects=_environment().objects[:1], name="edited")
     with ServiceClient(service.url) as client:
         client.world(world_id).edit(environment=edited)
-    _wait(
+    wait_until(
         lambda: page.evaluate("window.leviathanTest.viewportDrawn()")["objects"] == ["seabed"],
         "the Viewport to drop the removed target",
     )
@@ -385,7 +375,7 @@ def test_with_a_token_the_viewport_streams_with_it(page: Any, service_factory: A
     state = httpx.get(f"{service.url}/worlds/{world_id}/state", headers=headers).json()["state"]
     _assert_rendered_equals_api(_wait_tick(page, 0), state)
     page.click("#world-panel [data-action=step]")
-    state = _wait(
+    state = wait_until(
         lambda: (
             (s := httpx.get(f"{service.url}/worlds/{world_id}/state", headers=headers).json())[
                 "state"

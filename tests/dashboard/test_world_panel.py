@@ -18,6 +18,7 @@ from browser_helpers import (
     shot,
     track_plot_drawn,
 )
+from service_helpers import wait_until
 
 from leviathan.catalogue import get_vehicle
 from leviathan.controllers import Autopilot
@@ -34,16 +35,6 @@ ERROR = "#world-panel [data-role=error]"
 def _api(service: Any, token: str | None = None) -> httpx.Client:
     headers = {"Authorization": f"Bearer {token}"} if token else {}
     return httpx.Client(base_url=service.url, headers=headers, timeout=30)
-
-
-def _wait(predicate: Any, what: str, timeout_s: float = 15.0) -> Any:
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(0.05)
-    raise AssertionError(f"timed out waiting for {what}")
 
 
 def _create_in_panel(page: Any, *, step_s: str = "0.01") -> str:
@@ -76,7 +67,7 @@ def _last_position(service: Any, world_id: str, vehicle: str = "auv") -> tuple[f
 def _wait_ring(page: Any, service: Any, world_id: str, vehicle: str = "auv") -> None:
     """Waits until the canvas shows the vehicle's ring where the API puts it."""
     north, east = _last_position(service, world_id, vehicle)
-    _wait(
+    wait_until(
         lambda: ring_drawn_at(page, vehicle, north, east),
         f"{vehicle}'s ring drawn at north {north:.3f}, east {east:.3f}",
     )
@@ -310,11 +301,11 @@ def test_play_advances_ticks_and_pause_stops_them(page: Any, service: Any) -> No
     world_id = _create_in_panel(page)
     with _api(service) as api:
         page.click("[data-action=play]")
-        _wait(lambda: api.get(f"/worlds/{world_id}").json()["tick"] >= 5, "Play to step")
+        wait_until(lambda: api.get(f"/worlds/{world_id}").json()["tick"] >= 5, "Play to step")
         page.wait_for_selector("[data-role=clock] [data-value=playing]:text-is('yes')")
         assert page.locator("[data-action=pause]").is_enabled()
         page.click("[data-action=pause]")
-        _wait(lambda: not api.get(f"/worlds/{world_id}/play").json()["playing"], "Pause")
+        wait_until(lambda: not api.get(f"/worlds/{world_id}/play").json()["playing"], "Pause")
         paused_at = api.get(f"/worlds/{world_id}").json()["tick"]
         time.sleep(0.3)  # 30 ticks of real time at 0.01 s a tick, had it kept playing
         assert api.get(f"/worlds/{world_id}").json()["tick"] == paused_at

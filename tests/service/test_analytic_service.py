@@ -8,14 +8,13 @@ import json
 import httpx
 import numpy as np
 import pytest
-from service_helpers import start_service
+from service_helpers import ERROR_KEYS
 from world_cases import seabed_scene, small_survey_spec, survey_setup
 
 from leviathan.analytic import sonar_image
 from leviathan.client import ServiceClient
 from leviathan.demo import survey_environment
 
-ERROR_KEYS = {"code", "message", "field", "value", "expected"}
 SONAR = small_survey_spec(bearing_count=16, elevation_sample_count=8, range_bin_count=40).sensor(
     "sonar"
 )
@@ -28,13 +27,6 @@ POSED = {
     "seed": 7,
     "noise": {"speckle": True, "noise_floor_db": -150.0},
 }
-
-
-@pytest.fixture(scope="module")
-def service():
-    running = start_service()
-    yield running
-    running.stop()
 
 
 def _post(service, path: str, body: dict) -> httpx.Response:

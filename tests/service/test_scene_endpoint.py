@@ -9,7 +9,7 @@ import math
 import httpx
 import numpy as np
 import pytest
-from service_helpers import small_setup, small_spec, start_service
+from service_helpers import ERROR_KEYS, small_setup, small_spec
 
 from leviathan.client import ServiceClient
 from leviathan.controllers import DirectThrust
@@ -19,23 +19,7 @@ from leviathan.materials import get_material
 from leviathan.specs import VehicleSpec, spec_from_dict
 from leviathan.world import Environment, SceneObject, VehicleSetup
 
-ERROR_KEYS = {"code", "message", "field", "value", "expected"}
 TARGET_VELOCITY = (0.5, -0.25, 0.125)  # exact binary fractions [m/s]
-
-
-@pytest.fixture(scope="module")
-def service():
-    running = start_service()
-    yield running
-    running.stop()
-
-
-@pytest.fixture()
-def client(service):
-    with ServiceClient(service.url) as c:
-        yield c
-        for wid in c.world_ids():
-            c.world(wid).delete()
 
 
 def _environment() -> Environment:

@@ -11,7 +11,7 @@ import time
 import httpx
 import numpy as np
 import pytest
-from service_helpers import replay, small_setup, start_service, thrust_setup
+from service_helpers import ERROR_KEYS, replay, small_setup, thrust_setup
 
 from leviathan.client import (
     RemoteWorld,
@@ -34,23 +34,6 @@ from leviathan.world import (
     World,
     WorldSnapshot,
 )
-
-ERROR_KEYS = {"code", "message", "field", "value", "expected"}
-
-
-@pytest.fixture(scope="module")
-def service():
-    running = start_service()
-    yield running
-    running.stop()
-
-
-@pytest.fixture()
-def client(service):
-    with ServiceClient(service.url) as c:
-        yield c
-        for wid in c.world_ids():
-            c.world(wid).delete()
 
 
 def _seabed() -> Environment:

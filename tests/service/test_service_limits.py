@@ -14,7 +14,7 @@ import time
 
 import httpx
 import pytest
-from service_helpers import FakeClock, start_service, thrust_setup
+from service_helpers import ERROR_KEYS, FakeClock, start_service, thrust_setup
 from websockets.exceptions import InvalidStatus
 
 from leviathan.client import (
@@ -27,8 +27,6 @@ from leviathan.client import (
 from leviathan.service import ServiceSettings
 from leviathan.service._auth import require_token_for
 from leviathan.world import World
-
-ERROR_KEYS = {"code", "message", "field", "value", "expected"}
 
 
 def test_the_33rd_world_is_refused_and_nothing_changes() -> None:

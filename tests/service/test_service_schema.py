@@ -21,7 +21,7 @@ from pathlib import Path
 import httpx
 import jsonschema_rs
 import pytest
-from service_helpers import start_service, thrust_setup
+from service_helpers import ERROR_KEYS, start_service, thrust_setup
 
 from leviathan.client import ServiceClient
 from leviathan.service import ServiceSettings, create_app
@@ -34,7 +34,6 @@ TIME_LIMIT_S = 600
 SETTINGS = ServiceSettings(
     max_worlds=4, max_ticks_per_request=3, max_steps=20, samples_bytes_total=64 * 1024**2
 )
-ERROR_KEYS = {"code", "message", "field", "value", "expected"}
 
 
 def _schemathesis() -> str:

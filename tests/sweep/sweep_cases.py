@@ -13,36 +13,14 @@ from pathlib import Path
 from typing import Any
 
 from leviathan.sweep import RUNS_FOLDER, read_index
+from leviathan.sweep._bench import line_run
 
 
 def world_run(*, ticks: int = 20, sensors: tuple[str, ...] = ("auv/imu", "auv/dvl")) -> dict:
-    """A tiny canonical World run table (``[run]``)."""
-    return {
-        "kind": "world",
-        "outputs": {"mcap": True, "hdf5": True, "previews": False},
-        "scenario": {
-            "name": "tiny",
-            "step_ns": 10_000_000,
-            "duration_ticks": ticks,
-            "root_seed": 1,
-            "tracing_backend": "reference",
-            "environment": {"scene": "flat_seabed", "seabed_depth_m": 30.0},
-            "vehicles": [
-                {
-                    "name": "auv",
-                    "spec": "reference_survey_vehicle",
-                    "position_ned_m": [0.0, 0.0, 20.0],
-                    "controller": {
-                        "kind": "autopilot",
-                        "speed_m_per_s": 1.0,
-                        "depth_m": 20.0,
-                        "heading_rad": 0.0,
-                    },
-                }
-            ],
-            "sensors": [{"id": s} for s in sensors],
-        },
-    }
+    """A tiny canonical World run table (``[run]``): the sweep benchmark's line run."""
+    run = line_run(ticks, sensors=sensors)
+    run["scenario"] |= {"name": "tiny", "root_seed": 1}
+    return run
 
 
 def sweep(run: dict | None = None, axes: list | None = None, **top: Any) -> dict:

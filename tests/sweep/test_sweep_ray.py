@@ -185,26 +185,18 @@ def test_killed_worker_is_retried_and_every_run_is_there_once(cluster, tmp_path)
     assert differing_files(serial, out) == []
 
 
+def _ray_sweep_command(path: Path, out: Path, *where: str) -> list[str]:
+    """``leviathan sweep run PATH --out OUT --executor ray WHERE... --quiet`` in a subprocess."""
+    command = [sys.executable, "-m", "leviathan", "sweep", "run", str(path), "--out", str(out)]
+    return [*command, "--executor", "ray", *where, "--quiet"]
+
+
 def test_ctrl_c_cancels_the_ray_sweep_and_keeps_finished_runs(tmp_path: Path) -> None:
     pytest.importorskip("ray", reason="Ray is not installed (pip install -e .[cluster])")
     path = tmp_path / "sweep.json"
     path.write_text(json.dumps(_longer(10)))
     out = tmp_path / "out"
-    command = [
-        sys.executable,
-        "-m",
-        "leviathan",
-        "sweep",
-        "run",
-        str(path),
-        "--out",
-        str(out),
-        "--executor",
-        "ray",
-        "--workers",
-        "2",
-        "--quiet",
-    ]
+    command = _ray_sweep_command(path, out, "--workers", "2")
     proc = subprocess.Popen(
         command,
         cwd=ROOT,
@@ -260,21 +252,7 @@ def test_cli_runs_on_a_running_cluster_given_by_address_and_leaves_it_up(cluster
     path = tmp_path / "sweep.json"
     path.write_text(json.dumps(grid(seeds=2, speeds=(1.0,), depths=(20.0,))))
     out = tmp_path / "out"
-    command = [
-        sys.executable,
-        "-m",
-        "leviathan",
-        "sweep",
-        "run",
-        str(path),
-        "--out",
-        str(out),
-        "--executor",
-        "ray",
-        "--address",
-        cluster.address,
-        "--quiet",
-    ]
+    command = _ray_sweep_command(path, out, "--address", cluster.address)
     done = subprocess.run(
         command,
         cwd=ROOT,
