@@ -1,10 +1,8 @@
 """Benchmarks behind ``leviathan bench``: figures to print, never assertions.
 
-``bench_sonar`` renders the reference survey vehicle's imaging sonar (from
-the catalogue, at 512 bearings x 128 elevations unless told otherwise) over
-generated survey seabeds of several triangle counts with a few targets. For
-each seabed it reports the shared BVH build time and, side by side for every
-tracer asked for:
+``bench_sonar`` renders the catalogue survey vehicle's imaging sonar (512 x 128
+rays unless told otherwise) over generated seabeds of several sizes. Per seabed:
+the BVH build (compiled beside numpy: :mod:`leviathan._bench_bvh`) and per tracer:
 
 * ``reference``: the numpy reference;
 * ``warp:cpu``: the Warp float64 kernels on the CPU, ray batches from a thread
@@ -12,17 +10,15 @@ tracer asked for:
   GIL), also timed on one thread (scaling, one-thread ratio to Embree);
 * ``warp:cuda:N``: the same kernels on each CUDA device present;
 
-the median trace time (rays/s), whether every ping's hits are bit-identical
-to the reference's, and the median full ping (trace + host physics + ground
-truth, pings/s), its host stage (all but trace and cached preparation) broken
-down by :data:`leviathan.sonar.RENDER_STAGES`. The machine is shared and noisy:
-medians are quoted, every rate is also a ratio to a peer timed in the same run.
-
-The peer, on the same rays, is Intel Embree through ``embreex`` (float32, one
-thread, an ``rtcIntersect1`` loop), the tracer a user would otherwise pick:
-its rays/s, each tracer's ratio to it, and the share of hit rays where Embree
-picks the same (instance, triangle) as the reference. Install it with
-``pip install -e .[bench]``; without it the peer columns are left out.
+the median trace time (rays/s), whether every ping's hits are bit-identical to the
+reference's, and the median full ping (trace + host physics + ground truth, pings/s),
+its host stage (all but trace and cached preparation) broken down by
+:data:`leviathan.sonar.RENDER_STAGES`. The machine is shared and noisy: medians are
+quoted, every rate is also a ratio to a peer timed in the same run. The peer, on the
+same rays, is Intel Embree through ``embreex`` (float32, one thread, an
+``rtcIntersect1`` loop), the tracer a user would otherwise pick: its rays/s, each
+tracer's ratio to it, and the share of hit rays where Embree picks the same
+(instance, triangle) as the reference (``pip install -e .[bench]``; else left out).
 """
 
 from __future__ import annotations
@@ -33,6 +29,8 @@ import time
 from typing import Any
 
 import numpy as np
+
+from leviathan._bench_bvh import bvh_build_figures, bvh_build_line
 
 __all__ = ["bench_sonar", "bench_tracers", "format_sonar_bench", "survey_scene"]
 
@@ -225,6 +223,7 @@ def bench_sonar(
             "bvh_nodes": sum(p.bvh.node_count for p in prepared.instances),
             "bvh_depth": max(p.bvh.depth for p in prepared.instances),
             "bvh_build_s": build_s,
+            "bvh_build": bvh_build_figures(scene),
             "tracers": rows,
         }
         if peer is not None:
@@ -312,6 +311,7 @@ def format_sonar_bench(result: dict[str, Any]) -> str:
             f"seabed {s['triangles']} triangles: BVH build {s['bvh_build_s']:.3f} s "
             f"({s['bvh_nodes']} nodes, depth {s['bvh_depth']})"
         )
+        lines.append(bvh_build_line(s["bvh_build"]))
         lines.append(
             f"  {'tracer':<14} {'rays/s':>11} {'x Embree':>9} {'ping s':>8} {'pings/s':>8} "
             f"{'first call s':>12}  bit-identical"

@@ -52,6 +52,7 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
+from leviathan._behind import Behind
 from leviathan._files import write_atomically
 from leviathan._interrupt import checkpoint
 from leviathan.time import NS_PER_SECOND
@@ -416,13 +417,11 @@ def _write_products(
         recorder,
         tqdm(total=ticks, unit="tick", desc="survey demo", disable=not progress, leave=True) as bar,
     ):
-        done = 0
-        while done < ticks:
-            checkpoint()  # a Ctrl-C swallowed on the way (see leviathan._interrupt) stops here
-            n = min(chunk, ticks - done)
-            groups = world.step(n)
-            recorder.record(groups)
-            for group in groups:
+
+        def write(batch: Any) -> None:
+            # On the writer thread: files, content hashes, previews, manifest rows.
+            recorder.write(batch)
+            for group in batch.groups:
                 members = {}
                 for sensor_id, sample in group.samples.items():
                     members[sensor_id] = sample.content_hash
@@ -437,8 +436,18 @@ def _write_products(
                         "members": members,
                     }
                 )
+
+        behind = Behind(write)
+        done = 0
+        while done < ticks:
+            checkpoint()  # a Ctrl-C swallowed on the way (see leviathan._interrupt) stops here
+            n = min(chunk, ticks - done)
+            groups = world.step(n)
+            # What reads the World is taken now; the rest is written behind the next step.
+            behind.put(recorder.prepare(groups))
             done += n
             bar.update(n)
+        behind.wait()
         snapshot = world.snapshot()
         recorder.close(manifest={"snapshot_hash": snapshot.content_hash})
     _track_plot(world, out / "track.png")

@@ -90,6 +90,7 @@ CANONICAL_MODULES = (
     "leviathan/parity/_side_scan_scenes.py",
     "leviathan/random.py",
     "leviathan/_raycast_stages/__init__.py",
+    "leviathan/_raycast_stages/_bvh_compiled.py",
     "leviathan/_raycast_stages/bvh.py",
     "leviathan/_raycast_stages/prepare.py",
     "leviathan/_raycast_stages/result.py",
@@ -177,6 +178,9 @@ EXCLUDED_MODULES = {
     "leviathan/_lazy.py": "imports a package's public names on first use, computes nothing",
     "leviathan/bench.py": "benchmark timings and ratios: printed, never hashed or frozen",
     "leviathan/_bench_world.py": "benchmark timings and ratios: printed, never hashed or frozen",
+    "leviathan/_bench_bvh.py": "benchmark timings and ratios: printed, never hashed or frozen",
+    "leviathan/_bench_dataset.py": "benchmark sizes and ratios: printed, never hashed or frozen",
+    "leviathan/_behind.py": "runs a command's writer on a thread one step behind, no arithmetic",
     "leviathan/_bench_side_scan.py": "benchmark timings and ratios: printed, never hashed",
     "leviathan/cli/__init__.py": _CLI,
     "leviathan/cli/_base.py": _CLI,
@@ -201,6 +205,9 @@ EXCLUDED_MODULES = {
     "attributes, computes no hash",
     "leviathan/datasets/_hdf5_reader.py": "reads HDF5 exports back, computes no hash (it checks "
     "hashes with leviathan.identity, the canonical encoder)",
+    "leviathan/datasets/_hdf5_sparse.py": "export format: channels over cells stored sparse; "
+    "each form is rebuilt and compared byte for byte with the channel when written, and the "
+    "reader's rebuild is what verify hashes",
     "leviathan/datasets/_mcap_messages.py": "export format: ROS messages built from finished "
     "records, never hashed",
     "leviathan/datasets/_mcap_topics.py": "export format: MCAP topic and frame names, no "

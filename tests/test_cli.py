@@ -37,6 +37,9 @@ def test_bench_sonar_json_reports_every_tracer(capsys: pytest.CaptureFixture[str
     assert result["rays_per_ping"] == 64 * 16
     seabed = result["seabeds"][0]
     assert seabed["triangles"] >= 2000 and seabed["bvh_build_s"] >= 0
+    bvh = seabed["bvh_build"]  # the compiled build beside numpy's, same arrays
+    assert bvh["compiled_available"] is True and bvh["identical"] is True
+    assert bvh["numpy_median_s"] > 0 and bvh["compiled_median_s"] > 0
     tracers = {row["tracer"]: row for row in seabed["tracers"]}
     assert {"reference", "warp:cpu"} <= set(tracers)
     for row in tracers.values():
@@ -52,6 +55,18 @@ def test_bench_sonar_table_names_each_tracer(capsys: pytest.CaptureFixture[str])
     out = capsys.readouterr().out
     assert "  warp:cpu " in out and "  reference " not in out
     assert "bit-identical" in out
+    assert "identical arrays: True" in out and "BVH build of " in out
+
+
+def test_bench_dataset_reports_both_layouts(capsys: pytest.CaptureFixture[str]) -> None:
+    args = ["bench", "dataset", "--frames", "2", "--triangles", "2000", "--json"]
+    assert main(args) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["frames"] == 2
+    assert result["v2"]["verified_identical"] is True
+    assert 0 < result["v2"]["bytes"] < result["v1"]["bytes"]
+    assert result["size_ratio_v2_to_v1"] == result["v2"]["bytes"] / result["v1"]["bytes"]
+    assert 0.0 < result["occupied_cell_share"] <= 1.0
 
 
 def test_demo_is_reproducible(tmp_path) -> None:

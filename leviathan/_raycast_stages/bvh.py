@@ -50,12 +50,14 @@ traced result is the exact nearest hit whatever the tree (see
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
 
 import numpy as np
 
 __all__ = [
     "BVH_PAD_RELATIVE",
+    "COMPILED_MIN_TRIANGLES",
     "DEFAULT_LEAF_SIZE",
     "Bvh",
     "build_bvh",
@@ -135,14 +137,19 @@ def morton_codes(points: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np.ndarr
     )
 
 
+def _morton_scale(lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+    """Quantisation scale per axis over the box ``[lo, hi]`` (0 where it is flat)."""
+    extent = hi - lo
+    return np.where(
+        extent > 0.0, float((1 << _MORTON_BITS) - 1) / np.where(extent > 0, extent, 1.0), 0.0
+    )
+
+
 def _morton_codes_of_columns(
     columns: list[np.ndarray], lo: np.ndarray, hi: np.ndarray
 ) -> np.ndarray:
     """:func:`morton_codes` of points given as three [n] coordinate columns (same codes)."""
-    extent = hi - lo
-    scale = np.where(
-        extent > 0.0, float((1 << _MORTON_BITS) - 1) / np.where(extent > 0, extent, 1.0), 0.0
-    )
+    scale = _morton_scale(lo, hi)
     codes = np.zeros(columns[0].shape[0], dtype=np.uint64)
     for a, shift in ((0, 2), (1, 1), (2, 0)):
         q = np.floor((columns[a] - lo[a]) * scale[a])
@@ -191,7 +198,11 @@ def _depth_first_ids(node_child: np.ndarray, levels: list[np.ndarray]) -> np.nda
 
 
 def build_bvh(
-    tri_min: np.ndarray, tri_max: np.ndarray, *, leaf_size: int = DEFAULT_LEAF_SIZE
+    tri_min: np.ndarray,
+    tri_max: np.ndarray,
+    *,
+    leaf_size: int = DEFAULT_LEAF_SIZE,
+    compiled: bool | None = None,
 ) -> Bvh:
     """Builds the BVH of one instance from its triangles' bounding boxes.
 
@@ -199,6 +210,11 @@ def build_bvh(
         tri_min: Per-triangle minimum corner in world NED [m], shape [triangle_count, 3].
         tri_max: Per-triangle maximum corner [m], shape [triangle_count, 3].
         leaf_size: Maximum triangles per leaf (>= 1).
+        compiled: ``False``: this module's numpy build, the definition. ``True``: the
+            same arrays from Warp CPU kernels (:mod:`leviathan._raycast_stages._bvh_compiled`).
+            ``None`` (default): compiled for finite inputs of at least
+            :data:`COMPILED_MIN_TRIANGLES` triangles when Warp's CPU kernels load here,
+            numpy otherwise.
 
     Returns:
         The flat BVH arrays.
@@ -210,6 +226,14 @@ def build_bvh(
     n = tri_min.shape[0]
     if n == 0:
         raise ValueError("tri_min: a BVH needs at least one triangle")
+    if compiled is None:
+        compiled = (
+            n >= COMPILED_MIN_TRIANGLES
+            and bool(np.isfinite(tri_min).all() and np.isfinite(tri_max).all())
+            and _compiled_usable()
+        )
+    if compiled:
+        return _build_compiled(tri_min, tri_max, leaf_size)
 
     # Axis by axis over contiguous columns: reductions and gathers over [n, 3] rows
     # are several times slower in numpy than over [n] columns (same values: min and
@@ -319,6 +343,52 @@ def build_bvh(
         node_child=np.ascontiguousarray(node_child),
         node_range=np.ascontiguousarray(node_range),
         tri_order=np.ascontiguousarray(order.astype(np.int32)),
+        pad=pad,
+        leaf_size=leaf_size,
+    )
+
+
+COMPILED_MIN_TRIANGLES = 4096
+"""Below this many triangles the numpy build is as quick as a kernel launch."""
+
+_compiled_failure: list[str] = []
+
+
+def _compiled_usable() -> bool:
+    """Whether the compiled build loads here; if not, numpy builds, said once in the log."""
+    if _compiled_failure:
+        return False
+    try:
+        from leviathan._raycast_stages import _bvh_compiled
+
+        _bvh_compiled.load()
+    except Exception as exc:
+        _compiled_failure.append(f"{type(exc).__name__}: {exc}")
+        logging.getLogger("leviathan.raycast").warning(
+            "compiled BVH build unavailable (%s); the numpy build is used (same arrays)",
+            _compiled_failure[0],
+        )
+        return False
+    return True
+
+
+def _build_compiled(tri_min: np.ndarray, tri_max: np.ndarray, leaf_size: int) -> Bvh:
+    """:func:`build_bvh`'s arrays from the Warp CPU kernels, from the same host values."""
+    from leviathan._raycast_stages import _bvh_compiled
+
+    lo = np.array([tri_min[:, a].min() for a in range(3)], dtype=np.float64)
+    hi = np.array([tri_max[:, a].max() for a in range(3)], dtype=np.float64)
+    cube_hi = lo + float(np.max(hi - lo))
+    magnitude = max(float(np.max(np.abs(tri_min))), float(np.max(np.abs(tri_max))))
+    pad = BVH_PAD_RELATIVE * (1.0 + magnitude)
+    bounds, child, ranges, order = _bvh_compiled.build_arrays(
+        tri_min, tri_max, lo, _morton_scale(lo, cube_hi), pad, leaf_size
+    )
+    return Bvh(
+        node_bounds=bounds,
+        node_child=child,
+        node_range=ranges,
+        tri_order=order,
         pad=pad,
         leaf_size=leaf_size,
     )

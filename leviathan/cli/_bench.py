@@ -81,12 +81,20 @@ def _world(args: argparse.Namespace) -> int:
     return 0
 
 
+def _dataset(args: argparse.Namespace) -> int:
+    from leviathan._bench_dataset import bench_dataset, format_dataset_bench
+
+    result = bench_dataset(frames=args.frames, seabed_triangles=args.triangles)
+    _print(result, args.json, format_dataset_bench)
+    return 0
+
+
 def _json_flag(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", action="store_true", help="print JSON instead of a table")
 
 
 def add_subparser(subparsers: argparse._SubParsersAction) -> None:
-    """Adds ``bench`` with its targets ``sonar``, ``learning``, ``service`` and ``world``."""
+    """Adds ``bench`` with its targets (sonar, learning, service, world, dataset, sweep)."""
     p = subparsers.add_parser("bench", help="benchmarks (prints figures; never asserts times)")
     targets = p.add_subparsers(dest="target", required=True, metavar="TARGET")
 
@@ -181,6 +189,14 @@ def add_subparser(subparsers: argparse._SubParsersAction) -> None:
     )
     _json_flag(b)
     b.set_defaults(func=_world)
+
+    b = targets.add_parser(
+        "dataset", help="HDF5 bytes and write time per survey sonar frame, v2 beside v1 (dense)"
+    )
+    b.add_argument("--frames", type=int, default=5, help="survey sonar frames to write")
+    b.add_argument("--triangles", type=int, default=100_000, help="seabed triangles")
+    _json_flag(b)
+    b.set_defaults(func=_dataset)
 
     # `bench sweep` lives with the sweeps (leviathan.sweep.cli).
     from leviathan.sweep.cli import add_bench_subparser

@@ -28,6 +28,7 @@ _HOMES = {
     "McapWriter": "leviathan.datasets.mcap",
     "RUN_DATASET_NAME": "leviathan.datasets.run",
     "DatasetRecorder": "leviathan.datasets.run",
+    "RecordBatch": "leviathan.datasets.run",
     "export_dataset": "leviathan.datasets.run",
     "export_world": "leviathan.datasets.run",
 }
@@ -43,6 +44,7 @@ __all__ = [
     "Hdf5Dataset",
     "Hdf5Writer",
     "McapWriter",
+    "RecordBatch",
     "export_dataset",
     "export_world",
     "read_hdf5",

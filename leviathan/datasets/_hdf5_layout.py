@@ -22,8 +22,15 @@ from leviathan.sensors import ChannelDoc
 FORMAT_NAME = "leviathan.dataset.hdf5"
 """The root attribute ``format`` of every file the HDF5 dataset writer makes."""
 
-FORMAT_VERSION = 1
-"""The root attribute ``format_version``; the reader accepts exactly this version."""
+FORMAT_VERSION = 2
+"""The root attribute ``format_version`` of the files written now.
+
+Version 2 stores the channels of a sample with cells sparsely (see
+:mod:`leviathan.datasets._hdf5_sparse`); version 1 stored every channel dense.
+"""
+
+READABLE_FORMAT_VERSIONS = (1, 2)
+"""The format versions the reader accepts (a version-1 file has no sparse channels)."""
 
 TIER = "canonical"
 """The root attribute ``tier``: this file holds the records themselves, losslessly."""

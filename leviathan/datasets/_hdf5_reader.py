@@ -24,12 +24,13 @@ from leviathan.datasets._hdf5_layout import (
     _SAMPLE_NAME_DIGITS,
     _TRACK_FIELDS,
     FORMAT_NAME,
-    FORMAT_VERSION,
+    READABLE_FORMAT_VERSIONS,
     _attr,
     _item,
     _metadata_load,
     _read_array,
 )
+from leviathan.datasets._hdf5_sparse import _read_channels
 from leviathan.identity import content_hash, display_hash
 from leviathan.world import CaptureGroup, VehicleTrackRecord
 
@@ -172,7 +173,7 @@ def _read_sample(group: h5py.Group, check: Callable[[str, str, str], None]) -> A
     for dataset in display_group.values():
         stored = _attr(dataset, "display_hash", str)
         check(dataset.name, stored, display_hash(_read_array(dataset)))
-    channels = {name: _read_array(d) for name, d in _item(group, "channels").items()}
+    channels = _read_channels(_item(group, "channels"))
     attributes = {
         name: value.decode() if isinstance(value, bytes) else value
         for name, value in group.attrs.items()
@@ -232,10 +233,11 @@ def _open(path: Path) -> Iterator[h5py.File]:
         version = f.attrs.get("format_version")
         if isinstance(version, np.integer):
             version = int(version)
-        if type(version) is not int or version != FORMAT_VERSION:
+        if type(version) is not int or version not in READABLE_FORMAT_VERSIONS:
             raise DatasetError(
-                f"{path}: format_version is {version!r}; this reader reads version "
-                f"{FORMAT_VERSION} only (use the LEVIATHAN version that wrote it, "
+                f"{path}: format_version is {version!r}; this reader reads versions "
+                f"{', '.join(map(str, READABLE_FORMAT_VERSIONS))} (use the LEVIATHAN version "
+                "that wrote it, "
                 f"{f.attrs.get('leviathan_version')!r})"
             )
         yield f

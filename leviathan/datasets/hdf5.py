@@ -8,7 +8,7 @@ shape (the complete per-cell sonar ground truth included), metadata is stored
 as typed JSON (:mod:`leviathan.datasets.typed_json`) with its arrays as
 datasets, so the content hash of a rebuilt record equals the original's.
 
-Layout (format ``leviathan.dataset.hdf5``, version 1)::
+Layout (format ``leviathan.dataset.hdf5``, version 2; version 1 is read too)::
 
     /                                  attrs: format, format_version, tier ("canonical"),
                                        leviathan_version, content_encoding_version,
@@ -27,7 +27,8 @@ Layout (format ``leviathan.dataset.hdf5``, version 1)::
                                        attrs record_type, kind, sensor_id, sample_index,
                                        time_ns, tick, content_hash, metadata (typed JSON),
                                        backend and device (sonar frames)
-        channels/<name>                every channel, exact dtype and shape
+        channels/<name>                every channel, exact dtype and shape; version 2: over
+                                       cells sparse (leviathan.datasets._hdf5_sparse)
         metadata_arrays/<name>         arrays the metadata references ({"$array": name})
         display/<name>                 display products (not part of the content hash);
                                        attr display (typed JSON of the display mapping)
@@ -42,13 +43,10 @@ UTF-8 strings, integer attributes int64.
 
 Arrays of at least :data:`COMPRESS_MIN_BYTES` are chunked along their first
 axis in chunks of about :data:`CHUNK_TARGET_BYTES` and compressed with gzip
-level 1 behind the shuffle filter (a survey sonar frame: 40 MB of channels,
-2.9 MB on disk, 0.17 s to write on one core); smaller ones are stored
-contiguously.
+level 1 behind the shuffle filter; smaller ones are stored contiguously.
 
-This module holds the writer; the layout's constants and its array and
-attribute encoding (``_hdf5_layout``) and the reader (``_hdf5_reader``) sit
-beside it, and their public names are exported from here.
+This module holds the writer; the layout (``_hdf5_layout``, ``_hdf5_sparse``)
+and the reader (``_hdf5_reader``) sit beside it, their public names exported here.
 """
 
 from __future__ import annotations
@@ -79,6 +77,7 @@ from leviathan.datasets._hdf5_layout import (
     COMPRESS_MIN_BYTES,
     FORMAT_NAME,
     FORMAT_VERSION,
+    READABLE_FORMAT_VERSIONS,
     SUFFIXES,
     TIER,
     _append,
@@ -90,6 +89,7 @@ from leviathan.datasets._hdf5_layout import (
     _write_array,
 )
 from leviathan.datasets._hdf5_reader import Hdf5Dataset, _read_track, read_hdf5
+from leviathan.datasets._hdf5_sparse import _checked_version, _write_channels
 from leviathan.datasets._writer import _Aborted, _ClosesOnExit
 from leviathan.datasets.channels import CHANNEL_DOCS, sample_channel_doc
 from leviathan.identity import ENCODING_VERSION, content_hash, display_hash
@@ -101,6 +101,7 @@ __all__ = [
     "COMPRESS_MIN_BYTES",
     "FORMAT_NAME",
     "FORMAT_VERSION",
+    "READABLE_FORMAT_VERSIONS",
     "Hdf5Dataset",
     "Hdf5Writer",
     "read_hdf5",
@@ -121,10 +122,14 @@ class Hdf5Writer(_ClosesOnExit):
             only their sensors' samples and tracks are accepted.
         manifest: The run's manifest, plain JSON data (stored at the root; :meth:`close`
             may replace it).
+        format_version: :data:`FORMAT_VERSION` (channels over cells stored sparse), or 1
+            for the older layout with every channel dense, which readers of version 1
+            read too.
 
     Raises:
         DatasetError: A wrong suffix, a vehicle name that cannot be a group name, a
-            manifest that is not plain JSON data.
+            manifest that is not plain JSON data, a format version not in
+            :data:`READABLE_FORMAT_VERSIONS`.
         TypeError: ``vehicles`` does not map names to ``VehicleSpec`` documents.
         OSError: ``path`` cannot be written.
     """
@@ -135,8 +140,12 @@ class Hdf5Writer(_ClosesOnExit):
         *,
         vehicles: Mapping[str, Any],
         manifest: Mapping[str, Any],
+        format_version: int = FORMAT_VERSION,
     ) -> None:
         from leviathan.specs import VehicleSpec
+
+        self._format_version = _checked_version(format_version)
+        self._sparse = format_version >= 2
 
         target = Path(path)
         if target.suffix.lower() not in SUFFIXES:
@@ -185,7 +194,7 @@ class Hdf5Writer(_ClosesOnExit):
 
         f = self._file
         f.attrs["format"] = FORMAT_NAME
-        f.attrs["format_version"] = FORMAT_VERSION
+        f.attrs["format_version"] = self._format_version
         f.attrs["tier"] = TIER
         f.attrs["leviathan_version"] = __version__
         f.attrs["content_encoding_version"] = ENCODING_VERSION
@@ -398,8 +407,8 @@ class Hdf5Writer(_ClosesOnExit):
         )
         _set_attrs(g, attrs)
         channels = g.create_group("channels", track_order=True)
-        for name, array in sample.channels.items():
-            _write_array(channels, name, array, doc=sample_channel_doc(kind, name))
+        docs = {name: sample_channel_doc(kind, name) for name in sample.channels}
+        _write_channels(channels, sample.channels, docs, sparse=self._sparse)
         display = g.create_group("display", track_order=True)
         _set_attrs(
             display, {"display": typed_json.encode(sample.display, _metadata_store(g, "display"))}
@@ -460,7 +469,7 @@ class Hdf5Writer(_ClosesOnExit):
         return {
             "writer": "leviathan.datasets.hdf5.Hdf5Writer",
             "format": FORMAT_NAME,
-            "format_version": FORMAT_VERSION,
+            "format_version": self._format_version,
             "leviathan_version": __version__,
             "content_encoding_version": ENCODING_VERSION,
             "metadata_encoding": typed_json.TYPED_JSON_VERSION,

@@ -23,7 +23,7 @@ import os
 import warnings
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -32,7 +32,7 @@ from leviathan.datasets._writer import _ClosesOnExit
 from leviathan.identity import content_hash
 from leviathan.world import CaptureGroup, VehicleTrackRecord, World
 
-__all__ = ["RUN_DATASET_NAME", "DatasetRecorder", "export_dataset", "export_world"]
+__all__ = ["RUN_DATASET_NAME", "DatasetRecorder", "RecordBatch", "export_dataset", "export_world"]
 
 RUN_DATASET_NAME = "dataset.h5"
 """File name of the lossless record store in a run folder (the survey demo writes it)."""
@@ -116,6 +116,13 @@ class _Outputs:
         self._files.discard()
 
 
+class RecordBatch(NamedTuple):
+    """One step's capture groups and the track rows since the last, from ``prepare``."""
+
+    groups: tuple[CaptureGroup, ...]
+    tracks: tuple[VehicleTrackRecord, ...]
+
+
 class DatasetRecorder(_ClosesOnExit):
     """Streams a live World into MCAP and/or HDF5 files while it steps.
 
@@ -169,9 +176,23 @@ class DatasetRecorder(_ClosesOnExit):
     def record(self, groups: Sequence[CaptureGroup]) -> None:
         """Writes the capture groups one ``step`` returned and the track since the last call.
 
+        The same as ``write(prepare(groups))``.
+
         Raises:
             ValueError: If the World was reset or edited since the last call, or the
                 groups are not newer than the ones already recorded.
+        """
+        self.write(self.prepare(groups))
+
+    def prepare(self, groups: Sequence[CaptureGroup]) -> RecordBatch:
+        """The part of :meth:`record` that reads the World: its checks and the track rows.
+
+        Call it right after the ``step`` that returned ``groups``, before the World
+        steps on; :meth:`write` may then run on another thread while it does (the
+        survey demo writes each step's groups behind the next step).
+
+        Raises:
+            ValueError: As :meth:`record`.
         """
         if self._closed:
             raise ValueError("record: this recorder is closed")
@@ -198,13 +219,26 @@ class DatasetRecorder(_ClosesOnExit):
                     f"recorded ({self._last_time_ns} ns); record each step's groups once, in order"
                 )
             self._last_time_ns = group.time_ns
-        if world.tick < self._next_tick:
-            tracks: list[VehicleTrackRecord] = []
-        else:
-            tracks = [world.track_states(n, from_tick=self._next_tick) for n in world.vehicle_names]
-        self._outputs.write(groups, tracks)
-        self._groups.extend(g.content_hash for g in groups)
+        tracks: tuple[VehicleTrackRecord, ...] = ()
+        if world.tick >= self._next_tick:
+            tracks = tuple(
+                world.track_states(n, from_tick=self._next_tick) for n in world.vehicle_names
+            )
         self._next_tick = world.tick + 1
+        return RecordBatch(groups, tracks)
+
+    def write(self, batch: RecordBatch) -> None:
+        """Writes a batch from :meth:`prepare`: its groups, their hashes, its track rows.
+
+        Batches are written one at a time, in the order they were prepared; this
+        touches the files and the batch's immutable records only, never the World.
+        """
+        if self._closed:
+            raise ValueError("record: this recorder is closed")
+        if not isinstance(batch, RecordBatch):
+            raise TypeError(f"batch: expected a RecordBatch from prepare(), got {batch!r}")
+        self._outputs.write(batch.groups, list(batch.tracks))
+        self._groups.extend(g.content_hash for g in batch.groups)
 
     def close(self, *, manifest: Mapping[str, Any] | None = None) -> dict[str, Path]:
         """Finalises every file and renames it into place.

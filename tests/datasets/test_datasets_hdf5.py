@@ -23,6 +23,7 @@ from leviathan.datasets import DatasetError, DatasetIntegrityError, typed_json
 from leviathan.datasets._hdf5_layout import _chunks, _read_array, _write_array
 from leviathan.datasets.channels import CHANNEL_DOCS, sample_channel_doc
 from leviathan.datasets.hdf5 import (
+    COMPRESS_MIN_BYTES,
     FORMAT_NAME,
     FORMAT_VERSION,
     Hdf5Writer,
@@ -329,14 +330,19 @@ def test_chunks_are_whole_rows_of_about_one_mebibyte() -> None:
     assert _chunks((3, 1 << 20), 8) == (1, 1 << 20)  # never less than one row
 
 
-def test_large_channels_are_chunked_and_compressed(recorded: Recorded) -> None:
+def test_large_channels_are_chunked_and_compressed(recorded: Recorded, tmp_path: Path) -> None:
     sonar = next(g.samples["survey/sonar"] for g in recorded.groups if "survey/sonar" in g.samples)
-    with h5py.File(recorded.path, "r") as f:
-        stored = f[_sample_path("survey/sonar", sonar.sample_index)]["channels"]
-        big = stored["topk_range_m"]  # 32 x 16 x 4 float64 = 16 KiB
+    with h5py.File(tmp_path / "a.h5", "w") as f:
+        # A top-K channel of 32 x 16 x 4 float64 = 16 KiB, as version 1 stored it.
+        big = _write_array(f, "topk_range_m", sonar["topk_range_m"])
         assert (big.compression, big.compression_opts, big.shuffle) == ("gzip", 1, True)
         assert big.chunks == (32, 16, 4)
-        assert stored["validity"].compression is None  # 1 KiB: stored contiguously
+        small = _write_array(f, "validity", sonar["validity"])
+        assert small.compression is None  # 1 KiB: stored contiguously
+    with h5py.File(recorded.path, "r") as f:
+        for dataset in f[_sample_path("survey/sonar", sonar.sample_index)]["channels"].values():
+            large = dataset.size * dataset.dtype.itemsize >= COMPRESS_MIN_BYTES
+            assert (dataset.compression == "gzip") == large, dataset.name
 
 
 # --------------------------------------------------------------------------- integrity
@@ -353,7 +359,7 @@ def test_verify_detects_a_tampered_channel(recorded: Recorded, tmp_path: Path) -
     sonar = next(g.samples["survey/sonar"] for g in recorded.groups if "survey/sonar" in g.samples)
     path = _sample_path("survey/sonar", sonar.sample_index)
     with h5py.File(copy, "r+") as f:
-        f[path]["channels"]["primary_range_m"][0, 0] = 123.25
+        f[path]["channels"]["validity"][0, 0] = 777  # a dense channel (1 KiB)
     with pytest.raises(DatasetIntegrityError, match="survey/sonar") as caught:
         list(read_hdf5(copy).groups())
     assert caught.value.where == "/" + path
@@ -361,7 +367,7 @@ def test_verify_detects_a_tampered_channel(recorded: Recorded, tmp_path: Path) -
     # Unverified, the changed value is what comes back: verification is what caught it.
     unverified = list(read_hdf5(copy, verify=False).groups())
     frame = next(g.samples["survey/sonar"] for g in unverified if "survey/sonar" in g.samples)
-    assert frame["primary_range_m"][0, 0] == 123.25
+    assert frame["validity"][0, 0] == 777
 
 
 def test_verify_detects_a_tampered_track(recorded: Recorded, tmp_path: Path) -> None:

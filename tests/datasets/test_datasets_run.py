@@ -15,6 +15,7 @@ from leviathan.datasets import (
     export_world,
     read_hdf5,
 )
+from leviathan.identity import content_hash
 from leviathan.world import World
 
 
@@ -63,6 +64,46 @@ def test_recording_while_stepping_equals_exporting_at_once(tmp_path) -> None:
         np.testing.assert_array_equal(b.tracks[name].position_ned_m, expected.position_ned_m)
     assert a.manifest["run_hash"] == b.manifest["run_hash"]
     assert _topics(tmp_path / "a.mcap") == _topics(tmp_path / "b.mcap")
+
+
+def test_writing_behind_the_steps_equals_recording_each_step(tmp_path) -> None:
+    """prepare() on the stepping thread, write() on another one step behind: same files."""
+    import threading
+
+    serial, behind = _world(), _world()
+    with DatasetRecorder(serial, hdf5=tmp_path / "a.h5", mcap=tmp_path / "a.mcap") as recorder:
+        for n in (3, 9, 8):
+            recorder.record(serial.step(n))
+        serial_hashes = recorder.group_hashes
+        recorder.close()
+    with DatasetRecorder(behind, hdf5=tmp_path / "b.h5", mcap=tmp_path / "b.mcap") as recorder:
+        writer: threading.Thread | None = None
+        for n in (3, 9, 8):
+            batch = recorder.prepare(behind.step(n))
+            if writer is not None:
+                writer.join()
+            writer = threading.Thread(target=recorder.write, args=(batch,))
+            writer.start()  # the next step runs while this batch is written
+        assert writer is not None
+        writer.join()
+        assert recorder.group_hashes == serial_hashes
+        recorder.close()
+    a, b = read_hdf5(tmp_path / "a.h5"), read_hdf5(tmp_path / "b.h5")
+    assert [g.content_hash for g in a.groups()] == [g.content_hash for g in b.groups()]
+    for name, track in a.tracks.items():
+        assert content_hash(track) == content_hash(b.tracks[name])
+    assert a.manifest["run_hash"] == b.manifest["run_hash"]
+    assert _topics(tmp_path / "a.mcap") == _topics(tmp_path / "b.mcap")
+
+
+def test_write_takes_only_a_prepared_batch(tmp_path) -> None:
+    world = _world()
+    with DatasetRecorder(world, hdf5=tmp_path / "a.h5") as recorder:
+        groups = world.step(2)
+        with pytest.raises(TypeError, match="batch: expected a RecordBatch from prepare"):
+            recorder.write(groups)
+        recorder.write(recorder.prepare(groups))
+        assert len(recorder.group_hashes) == len(groups)
 
 
 def test_export_dataset_from_a_run_folder_round_trips(tmp_path) -> None:

@@ -1,0 +1,104 @@
+"""The dataset bench behind ``leviathan bench dataset``: figures to print, never assertions.
+
+It steps the survey demo's World (:func:`leviathan.demo.build_demo_world`) until
+its survey sonar has made ``frames`` pings, writes those capture groups twice,
+with the HDF5 writer's current layout (format version 2: sonar truth sparse
+over occupied cells and used top-K slots) and with version 1 (every channel
+dense, the peer, same groups, same run), and reports for each the file size,
+the bytes per sonar frame and the write time, their ratios, the projection to
+the demo's 101 pings, and whether version 2 read back with ``verify=True``
+gives every content hash written. The occupied share of the frames' cells and
+of their top-K slots is reported too: what the sparse layout cannot drop.
+"""
+
+from __future__ import annotations
+
+import statistics
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+__all__ = ["bench_dataset", "format_dataset_bench"]
+
+DEMO_PINGS = 101
+"""Sonar pings of the survey demo (20 s at 5 Hz, both ends)."""
+
+
+def bench_dataset(*, frames: int = 5, seabed_triangles: int = 100_000) -> dict[str, Any]:
+    """Sizes and write times of the same capture groups in HDF5 versions 2 and 1."""
+    from leviathan.datasets import read_hdf5
+    from leviathan.datasets.hdf5 import Hdf5Writer
+    from leviathan.demo import build_demo_world
+    from leviathan.sonar import SonarFrame
+
+    if frames < 1:
+        raise ValueError(f"frames: expected >= 1, got {frames}")
+    world = build_demo_world(seabed_triangles=seabed_triangles)
+    vehicles = {name: world.vehicle_spec(name) for name in world.vehicle_names}
+    groups: list[Any] = []
+    sonar_frames: list[Any] = []
+    while len(sonar_frames) < frames:
+        for group in world.step(10):
+            groups.append(group)
+            sonar_frames += [s for s in group.samples.values() if isinstance(s, SonarFrame)]
+    result: dict[str, Any] = {"frames": len(sonar_frames), "capture_groups": len(groups)}
+    with tempfile.TemporaryDirectory(prefix="leviathan-bench-dataset-") as folder:
+        for version in (2, 1):
+            path = Path(folder) / f"v{version}.h5"
+            times = []
+            with Hdf5Writer(path, vehicles=vehicles, manifest={}, format_version=version) as w:
+                for group in groups:
+                    t0 = time.perf_counter()
+                    w.write([group], [])
+                    if any(isinstance(s, SonarFrame) for s in group.samples.values()):
+                        times.append(time.perf_counter() - t0)
+            size = path.stat().st_size
+            result[f"v{version}"] = {
+                "bytes": size,
+                "bytes_per_frame": size / len(sonar_frames),
+                "demo_projection_bytes": size / len(sonar_frames) * DEMO_PINGS,
+                "write_median_s_per_sonar_group": statistics.median(times),
+            }
+            if version == 2:
+                back = [g.content_hash for g in read_hdf5(path, verify=True).groups()]
+                result["v2"]["verified_identical"] = back == [g.content_hash for g in groups]
+    result["size_ratio_v2_to_v1"] = result["v2"]["bytes"] / result["v1"]["bytes"]
+    result["write_ratio_v2_to_v1"] = (
+        result["v2"]["write_median_s_per_sonar_group"]
+        / result["v1"]["write_median_s_per_sonar_group"]
+    )
+    counts = [np.asarray(f["sample_count"]) for f in sonar_frames]
+    top_k = sonar_frames[0]["topk_range_m"].shape[-1]
+    result["occupied_cell_share"] = float(np.mean([np.mean(c > 0) for c in counts]))
+    result["used_topk_slot_share_of_occupied"] = float(
+        np.mean([np.minimum(c[c > 0], top_k).sum() / (top_k * np.count_nonzero(c)) for c in counts])
+    )
+    return result
+
+
+def format_dataset_bench(result: dict[str, Any]) -> str:
+    """A readable table of :func:`bench_dataset`'s result."""
+    lines = [
+        f"dataset bench: {result['frames']} survey sonar frames ({result['capture_groups']} "
+        "capture groups) of the demo World, written twice in one run",
+        f"  {'layout':<22} {'MB/frame':>9} {'demo MB':>8} {'write s/frame':>13}",
+    ]
+    for version, name in (("v2", "v2 sparse (current)"), ("v1", "v1 dense (peer)")):
+        r = result[version]
+        lines.append(
+            f"  {name:<22} {r['bytes_per_frame'] / 1e6:>9.2f} "
+            f"{r['demo_projection_bytes'] / 1e6:>8.0f} {r['write_median_s_per_sonar_group']:>13.3f}"
+        )
+    lines.append(
+        f"  v2 / v1: size x{result['size_ratio_v2_to_v1']:.3f}, write time "
+        f"x{result['write_ratio_v2_to_v1']:.2f}; v2 read back with verify: "
+        f"{'identical' if result['v2']['verified_identical'] else 'DIFFERENT'}"
+    )
+    lines.append(
+        f"  occupied cells {result['occupied_cell_share']:.1%}; used top-K slots of occupied "
+        f"cells {result['used_topk_slot_share_of_occupied']:.1%} (what sparse storage keeps)"
+    )
+    return "\n".join(lines)

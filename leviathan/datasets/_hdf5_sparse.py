@@ -1,0 +1,369 @@
+"""Channels over cells stored sparse in the HDF5 dataset (format version 2).
+
+A sample with a 2-D integer ``sample_count`` channel (an imaging-sonar frame)
+has cells; about half of a survey fan's cells hold no sample, and their
+channels hold the sentinel fill. Such channels are stored as the fill and the
+occupied cells' values only, the top-K channels as their used slots only, and
+channels that other channels determine exactly (the primary contributor is
+slot 0 of the top K; the energy fraction is contribution over the cell's
+return) as the rule alone. Every form is rebuilt at write time by the reader's
+own function and kept only if the result equals the channel byte for byte;
+anything else is stored dense. The reader rebuilds the dense arrays before the
+records are built, so ``verify`` re-hashes exactly what was written.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping
+from typing import Any
+
+import h5py
+import numpy as np
+
+from leviathan.datasets._errors import DatasetError
+from leviathan.datasets._hdf5_layout import (
+    COMPRESS_MIN_BYTES,
+    READABLE_FORMAT_VERSIONS,
+    _attr,
+    _read_array,
+    _set_attrs,
+    _write_array,
+)
+from leviathan.sensors import ChannelDoc
+
+CELL_COUNT_CHANNEL = "sample_count"
+"""The channel whose non-zero cells are a sample's occupied cells (2-D, integer)."""
+
+SPARSE_CELLS = "sparse_cells"
+SPARSE_SLOTS = "sparse_slots"
+SLOT0 = "slot0"
+QUOTIENT = "quotient"
+STORAGES = (SPARSE_CELLS, SPARSE_SLOTS, SLOT0, QUOTIENT)
+"""The ``storage`` attribute of a channel stored sparsely (see :func:`_sparse_channel`)."""
+
+
+# --------------------------------------------------------------------------- sparse cells
+
+
+def _checked_version(format_version: Any) -> int:
+    """The writer's ``format_version``, or a DatasetError naming what is accepted."""
+    if type(format_version) is not int or format_version not in READABLE_FORMAT_VERSIONS:
+        raise DatasetError(
+            f"format_version: expected one of {READABLE_FORMAT_VERSIONS}, got {format_version!r}"
+        )
+    return format_version
+
+
+def _occupied_cells(channels: Mapping[str, Any]) -> np.ndarray | None:
+    """The occupied cells (bool, the cell shape) of a sample's channels, or None.
+
+    A sample has cells when it has a 2-D integer :data:`CELL_COUNT_CHANNEL`
+    channel; a cell is occupied when its count is not zero.
+    """
+    counts = channels.get(CELL_COUNT_CHANNEL)
+    if counts is None:
+        return None
+    counts = np.asarray(counts)
+    if counts.ndim != 2 or counts.dtype.kind not in "iu":
+        return None
+    return counts != 0
+
+
+class _Cells:
+    """A sample's cells: which are occupied and how many slots of each are used."""
+
+    def __init__(self, counts: np.ndarray) -> None:
+        self.shape = counts.shape
+        self.mask = counts.reshape(-1) != 0
+        self.occupied_count = int(self.mask.sum())
+        self._counts = counts.reshape(-1)[self.mask]
+
+    def used_slots(self, k: int) -> np.ndarray:
+        """bool [occupied cells, k]: slot j of a cell is used when j < its count."""
+        return np.arange(k)[None, :] < self._counts[:, None]
+
+
+def _bytes_of(a: np.ndarray) -> np.ndarray:
+    return np.ascontiguousarray(a).reshape(-1).view(np.uint8)
+
+
+def _filled(fill: np.ndarray, cells: _Cells) -> np.ndarray:
+    """A flat ``[cells, *T]`` array holding ``fill`` in every cell."""
+    dense = np.empty((cells.mask.shape[0], *fill.shape), dtype=fill.dtype)
+    dense[...] = fill
+    return dense
+
+
+def _derived_values(
+    storage: str,
+    source: Mapping[str, str],
+    channels: Mapping[str, np.ndarray],
+    cells: _Cells,
+    k: int,
+) -> np.ndarray:
+    """The values at the used slots (or occupied cells) a derived storage computes."""
+    if storage == SLOT0:
+        return channels[source["source"]].reshape(cells.mask.shape[0], -1)[cells.mask, 0]
+    # QUOTIENT: numerator / denominator of the cell, NaN where the denominator is not > 0.
+    numerator = channels[source["numerator"]].reshape(cells.mask.shape[0], k)[cells.mask]
+    denominator = channels[source["denominator"]].reshape(-1)[cells.mask][:, None]
+    numerator = numerator[cells.used_slots(k)]
+    denominator = np.broadcast_to(denominator, (denominator.shape[0], k))[cells.used_slots(k)]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        fraction = numerator / denominator
+    return np.where(denominator > 0.0, fraction, np.nan)
+
+
+def _dense_channel(
+    storage: str,
+    fill: np.ndarray,
+    values: np.ndarray | None,
+    cells: _Cells,
+    where: str,
+    *,
+    source: Mapping[str, str] | None = None,
+    channels: Mapping[str, np.ndarray] | None = None,
+) -> np.ndarray:
+    """The dense channel stored as ``storage`` (see :func:`_sparse_channel`)."""
+    trailing = fill.shape
+    dense = _filled(fill, cells)
+    if storage in (SLOT0, QUOTIENT):
+        if source is None or channels is None:
+            raise DatasetError(f"{where}: storage {storage!r} needs its source channels")
+        missing = [name for name in source.values() if name not in channels]
+        if missing:
+            raise DatasetError(
+                f"{where}: derived from channel {missing[0]!r}, which the sample does not hold; "
+                "the file is damaged"
+            )
+        k = trailing[0] if trailing else 1
+        values = _derived_values(storage, source, channels, cells, k)
+        storage = SPARSE_CELLS if storage == SLOT0 else SPARSE_SLOTS
+    if values is None:
+        raise DatasetError(f"{where}: storage {storage!r} needs stored values")
+    if storage == SPARSE_CELLS:
+        expected = (cells.occupied_count, *trailing)
+        if values.shape != expected:
+            raise DatasetError(
+                f"{where}: {values.shape} stored values, expected {expected} (one per occupied "
+                "cell); the file is damaged"
+            )
+        dense[cells.mask] = values
+    elif storage == SPARSE_SLOTS:
+        if len(trailing) != 1:
+            raise DatasetError(f"{where}: storage {storage!r} needs one slot axis, got {trailing}")
+        used = cells.used_slots(trailing[0])
+        if values.shape != (int(used.sum()),):
+            raise DatasetError(
+                f"{where}: {values.shape} stored values, expected {int(used.sum())} (one per "
+                "used slot); the file is damaged"
+            )
+        block = dense[cells.mask]
+        block[used] = values
+        dense[cells.mask] = block
+    else:
+        raise DatasetError(
+            f"{where}: storage {storage!r} is unknown; expected one of {', '.join(STORAGES)}"
+        )
+    return dense.reshape(*cells.shape, *trailing)
+
+
+def _candidates(
+    name: str, a: np.ndarray, channels: Mapping[str, np.ndarray], cells: _Cells
+) -> list[tuple[str, dict[str, str]]]:
+    """Derived storages that may rebuild ``a`` from other channels.
+
+    Each is first tried on the first occupied cell alone (a few scalar
+    operations), so that only a likely one is rebuilt in full.
+    """
+    first = int(np.argmax(cells.mask))
+    flat = a.reshape(cells.mask.shape[0], -1)
+    out: list[tuple[str, dict[str, str]]] = []
+    if a.ndim == 2:
+        for other, b in channels.items():
+            if b.dtype == a.dtype and b.ndim == 3 and b.shape[:2] == a.shape:
+                probe = b.reshape(cells.mask.shape[0], -1)[first, :1]
+                if probe.tobytes() == flat[first, :1].tobytes():
+                    out.append((SLOT0, {"source": other}))
+    if a.ndim == 3 and a.dtype.kind == "f":
+        for numerator, b in channels.items():
+            if b.shape != a.shape or b.dtype != a.dtype:
+                continue
+            top = b.reshape(cells.mask.shape[0], -1)[first, :1]
+            for denominator, c in channels.items():
+                if c.ndim != 2 or c.shape != cells.shape or c.dtype != a.dtype:
+                    continue
+                below = c.reshape(-1)[first : first + 1]
+                with np.errstate(divide="ignore", invalid="ignore"):
+                    probe = np.where(below > 0.0, top / below, np.nan)
+                if probe.tobytes() == flat[first, :1].tobytes():
+                    out.append((QUOTIENT, {"numerator": numerator, "denominator": denominator}))
+    return out
+
+
+def _sparse_channel(
+    name: str,
+    a: np.ndarray,
+    channels: Mapping[str, np.ndarray],
+    cells: _Cells,
+    derivable: Mapping[str, np.ndarray] | None = None,
+) -> tuple[str, np.ndarray, np.ndarray | None, dict[str, str]] | None:
+    """How a channel over cells is stored, or None where it is stored dense.
+
+    A channel of shape ``cells + T`` whose empty cells all hold one bit
+    pattern ``fill`` (shape ``T``) keeps that fill and, per occupied cell, one of:
+
+    * ``sparse_cells``: its values, ``[occupied cells, *T]``;
+    * ``sparse_slots`` (``T = (K,)``): the values of its used slots only (slot
+      ``j < count``; the unused ones hold ``fill[j]``), in cell then slot order;
+    * ``slot0``: nothing: its values are slot 0 of channel ``source`` (the
+      primary contributor is the first of the top K);
+    * ``quotient`` (used slots): nothing: channel ``numerator`` divided by the
+      cell's ``denominator``, NaN where that is not > 0 (the energy fraction).
+
+    ``derivable`` are the channels a derived form may be computed from (none:
+    no derived form). Returns ``(storage, fill, values or None, source
+    attributes)``. Each form
+    is rebuilt here by :func:`_dense_channel`, the reader's own function, and
+    taken only if the rebuilt array equals ``a`` byte for byte.
+    """
+    if a.shape[:2] != cells.shape or a.dtype.kind not in "biuf" or a.nbytes < COMPRESS_MIN_BYTES:
+        return None
+    empty = ~cells.mask
+    if not empty.any():
+        return None
+    trailing = a.shape[2:]
+    flat = a.reshape(cells.mask.shape[0], *trailing)
+    fill = flat[int(np.argmax(empty))].copy()
+    original = _bytes_of(a)
+    where = f"channel {name!r}"
+
+    def exact(
+        storage: str, values: np.ndarray | None, source: dict[str, str] | None = None
+    ) -> bool:
+        rebuilt = _dense_channel(
+            storage, fill, values, cells, where, source=source, channels=channels
+        )
+        return np.array_equal(_bytes_of(rebuilt), original)
+
+    derive = bool(derivable) and cells.occupied_count > 0
+    for storage, source in _candidates(name, a, derivable, cells) if derive else ():
+        if exact(storage, None, source):
+            return storage, fill, None, source
+    values = np.ascontiguousarray(flat[cells.mask])
+    if len(trailing) == 1 and trailing[0] > 1:
+        slots = np.ascontiguousarray(values[cells.used_slots(trailing[0])])
+        if exact(SPARSE_SLOTS, slots):
+            return SPARSE_SLOTS, fill, slots, {}
+    if exact(SPARSE_CELLS, values):
+        return SPARSE_CELLS, fill, values, {}
+    return None
+
+
+def _write_channels(
+    group: h5py.Group,
+    channels: Mapping[str, Any],
+    docs: Mapping[str, ChannelDoc],
+    *,
+    sparse: bool,
+) -> None:
+    """A sample's channels, over its cells sparse where :func:`_sparse_channel` allows."""
+    arrays = {name: np.asarray(value) for name, value in channels.items()}
+    occupied = _occupied_cells(arrays) if sparse else None
+    cells = None if occupied is None else _Cells(np.asarray(arrays[CELL_COUNT_CHANNEL]))
+    forms: dict[str, Any] = {}
+    if cells is not None:
+        # A derived channel is computed from stored ones only: none is the source of
+        # another derived channel, and none is derived from a derived one.
+        derived: set[str] = set()
+        sources: set[str] = set()
+        for name, a in arrays.items():
+            if name == CELL_COUNT_CHANNEL:
+                continue
+            derivable = None
+            if name not in sources:
+                derivable = {n: v for n, v in arrays.items() if n != name and n not in derived}
+            form = _sparse_channel(name, a, arrays, cells, derivable)
+            forms[name] = form
+            if form is not None and form[0] in (SLOT0, QUOTIENT):
+                derived.add(name)
+                sources.update(form[3].values())
+    for name, a in arrays.items():
+        form = forms.get(name)
+        if form is None:
+            _write_array(group, name, a, doc=docs[name])
+            continue
+        storage, fill, values, source = form
+        stored = np.zeros(0, dtype=a.dtype) if values is None else values
+        dataset = _write_array(group, name, stored, doc=docs[name])
+        _set_attrs(
+            dataset,
+            {
+                "storage": storage,
+                "shape": json.dumps(list(a.shape)),
+                "fill": fill.astype(fill.dtype.newbyteorder("<")).tobytes().hex(),
+                **{f"source_{key}": value for key, value in source.items()},
+            },
+        )
+
+
+def _read_channels(group: h5py.Group) -> dict[str, np.ndarray]:
+    """A sample's channels, sparse and derived ones rebuilt dense (see :func:`_write_channels`)."""
+    datasets = dict(group.items())
+    channels: dict[str, np.ndarray] = {}
+    for name, dataset in datasets.items():
+        if "storage" not in dataset.attrs:
+            channels[name] = _read_array(dataset)
+    stored = {name: d for name, d in datasets.items() if name not in channels}
+    if not stored:
+        return channels
+    counts = channels.get(CELL_COUNT_CHANNEL)
+    if _occupied_cells(channels) is None or counts is None:
+        where = next(iter(stored.values())).name
+        raise DatasetError(
+            f"{where}: stored sparse, but the sample has no dense 2-D integer "
+            f"{CELL_COUNT_CHANNEL!r} channel to give its cells; the file is damaged"
+        )
+    cells = _Cells(counts)
+    # Plain sparse channels first: derived ones are computed from them.
+    order = sorted(stored, key=lambda n: _attr(stored[n], "storage", str) in (SLOT0, QUOTIENT))
+    for name in order:
+        dataset = stored[name]
+        where = dataset.name
+        storage = _attr(dataset, "storage", str)
+        values = _read_array(dataset)
+        shape = tuple(json.loads(_attr(dataset, "shape", str)))
+        fill_hex = _attr(dataset, "fill", str)
+        try:
+            fill_bytes = bytes.fromhex(fill_hex)
+        except ValueError:
+            raise DatasetError(
+                f"{where}: attribute 'fill' is not hex ({fill_hex[:40]!r})"
+            ) from None
+        trailing = shape[2:]
+        if shape[:2] != cells.shape or len(fill_bytes) != values.dtype.itemsize * math.prod(
+            trailing
+        ):
+            raise DatasetError(
+                f"{where}: shape {shape} and a {len(fill_bytes)}-byte fill do not fit the "
+                f"{cells.shape} cells of {values.dtype} values; the file is damaged"
+            )
+        little = values.dtype.newbyteorder("<")
+        fill = np.frombuffer(fill_bytes, dtype=little).astype(values.dtype).reshape(trailing)
+        source = {
+            key[len("source_") :]: _attr(dataset, key, str)
+            for key in dataset.attrs
+            if key.startswith("source_")
+        }
+        channels[name] = _dense_channel(
+            storage,
+            fill,
+            values,
+            cells,
+            where,
+            source=source,
+            channels={n: v for n, v in channels.items() if n != name},
+        )
+    return {name: channels[name] for name in datasets}

@@ -1,0 +1,348 @@
+"""Sparse truth on disk (format version 2): exact round trip, old files read, damage caught."""
+
+from __future__ import annotations
+
+import shutil
+import struct
+from pathlib import Path
+
+import h5py
+import numpy as np
+import pytest
+from test_datasets_hdf5 import HALF, Recorded, _sample_path, _vehicles
+
+from leviathan.datasets import DatasetError, DatasetIntegrityError
+from leviathan.datasets._hdf5_sparse import (
+    QUOTIENT,
+    SLOT0,
+    SPARSE_CELLS,
+    SPARSE_SLOTS,
+    _Cells,
+    _read_channels,
+    _sparse_channel,
+    _write_channels,
+)
+from leviathan.datasets.channels import sample_channel_doc
+from leviathan.datasets.hdf5 import FORMAT_VERSION, READABLE_FORMAT_VERSIONS, Hdf5Writer, read_hdf5
+
+# A NaN with a payload and the sign bit set: not numpy's canonical NaN.
+ODD_NAN = struct.unpack("<d", struct.pack("<Q", 0xFFF8_0000_0000_1234))[0]
+
+
+@pytest.fixture(scope="module")
+def recorded(tmp_path_factory: pytest.TempPathFactory) -> Recorded:
+    return Recorded(tmp_path_factory.mktemp("hdf5_sparse"))
+
+
+@pytest.fixture(scope="module")
+def version_1(recorded: Recorded, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The same capture groups written in the version-1 layout (every channel dense)."""
+    path = tmp_path_factory.mktemp("hdf5_v1") / "run.h5"
+    world = recorded.world
+    with Hdf5Writer(
+        path, vehicles=_vehicles(world), manifest=recorded.manifest, format_version=1
+    ) as writer:
+        for start in range(0, len(recorded.groups), HALF):
+            writer.write(recorded.groups[start : start + HALF], [])
+    return path
+
+
+def _sonar_paths(recorded: Recorded) -> list[str]:
+    return [
+        _sample_path("survey/sonar", g.samples["survey/sonar"].sample_index)
+        for g in recorded.groups
+        if "survey/sonar" in g.samples
+    ]
+
+
+def _assert_same_bytes(a: np.ndarray, b: np.ndarray, where: str) -> None:
+    assert (a.dtype, a.shape) == (b.dtype, b.shape), where
+    assert a.tobytes() == b.tobytes(), where
+
+
+# --------------------------------------------------------------------------- the file
+
+
+def test_files_are_written_in_version_2(recorded: Recorded) -> None:
+    assert FORMAT_VERSION == 2 and READABLE_FORMAT_VERSIONS == (1, 2)
+    with h5py.File(recorded.path, "r") as f:
+        assert f.attrs["format_version"] == 2
+
+
+def test_sonar_truth_is_stored_sparse_and_derived(recorded: Recorded) -> None:
+    with h5py.File(recorded.path, "r") as f:
+        for path in _sonar_paths(recorded):
+            channels = f[path]["channels"]
+            storage = {n: d.attrs.get("storage", "dense") for n, d in channels.items()}
+            assert storage["sample_count"] == "dense"  # it gives the cells
+            assert storage["topk_range_m"] == SPARSE_SLOTS
+            assert storage["primary_hit_point_world"] == SPARSE_CELLS
+            assert storage["primary_range_m"] == SLOT0
+            assert channels["primary_range_m"].attrs["source_source"] == "topk_range_m"
+            assert channels["primary_range_m"].shape == (0,)
+            # The energy fraction is a quotient of linear_return unless that one is derived
+            # itself (a cell with one sample: its return is slot 0 of topk_contribution).
+            assert (storage["topk_energy_fraction"] == QUOTIENT) != (
+                storage["linear_return"] == SLOT0
+            )
+            counts = channels["sample_count"][...]
+            used = np.minimum(counts, 4).sum()
+            assert channels["topk_range_m"].shape == (used,)
+            assert channels["primary_hit_point_world"].shape == (np.count_nonzero(counts), 3)
+
+
+def test_every_sonar_channel_is_rebuilt_byte_for_byte(recorded: Recorded) -> None:
+    frames = [g.samples["survey/sonar"] for g in recorded.groups if "survey/sonar" in g.samples]
+    with h5py.File(recorded.path, "r") as f:
+        for path, frame in zip(_sonar_paths(recorded), frames, strict=True):
+            back = _read_channels(f[path]["channels"])
+            assert list(back) == list(frame.channels)
+            for name, array in frame.channels.items():
+                _assert_same_bytes(back[name], array, f"{path} {name}")
+
+
+def test_version_2_is_smaller_than_version_1(recorded: Recorded, version_1: Path) -> None:
+    def stored(path: Path) -> int:
+        with h5py.File(path, "r") as f:
+            return sum(
+                d.id.get_storage_size()
+                for p in _sonar_paths(recorded)
+                for d in f[p]["channels"].values()
+            )
+
+    assert stored(recorded.path) < stored(version_1)
+
+
+def test_a_version_1_file_is_still_read_with_every_hash(
+    recorded: Recorded, version_1: Path
+) -> None:
+    with h5py.File(version_1, "r") as f:
+        assert f.attrs["format_version"] == 1
+        for path in _sonar_paths(recorded):
+            assert all("storage" not in d.attrs for d in f[path]["channels"].values())
+    back = list(read_hdf5(version_1).groups())
+    assert [g.content_hash for g in back] == [g.content_hash for g in recorded.groups]
+    for original, rebuilt in zip(recorded.groups, back, strict=True):
+        for sensor_id, sample in original.samples.items():
+            for name, array in sample.channels.items():
+                _assert_same_bytes(rebuilt.samples[sensor_id][name], array, name)
+
+
+def test_an_unknown_format_version_is_refused_by_the_writer(
+    recorded: Recorded, tmp_path: Path
+) -> None:
+    with pytest.raises(DatasetError, match=r"format_version: expected one of \(1, 2\), got 3"):
+        Hdf5Writer(
+            tmp_path / "x.h5", vehicles=_vehicles(recorded.world), manifest={}, format_version=3
+        )
+    assert list(tmp_path.iterdir()) == []
+
+
+# --------------------------------------------------------------------------- damage
+
+
+def _copy(recorded: Recorded, tmp_path: Path) -> Path:
+    copy = tmp_path / "copy.h5"
+    shutil.copyfile(recorded.path, copy)
+    return copy
+
+
+def _first_occupied(recorded: Recorded) -> tuple[str, tuple[int, int]]:
+    frame = next(g.samples["survey/sonar"] for g in recorded.groups if "survey/sonar" in g.samples)
+    counts = frame["sample_count"]
+    cell = np.unravel_index(int(np.argmax(counts.reshape(-1) != 0)), counts.shape)
+    return _sample_path("survey/sonar", frame.sample_index), (int(cell[0]), int(cell[1]))
+
+
+def test_verify_detects_a_tampered_sparse_value(recorded: Recorded, tmp_path: Path) -> None:
+    copy = _copy(recorded, tmp_path)
+    path, (r, b) = _first_occupied(recorded)
+    with h5py.File(copy, "r+") as f:
+        f[path]["channels"]["topk_range_m"][0] = 123.25  # the first used slot
+    with pytest.raises(DatasetIntegrityError, match="survey/sonar") as caught:
+        list(read_hdf5(copy).groups())
+    assert caught.value.where == "/" + path
+    unverified = list(read_hdf5(copy, verify=False).groups())
+    frame = next(g.samples["survey/sonar"] for g in unverified if "survey/sonar" in g.samples)
+    assert frame["topk_range_m"][r, b, 0] == 123.25
+    assert frame["primary_range_m"][r, b] == 123.25  # derived from slot 0
+
+
+def test_verify_detects_a_tampered_fill(recorded: Recorded, tmp_path: Path) -> None:
+    copy = _copy(recorded, tmp_path)
+    path, _ = _first_occupied(recorded)
+    with h5py.File(copy, "r+") as f:
+        f[path]["channels"]["linear_return"].attrs["fill"] = struct.pack("<d", 1.0).hex()
+    with pytest.raises(DatasetIntegrityError, match="survey/sonar"):
+        list(read_hdf5(copy).groups())
+
+
+def test_a_sparse_channel_of_the_wrong_length_is_a_dataset_error(
+    recorded: Recorded, tmp_path: Path
+) -> None:
+    copy = _copy(recorded, tmp_path)
+    path, _ = _first_occupied(recorded)
+    with h5py.File(copy, "r+") as f:
+        channels = f[path]["channels"]
+        attrs = dict(channels["primary_hit_point_world"].attrs)
+        del channels["primary_hit_point_world"]
+        channels.create_dataset("primary_hit_point_world", data=np.zeros((3, 3)))
+        for key, value in attrs.items():
+            channels["primary_hit_point_world"].attrs[key] = value
+    with pytest.raises(
+        DatasetError, match=r"primary_hit_point_world: \(3, 3\) stored values, expected \(\d+, 3\)"
+    ):
+        list(read_hdf5(copy).groups())
+
+
+def test_a_derived_channel_without_its_source_is_a_dataset_error(
+    recorded: Recorded, tmp_path: Path
+) -> None:
+    copy = _copy(recorded, tmp_path)
+    path, _ = _first_occupied(recorded)
+    with h5py.File(copy, "r+") as f:
+        f[path]["channels"]["primary_range_m"].attrs["source_source"] = "nowhere"
+    with pytest.raises(DatasetError, match="derived from channel 'nowhere'"):
+        list(read_hdf5(copy).groups())
+
+
+# --------------------------------------------------------------------------- the encoding
+
+
+def _channels(seed: int, *, shape: tuple[int, int] = (64, 40), k: int = 4) -> dict:
+    """Random cells (about half empty) and channels with sentinels as a frame has them."""
+    rng = np.random.default_rng(seed)
+    counts = np.where(rng.random(shape) < 0.5, 0, rng.integers(1, 7, shape)).astype(np.int32)
+    used = np.arange(k)[None, None, :] < counts[..., None]
+    topk = np.where(used, rng.normal(size=(*shape, k)) * 1e3, np.nan)
+    topk[used & (rng.random((*shape, k)) < 0.05)] = -0.0
+    topk[used & (rng.random((*shape, k)) < 0.05)] = 5e-324  # subnormal
+    topk[used & (rng.random((*shape, k)) < 0.02)] = ODD_NAN
+    ret = np.where(counts > 0, np.abs(rng.normal(size=shape)), 0.0)
+    ret[(counts > 0) & (rng.random(shape) < 0.1)] = 0.0  # occupied, no energy
+    with np.errstate(divide="ignore", invalid="ignore"):
+        fraction = np.where(
+            used, np.where(ret[..., None] > 0.0, topk / ret[..., None], np.nan), np.nan
+        )
+    ids = np.where(used, rng.integers(0, 1 << 30, (*shape, k)), -1).astype(np.int32)
+    return {
+        "linear_return": ret,
+        "sample_count": counts,
+        "validity": np.where(counts > 0, rng.integers(1, 9, shape), 0).astype(np.uint16),
+        "primary_range_m": np.where(counts > 0, topk[..., 0], np.nan),
+        "primary_triangle": np.where(counts > 0, ids[..., 0], -1).astype(np.int32),
+        "primary_hit_point_world": np.where(
+            counts[..., None] > 0, rng.normal(size=(*shape, 3)), np.nan
+        ),
+        "topk_range_m": topk,
+        "topk_triangle": ids,
+        "topk_energy_fraction": fraction,
+    }
+
+
+def _round_trip(channels: dict, tmp_path: Path, *, sparse: bool = True) -> tuple[dict, dict]:
+    docs = {name: sample_channel_doc("imaging_sonar", name) for name in channels}
+    with h5py.File(tmp_path / "c.h5", "w", track_order=True) as f:
+        _write_channels(f.create_group("c", track_order=True), channels, docs, sparse=sparse)
+    with h5py.File(tmp_path / "c.h5", "r") as f:
+        storage = {n: d.attrs.get("storage", "dense") for n, d in f["c"].items()}
+        return _read_channels(f["c"]), storage
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_random_cells_round_trip_byte_for_byte(seed: int, tmp_path: Path) -> None:
+    channels = _channels(seed)
+    back, storage = _round_trip(channels, tmp_path)
+    assert list(back) == list(channels)
+    for name, array in channels.items():
+        _assert_same_bytes(back[name], array, name)
+    assert storage == {
+        "linear_return": SPARSE_CELLS,
+        "sample_count": "dense",
+        "validity": SPARSE_CELLS,
+        "primary_range_m": SLOT0,
+        "primary_triangle": SLOT0,
+        "primary_hit_point_world": SPARSE_CELLS,
+        "topk_range_m": SPARSE_SLOTS,
+        "topk_triangle": SPARSE_SLOTS,
+        "topk_energy_fraction": QUOTIENT,
+    }
+
+
+def test_an_odd_nan_in_one_slot_keeps_its_bits(tmp_path: Path) -> None:
+    channels = _channels(7)
+    counts = channels["sample_count"]
+    r, b = np.argwhere(counts >= 2)[0]
+    channels["topk_range_m"][r, b, 1] = ODD_NAN
+    back, _ = _round_trip(channels, tmp_path)
+    assert back["topk_range_m"][r, b, 1:2].view(np.uint64)[0] == 0xFFF8_0000_0000_1234
+
+
+def test_an_empty_cell_off_the_fill_keeps_the_channel_dense(tmp_path: Path) -> None:
+    channels = _channels(8)
+    r, b = np.argwhere(channels["sample_count"] == 0)[3]
+    channels["linear_return"][r, b] = -0.0  # 0.0 elsewhere: a different bit pattern
+    back, storage = _round_trip(channels, tmp_path)
+    assert storage["linear_return"] == "dense"
+    _assert_same_bytes(back["linear_return"], channels["linear_return"], "linear_return")
+
+
+def test_a_used_slot_beyond_the_count_falls_back_to_whole_cells(tmp_path: Path) -> None:
+    channels = _channels(9)
+    r, b = np.argwhere((channels["sample_count"] > 0) & (channels["sample_count"] < 4))[0]
+    channels["topk_range_m"][r, b, 3] = 2.5  # a slot beyond the cell's count holds a value
+    back, storage = _round_trip(channels, tmp_path)
+    assert storage["topk_range_m"] == SPARSE_CELLS
+    _assert_same_bytes(back["topk_range_m"], channels["topk_range_m"], "topk_range_m")
+
+
+def test_a_primary_off_slot_0_in_one_cell_is_stored_itself(tmp_path: Path) -> None:
+    channels = _channels(10)
+    occupied = np.argwhere(channels["sample_count"] > 0)
+    r, b = occupied[len(occupied) // 2]  # not the first occupied cell, which is probed
+    channels["primary_range_m"][r, b] = np.nextafter(channels["primary_range_m"][r, b], np.inf)
+    back, storage = _round_trip(channels, tmp_path)
+    assert storage["primary_range_m"] == SPARSE_CELLS
+    _assert_same_bytes(back["primary_range_m"], channels["primary_range_m"], "primary_range_m")
+
+
+def test_a_fraction_off_the_quotient_in_one_slot_is_stored_itself(tmp_path: Path) -> None:
+    channels = _channels(11)
+    used = np.argwhere(
+        (np.arange(4)[None, None, :] < channels["sample_count"][..., None])
+        & (channels["linear_return"][..., None] > 0.0)
+    )
+    r, b, j = used[len(used) // 2]
+    fraction = channels["topk_energy_fraction"]
+    fraction[r, b, j] = np.nextafter(fraction[r, b, j], -np.inf)
+    back, storage = _round_trip(channels, tmp_path)
+    assert storage["topk_energy_fraction"] == SPARSE_SLOTS
+    _assert_same_bytes(back["topk_energy_fraction"], fraction, "topk_energy_fraction")
+
+
+def test_version_1_writes_every_channel_dense(tmp_path: Path) -> None:
+    channels = _channels(12)
+    back, storage = _round_trip(channels, tmp_path, sparse=False)
+    assert set(storage.values()) == {"dense"}
+    for name, array in channels.items():
+        _assert_same_bytes(back[name], array, name)
+
+
+def test_a_frame_with_no_empty_cell_is_stored_dense(tmp_path: Path) -> None:
+    channels = _channels(13)
+    channels["sample_count"][...] = np.maximum(channels["sample_count"], 1)
+    cells = _Cells(channels["sample_count"])
+    assert _sparse_channel("linear_return", channels["linear_return"], channels, cells) is None
+
+
+def test_a_frame_with_every_cell_empty_round_trips(recorded: Recorded, tmp_path: Path) -> None:
+    """No occupied cell: the channels are their fills alone and come back exactly."""
+    frame = next(g.samples["survey/sonar"] for g in recorded.groups if "survey/sonar" in g.samples)
+    blank = {name: np.asarray(a).copy() for name, a in frame.channels.items()}
+    for a in blank.values():
+        a[...] = a.reshape(-1)[0]
+    blank["sample_count"][...] = 0
+    back, storage = _round_trip(blank, tmp_path)
+    assert storage["topk_range_m"] == SPARSE_SLOTS  # no derived form without a cell
+    for name, array in blank.items():
+        _assert_same_bytes(back[name], array, name)
