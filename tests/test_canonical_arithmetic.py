@@ -114,7 +114,9 @@ CANONICAL_MODULES = (
     "leviathan/multibeam/_geometry.py",
     "leviathan/multibeam/_truth.py",
     "leviathan/sonar/__init__.py",
+    "leviathan/sonar/_beams.py",
     "leviathan/sonar/_binning.py",
+    "leviathan/sonar/_fan.py",
     # Display geometry, outside every hash, but held to the canonical rules: the one fan
     # geometry promises the same pixels on every CPU (no SIMD transcendental).
     "leviathan/sonar/_fan_geometry.py",

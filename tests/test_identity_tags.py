@@ -150,6 +150,7 @@ EXPECTED_TAGS: dict[str, str] = {
     "leviathan.sensors.BodyKinematics": "leviathan.sensors.sample.BodyKinematics",
     "leviathan.sensors.SensorSample": "leviathan.sensors.sample.SensorSample",
     "leviathan.sonar.SonarFrame": "leviathan.sonar.frame.SonarFrame",
+    "leviathan.sonar._fan.FanRays": "leviathan.sonar.FanRays",
     # The World documents moved from the analytic scenarios keep their tags.
     "leviathan.specs.AutopilotDocument": "leviathan.analytic.AutopilotDocument",
     "leviathan.specs.DirectThrustDocument": "leviathan.analytic.DirectThrustDocument",

@@ -275,17 +275,27 @@ def _contributor_order(
 
 
 def channel_layout(
-    shape: tuple[int, int], top_k: int, *, speckle: bool
+    shape: tuple[int, int],
+    top_k: int,
+    *,
+    speckle: bool,
+    angles: tuple[str, ...] = ("elevation_rad",),
 ) -> list[tuple[str, tuple[int, ...], Any]]:
     """``(name, shape, dtype)`` of every channel of a frame, in the frame's order.
 
     Args:
-        shape: Image shape ``(range_bin_count, bearing_count)``.
+        shape: Image shape ``(range_bin_count, column_count)`` (columns are the
+            imaging sonar's bearings).
         top_k: Contributors kept per cell.
         speckle: Whether ``speckle_return`` is drawn.
+        angles: Names of the per-ray angle channels: each gives ``primary_<name>``
+            (after ``primary_range_m``) and ``topk_<name>`` (after ``topk_range_m``);
+            the imaging sonar's one is ``elevation_rad``.
     """
     cell, vec3, topk = shape, (*shape, 3), (*shape, top_k)
     f8, i4, u1 = np.float64, np.int32, np.uint8
+    primary_angles = {f"primary_{a}": (cell, f8) for a in angles}
+    topk_angles = {f"topk_{a}": (topk, f8) for a in angles}
     layout = {
         "linear_return": (cell, f8),
         "speckle_return": (cell, f8),
@@ -297,7 +307,7 @@ def channel_layout(
         "primary_object": (cell, i4),
         "primary_triangle": (cell, i4),
         "primary_range_m": (cell, f8),
-        "primary_elevation_rad": (cell, f8),
+        **primary_angles,
         "primary_incidence_rad": (cell, f8),
         "primary_hit_point_world": (vec3, f8),
         "primary_normal_world": (vec3, f8),
@@ -307,7 +317,7 @@ def channel_layout(
         "topk_instance": (topk, i4),
         "topk_triangle": (topk, i4),
         "topk_range_m": (topk, f8),
-        "topk_elevation_rad": (topk, f8),
+        **topk_angles,
         "topk_contribution": (topk, f8),
         "topk_geometric_weight": (topk, f8),
         "topk_energy_fraction": (topk, f8),
@@ -340,7 +350,8 @@ def cell_channels(
     inst: np.ndarray,
     tri: np.ndarray,
     R: np.ndarray,
-    elevation: np.ndarray,
+    elevation: np.ndarray | None = None,
+    angles: dict[str, np.ndarray] | None = None,
     cos_incidence: np.ndarray,
     point: np.ndarray,
     normal: np.ndarray,
@@ -363,13 +374,20 @@ def cell_channels(
         sample_cell: Flat cell index of each sample, int64 [n].
         inst, tri: Hit instance and triangle of each sample, int64 [n].
         R: Slant range [m], float64 [n].
-        elevation: Elevation of each sample in the sensor frame [rad], float64 [n].
+        elevation: Elevation of each sample in the sensor frame [rad], float64 [n]
+            (the imaging sonar's one angle; shorthand for ``angles={"elevation_rad": ...}``).
+        angles: Per-sample angle channels by name (as in :func:`channel_layout`),
+            float64 [n] each; give this or ``elevation``.
         cos_incidence: |cos θ| of each sample, float64 [n].
         point, normal: Hit point [m] and unit normal in world NED, float64 [n, 3].
         status: Acoustic status code of each sample, uint8 [n].
         tables: The scene's per-instance lookup tables (``scene.instance_tables``).
         terms: :func:`leviathan.reference_cpu.sonar.sample_physics` outputs.
     """
+    if (angles is None) == (elevation is None):
+        raise TypeError("cell_channels: give exactly one of elevation and angles")
+    if angles is None:
+        angles = {"elevation_rad": elevation}
     n_cells = shape[0] * shape[1]
     rank = cells["sample_rank"]
     ret = cells["linear_return"]
@@ -392,7 +410,7 @@ def cell_channels(
         "primary_object": (-1, tables["object_index"][ip]),
         "primary_triangle": (-1, tri[p]),
         "primary_range_m": (np.nan, R[p]),
-        "primary_elevation_rad": (np.nan, elevation[p]),
+        **{f"primary_{a}": (np.nan, values[p]) for a, values in angles.items()},
         # The angle is needed for primary samples only.
         "primary_incidence_rad": (np.nan, acos_clipped(cos_incidence[p])),
         "primary_hit_point_world": (np.nan, point[p]),
@@ -417,7 +435,7 @@ def cell_channels(
         "topk_instance": (-1, inst[kk]),
         "topk_triangle": (-1, tri[kk]),
         "topk_range_m": (np.nan, R[kk]),
-        "topk_elevation_rad": (np.nan, elevation[kk]),
+        **{f"topk_{a}": (np.nan, values[kk]) for a, values in angles.items()},
         "topk_contribution": (np.nan, contribution_k),
         "topk_geometric_weight": (np.nan, terms["geometric_weight"][kk]),
         "topk_energy_fraction": (np.nan, fraction),

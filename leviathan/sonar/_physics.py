@@ -80,8 +80,11 @@ def integrated_samples(
     *,
     scene: Scene,
     prepared: PreparedScene,
-    bearing_count: int,
     window: dict[str, float | int],
+    bearing_count: int | None = None,
+    ray_column: np.ndarray | None = None,
+    ray_row: np.ndarray | None = None,
+    column_count: int | None = None,
 ) -> Samples:
     """The rays whose nearest hit lies in the range window, with geometry and surface.
 
@@ -91,12 +94,20 @@ def integrated_samples(
         directions: Unit ray directions in world NED, float64 [ray_count, 3].
         scene: The scene that was traced.
         prepared: Its prepared form (the triangle normals).
-        bearing_count: Bearings per elevation sample.
         window: ``range_min_m``, ``range_max_m`` and ``range_bin_count`` of the spec.
+        bearing_count: The imaging sonar's layout: ray ``r = j * B + i`` is column
+            (bearing) ``i = r % B``, row (elevation) ``j = r // B``. Give this, or the
+            three general arguments below.
+        ray_column: Column of each ray (the acoustic fan's; a bearing, a side, a
+            receive beam), int64 [ray_count] in ``[0, column_count)``.
+        ray_row: Ordinal of each ray within its column, unique per column (the
+            order its samples are summed in), int64 [ray_count].
+        column_count: Number of columns C; cell ``range_bin * C + column``.
+
+    The returned ``elevation_index`` is the ray's row and ``bearing_index`` its column.
     """
     # An integrated sample is exactly a hit that range_bin gives a bin; binning here
     # and in every re-binning (display, users) goes through that one function.
-    B = bearing_count
     t = hits.t
     ray_bin = range_bin(t, **window)
     inside = (hits.instance >= 0) & (ray_bin >= 0)
@@ -104,8 +115,18 @@ def integrated_samples(
     R = t[ray]
     inst = hits.instance[ray].astype(np.int64)
     tri = hits.triangle[ray].astype(np.int64)
-    j = ray // B
-    i = ray % B
+    if bearing_count is not None:
+        B = bearing_count
+        j = ray // B
+        i = ray % B
+    else:
+        if ray_column is None or ray_row is None or column_count is None:
+            raise TypeError(
+                "integrated_samples: give bearing_count, or ray_column, ray_row and column_count"
+            )
+        B = column_count
+        j = ray_row[ray]
+        i = ray_column[ray]
     cell = ray_bin[ray] * B + i
 
     # One gather of whole rows, then the same per-component arithmetic:
@@ -183,19 +204,40 @@ def medium_at(frequency_hz: float, water: WaterSpec, *, depth_m: float) -> Mediu
     return Medium(support=support, absorption_db_per_m=alpha)
 
 
-def sample_terms(samples: Samples, grid: ref.BeamGrid, medium: Medium) -> dict[str, np.ndarray]:
+def sample_terms(
+    samples: Samples,
+    grid: ref.BeamGrid | None,
+    medium: Medium,
+    *,
+    ray_two_way_gain: np.ndarray | None = None,
+    ray_solid_angle_sr: np.ndarray | None = None,
+) -> dict[str, np.ndarray]:
     """Per-sample return terms from the reference (see :mod:`leviathan.reference_cpu.sonar`).
+
+    Args:
+        samples: The integrated samples.
+        grid: The imaging sonar's beam grid (gain and solid angle at ``[j, i]``), or
+            ``None`` with the two per-ray arrays below (indexed by ``samples.ray``).
+        medium: The water at the sensor.
+        ray_two_way_gain: G² of each ray, float64 [ray_count].
+        ray_solid_angle_sr: dΩ of each ray [sr], float64 [ray_count].
 
     Returns:
         ``geometric_weight_no_absorption``, ``geometric_weight`` and ``contribution``,
         float64 [n] each.
     """
-    j, i = samples.elevation_index, samples.bearing_index
+    if grid is not None:
+        j, i = samples.elevation_index, samples.bearing_index
+        gain, domega = grid.two_way_gain[j, i], grid.solid_angle_sr[j, i]
+    else:
+        if ray_two_way_gain is None or ray_solid_angle_sr is None:
+            raise TypeError("sample_terms: give grid, or ray_two_way_gain and ray_solid_angle_sr")
+        gain, domega = ray_two_way_gain[samples.ray], ray_solid_angle_sr[samples.ray]
     return ref.sample_physics(
         range_m=samples.range_m,
         cos_incidence=samples.cos_incidence,
-        two_way_gain=grid.two_way_gain[j, i],
-        solid_angle_sr=grid.solid_angle_sr[j, i],
+        two_way_gain=gain,
+        solid_angle_sr=domega,
         mu=samples.mu,
         known=samples.known,
         alpha_db_per_m=medium.absorption_db_per_m,

@@ -5,6 +5,11 @@
 1. Rays (:mod:`leviathan.reference_cpu.sonar`): inclusive bearing/elevation
    quadrature in the sensor FRD frame, rotated to world NED by the sensor pose
    ``T_world_body @ T_body_sensor``.
+
+Stages 2-6 and the speckle of 7 are the acoustic fan render's
+(:func:`leviathan.sonar._fan.render_fan`, shared with the side-scan and the
+multibeam), with column = bearing and row = elevation sample:
+
 2. Scene preparation (:func:`leviathan.raycast.prepare_scene`, shared): world
    triangles, padded bounds and BVHs, cached per instance.
 3. Tracing (:func:`leviathan.raycast.trace_rays`): nearest mesh hit per ray on
@@ -15,7 +20,7 @@
 5. Binning (:mod:`leviathan.sonar._binning`): range bins and cell sums.
 6. Ground truth (:mod:`leviathan.sonar._ground_truth`): dominance, validity,
    primary and top-K contributors.
-7. Frame: speckle, metadata and the :class:`SonarFrame`.
+7. Frame: speckle (in the fan render), metadata and the :class:`SonarFrame`.
 """
 
 from __future__ import annotations
@@ -30,26 +35,19 @@ import numpy as np
 from leviathan._interrupt import checkpoint
 from leviathan._validation import check_sample_identifiers, check_seed
 from leviathan.frames import Transform
-from leviathan.random import exponential
-from leviathan.raycast import prepare_scene, resolve_backend, trace_rays
+from leviathan.raycast import resolve_backend
 from leviathan.reference_cpu import sonar as ref
 from leviathan.scene import Scene
-from leviathan.sonar._binning import bin_samples, range_bin_edges
-from leviathan.sonar._frame import SonarFrame, _ChannelBuffer
-from leviathan.sonar._ground_truth import (
-    CELL_FLAGS,
-    canonical_nan,
-    cell_channels,
-    cell_ground_truth,
-    channel_layout,
-)
-from leviathan.sonar._physics import Medium, integrated_samples, medium_at, sample_terms
+from leviathan.sonar._binning import range_bin_edges
+from leviathan.sonar._fan import SPECKLE_EFFECT, FanRays, fan_rays, render_fan
+from leviathan.sonar._frame import SonarFrame
+from leviathan.sonar._ground_truth import CELL_FLAGS
+from leviathan.sonar._physics import Medium
 from leviathan.sonar._sampling_warnings import check_ping
 from leviathan.specs import ImagingSonarSpec, WaterSpec
 
 __all__ = ["RENDER_STAGES", "SONAR_MODEL_VERSION", "SPECKLE_EFFECT", "beam_grid_for", "render"]
 
-SPECKLE_EFFECT = "speckle"
 SONAR_MODEL_VERSION = "leviathan.imaging_sonar.v1"
 
 
@@ -96,6 +94,38 @@ def beam_grid_for(spec: ImagingSonarSpec) -> tuple[ref.BeamGrid, np.ndarray]:
         spec.elevation_sample_count,
         math.radians(bp.azimuth_3db_full_width_deg) if gaussian else None,
         math.radians(bp.elevation_3db_full_width_deg) if gaussian else None,
+    )
+
+
+@lru_cache(maxsize=32)
+def _fan_rays_cached(key: tuple[Any, ...]) -> FanRays:
+    grid, dirs = _grid(*key)
+    ray = np.arange(dirs.shape[0], dtype=np.int64)
+    B = grid.bearing_rad.shape[0]
+    return fan_rays(
+        directions=dirs,
+        two_way_gain=grid.two_way_gain.reshape(-1),
+        solid_angle_sr=grid.solid_angle_sr.reshape(-1),
+        column=ray % B,
+        row=ray // B,
+        column_count=B,
+        angles={"elevation_rad": np.repeat(grid.elevation_rad, B)},
+    )
+
+
+def _fan_rays_for(spec: ImagingSonarSpec) -> FanRays:
+    """The imaging sonar's rays as a fan: ray ``r = j * B + i`` in column ``i``, row ``j``."""
+    bp = spec.beam_pattern
+    gaussian = bp.kind == "gaussian"
+    return _fan_rays_cached(
+        (
+            math.radians(spec.azimuth_fov_deg),
+            math.radians(spec.elevation_aperture_deg),
+            spec.bearing_count,
+            spec.elevation_sample_count,
+            math.radians(bp.azimuth_3db_full_width_deg) if gaussian else None,
+            math.radians(bp.elevation_3db_full_width_deg) if gaussian else None,
+        )
     )
 
 
@@ -203,98 +233,35 @@ def render(
     water = WaterSpec() if water is None else water
     if not isinstance(water, WaterSpec):
         raise TypeError(f"water: expected a WaterSpec, got {type(water).__name__}")
-    B, M, N, K = spec.bearing_count, spec.elevation_sample_count, spec.range_bin_count, spec.top_k
+    N, K = spec.range_bin_count, spec.top_k
     window = {
         "range_min_m": float(spec.range_min_m),
         "range_max_m": float(spec.range_max_m),
         "range_bin_count": N,
     }
 
-    # 1-3. Rays, scene preparation, tracing (meshes, then the sea surface).
-    grid, dirs_sensor = beam_grid_for(spec)
-    d = sensor_pose.apply_direction(dirs_sensor)
-    o = np.ascontiguousarray(np.broadcast_to(sensor_pose.translation, d.shape))
+    # 1. Rays; 2-6 (scene preparation, tracing, physics, binning, ground truth,
+    # channels, speckle) are the acoustic fan render's, with column = bearing and
+    # row = elevation sample.
+    grid, _ = beam_grid_for(spec)
+    rays = _fan_rays_for(spec)
     clock.lap("rays")
-    prepared = prepare_scene(scene)
-    clock.lap("prepare")
-    hits = trace_rays(
-        prepared,
-        o,
-        d,
-        t_max=window["range_max_m"],
-        sea_surface_instance=scene.sea_surface_instance,
+    fan = render_fan(
+        scene,
+        rays,
+        sensor_pose,
+        **window,
+        top_k=K,
+        frequency_hz=spec.frequency_hz,
+        water=water,
         backend=backend,
         device=device,
+        speckle_key=(seed, sensor_id, sample_index) if spec.speckle else None,
+        lap=clock.lap,
     )
-
-    clock.lap("trace")
-
-    # 4. Per-sample physics.
-    samples = integrated_samples(
-        hits, o, d, scene=scene, prepared=prepared, bearing_count=B, window=window
-    )
-    medium = medium_at(spec.frequency_hz, water, depth_m=float(sensor_pose.translation[2]))
-    terms = sample_terms(samples, grid, medium)
-
-    clock.lap("physics")
-
-    # 5. Binning.
-    binned = bin_samples(
-        range_bin_count=N,
-        bearing_count=B,
-        elevation_count=M,
-        sample_cell=samples.cell,
-        sample_elevation=samples.elevation_index,
-        contribution=terms["contribution"],
-    )
-
-    clock.lap("binning")
-
-    # 6. Ground truth.
-    truth = cell_ground_truth(
-        top_k=K,
-        medium_supported=medium.support.supported,
-        sample_cell=samples.cell,
-        sample_elevation=samples.elevation_index,
-        sample_instance=samples.instance,
-        sample_range=samples.range_m,
-        sample_status=samples.status,
-        contribution=terms["contribution"],
-        geometric_weight=terms["geometric_weight"],
-        geometric_weight_no_absorption=terms["geometric_weight_no_absorption"],
-        **binned,
-    )
-    clock.lap("ground_truth")
-    buffer = _ChannelBuffer(channel_layout((N, B), K, speckle=bool(spec.speckle)))
-    cell_channels(
-        buffer=buffer,
-        shape=(N, B),
-        top_k=K,
-        cells={**binned, **truth},
-        sample_cell=samples.cell,
-        inst=samples.instance,
-        tri=samples.triangle,
-        R=samples.range_m,
-        elevation=grid.elevation_rad[samples.elevation_index],
-        cos_incidence=samples.cos_incidence,
-        point=samples.point,
-        normal=samples.normal,
-        status=samples.status,
-        tables=scene.instance_tables,
-        terms=terms,
-    )
-
-    clock.lap("channels")
+    medium, speckle, prepared = fan.medium, fan.speckle, fan.prepared
 
     # 7. Frame.
-    speckle = _speckle(
-        buffer,
-        binned["linear_return"],
-        spec,
-        seed=seed,
-        sensor_id=sensor_id,
-        sample_index=sample_index,
-    )
     metadata = _metadata(
         scene,
         spec,
@@ -309,7 +276,7 @@ def render(
         speckle=speckle,
     )
     frame = SonarFrame(
-        channels=buffer.finish(),
+        channels=fan.channels,
         metadata=metadata,
         backend=backend,
         device=device,
@@ -362,30 +329,6 @@ class _StageClock:
             now = time.perf_counter()
             self._out[stage] = now - self._t
             self._t = now
-
-
-def _speckle(
-    buffer: _ChannelBuffer,
-    linear_return: np.ndarray,
-    spec: ImagingSonarSpec,
-    *,
-    seed: int | None,
-    sensor_id: str,
-    sample_index: int,
-) -> dict[str, Any]:
-    """Writes ``speckle_return`` when the spec asks for it; returns the speckle record.
-
-    ``linear_return`` is the flat cell sum of :func:`leviathan.sonar._binning.bin_samples`.
-    """
-    if not spec.speckle:
-        return {"effect": SPECKLE_EFFECT, "drawn": False, "root_seed": None}
-    N, B = spec.range_bin_count, spec.bearing_count
-    draw = exponential(
-        seed, sensor_id, sample_index, SPECKLE_EFFECT, np.arange(N * B, dtype=np.int64)
-    )
-    out = buffer.array("speckle_return", 0).reshape(N * B)
-    out[...] = canonical_nan(linear_return * draw)
-    return {"effect": SPECKLE_EFFECT, "drawn": True, "root_seed": int(seed)}
 
 
 def _metadata(
