@@ -26,24 +26,14 @@ nadir and ``w_k = w_0 / cos(theta_k)`` off nadir (a line array steered to
 ``theta_k`` broadens as ``1 / cos``). The transmit fan's along-track -3 dB full
 width is ``w_t`` for every beam.
 
-**Rays of a beam** (the water column's quadrature): an inclusive grid of
-``M_a`` along-track angles over ``[-w_t, w_t]`` and ``M_c`` across-track offsets
-over ``[-w_k, w_k]`` around the axis (twice the -3 dB width: a Gaussian two-way
-pattern is 24 dB down at the grid's edges), trapezoid weights as the imaging
-sonar's elevations. Sample ``s = a * M_c + c`` of beam ``k`` is ray ``s * N + k``
-(:class:`BeamRays`). Per ray::
-
-    G2     = P(psi; w_t) * P(delta; w_k)           # transmit along x receive across
-    dOmega = (cos psi * wa_a) * wc_c               # wa, wc: trapezoid weights
-
-``P`` the one-way intensity pattern (uniform 1; Gaussian ``2**-((2x/W)**2)``,
-0.5 at the half width). The water-column column of every ray of beam ``k`` is ``k``.
+**Rays of a beam** (the water column's quadrature, built on the shared beam patterns)
+are in :mod:`leviathan.sonar._multibeam`.
 
 **Bottom detector** (:func:`detect_bottom`), amplitude detection on the beam's own
 return over the range bins ``A_m`` (bin centres ``r_m``):
 
-1. finite, positive returns only; none: ``NO_BOTTOM`` (a beam whose every return
-   is missing is ``MISSING_RETURN``);
+1. finite, positive returns only; none: ``MISSING_RETURN`` if some bin's return is
+   missing (NaN: unknown radiometry or unsupported water), else ``NO_BOTTOM``;
 2. the peak bin ``m*`` is the first bin holding the largest return;
 3. the peak in dB, ``10 log10(A_m*)``, below ``threshold_db``: ``BELOW_THRESHOLD``;
 4. window rule: from ``m*`` outwards on each side, bins are taken while their
@@ -63,16 +53,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from leviathan.reference_cpu.sonar import _inclusive_grid, trapezoid_weights
+from leviathan.reference_cpu.sonar import _inclusive_grid
 
 __all__ = [
     "BEAM_SPACINGS",
     "DETECTION_FLAGS",
-    "BeamRays",
     "Detections",
     "beam_angles",
     "beam_axis_directions",
-    "beam_rays",
     "beam_widths",
     "detect_bottom",
 ]
@@ -125,82 +113,6 @@ def beam_axis_directions(angles_rad: np.ndarray) -> np.ndarray:
     out[:, 1] = [math.sin(a) for a in angles_rad.tolist()]
     out[:, 2] = [math.cos(a) for a in angles_rad.tolist()]
     return out
-
-
-def _one_way(x: float, width: float | None) -> float:
-    """One-way intensity pattern: 1 (uniform, ``width`` None) or ``2**-((2x/W)**2)``."""
-    if width is None:
-        return 1.0
-    u = (2.0 * x) / width
-    return math.exp2(-(u * u))
-
-
-@dataclass(frozen=True, eq=False)
-class BeamRays:
-    """The water column's rays: sample ``s = a * M_c + c`` of beam ``k`` is ray ``s * N + k``.
-
-    Laid out as the imaging sonar's quadrature (its elevation sample ``j`` is the
-    sample ``s`` here, its bearing ``i`` the beam ``k``), so the column of ray
-    ``r`` is ``r % N``.
-
-    Attributes:
-        direction: Unit directions in the sensor frame, float64 [S * N, 3].
-        two_way_gain: ``G2``, float64 [S, N].
-        solid_angle_sr: ``dOmega`` [sr], float64 [S, N].
-        along_rad: Along-track angle ``psi`` of each sample [rad], float64 [S].
-        offset_rad: Across-track offset ``delta`` from the beam axis [rad], float64 [S, N].
-    """
-
-    __content_type__ = "leviathan.reference_cpu.multibeam.BeamRays"
-
-    direction: np.ndarray
-    two_way_gain: np.ndarray
-    solid_angle_sr: np.ndarray
-    along_rad: np.ndarray
-    offset_rad: np.ndarray
-
-
-def beam_rays(
-    angles_rad: np.ndarray,
-    widths_rad: np.ndarray,
-    *,
-    along_width_rad: float,
-    along_count: int,
-    across_count: int,
-    gaussian: bool,
-) -> BeamRays:
-    """The rays of every beam, their gains and solid angles (module docstring)."""
-    n = angles_rad.shape[0]
-    s_count = along_count * across_count
-    psi = _inclusive_grid(2.0 * along_width_rad, along_count).tolist()
-    wa = trapezoid_weights(2.0 * along_width_rad, along_count).tolist()
-    sin_psi = [math.sin(p) for p in psi]
-    cos_psi = [math.cos(p) for p in psi]
-    tx = [_one_way(p, along_width_rad if gaussian else None) for p in psi]
-    direction = np.empty((s_count, n, 3), dtype=np.float64)
-    gain = np.empty((s_count, n), dtype=np.float64)
-    domega = np.empty((s_count, n), dtype=np.float64)
-    offset = np.empty((s_count, n), dtype=np.float64)
-    along = np.empty(s_count, dtype=np.float64)
-    for k in range(n):
-        theta_k = float(angles_rad[k])
-        w_k = float(widths_rad[k])
-        delta = _inclusive_grid(2.0 * w_k, across_count).tolist()
-        wc = trapezoid_weights(2.0 * w_k, across_count).tolist()
-        rx = [_one_way(dl, w_k if gaussian else None) for dl in delta]
-        sin_t = [math.sin(theta_k + dl) for dl in delta]
-        cos_t = [math.cos(theta_k + dl) for dl in delta]
-        for a in range(along_count):
-            for c in range(across_count):
-                s = a * across_count + c
-                direction[s, k, 0] = sin_psi[a]
-                direction[s, k, 1] = cos_psi[a] * sin_t[c]
-                direction[s, k, 2] = cos_psi[a] * cos_t[c]
-                gain[s, k] = tx[a] * rx[c]
-                domega[s, k] = (cos_psi[a] * wa[a]) * wc[c]
-                offset[s, k] = delta[c]
-                along[s] = psi[a]
-    return BeamRays(direction.reshape(s_count * n, 3), gain, domega, along, offset)
 
 
 @dataclass(frozen=True, eq=False)
@@ -257,17 +169,15 @@ def detect_bottom(
     flag = np.zeros(n, dtype=np.uint8)
     for k in range(n):
         col = a[:, k].tolist()
-        finite = [v == v for v in col]
-        if not any(finite):
-            flag[k] = DETECTION_FLAGS["MISSING_RETURN"]
-            continue
-        best, m_star = 0.0, -1
+        best, m_star, missing = 0.0, -1, False
         for m in range(m_count):
             v = col[m]
-            if v == v and v > best:
+            if v != v:
+                missing = True
+            elif v > best:
                 best, m_star = v, m
         if m_star < 0:
-            flag[k] = DETECTION_FLAGS["NO_BOTTOM"]
+            flag[k] = DETECTION_FLAGS["MISSING_RETURN" if missing else "NO_BOTTOM"]
             continue
         out_peak[k] = best
         out_bin[k] = m_star

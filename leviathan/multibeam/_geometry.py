@@ -30,7 +30,6 @@ class BeamGeometry:
         angle_rad: Across-track beam angle ``theta_k`` [rad], port to starboard, float64 [N].
         width_rad: Across-track -3 dB full width ``w_0 / cos(theta_k)`` [rad], float64 [N].
         axis: Unit beam axes ``(0, sin theta, cos theta)``, float64 [N, 3].
-        rays: The water column's rays (:class:`~leviathan.reference_cpu.multibeam.BeamRays`).
         footprint: Footprint ray directions, ray ``k * F + f``, float64 [N * F, 3].
     """
 
@@ -39,7 +38,6 @@ class BeamGeometry:
     angle_rad: np.ndarray
     width_rad: np.ndarray
     axis: np.ndarray
-    rays: ref.BeamRays
     footprint: np.ndarray
 
 
@@ -49,22 +47,10 @@ def _geometry(
     count: int,
     spacing: str,
     nadir_width: float,
-    along_width: float,
-    along_count: int,
-    across_count: int,
-    gaussian: bool,
 ) -> BeamGeometry:
     angles = ref.beam_angles(swath, count, spacing)
     widths = ref.beam_widths(nadir_width, angles)
     axis = ref.beam_axis_directions(angles)
-    rays = ref.beam_rays(
-        angles,
-        widths,
-        along_width_rad=along_width,
-        along_count=along_count,
-        across_count=across_count,
-        gaussian=gaussian,
-    )
     offsets = []
     for k in range(count):
         w = float(widths[k])
@@ -72,9 +58,9 @@ def _geometry(
             u = (2.0 * f - float(FOOTPRINT_RAY_COUNT - 1)) / float(FOOTPRINT_RAY_COUNT - 1)
             offsets.append(float(angles[k]) + (0.5 * w) * u)
     footprint = ref.beam_axis_directions(np.array(offsets, dtype=np.float64))
-    for a in (angles, widths, axis, footprint, *vars(rays).values()):
+    for a in (angles, widths, axis, footprint):
         a.setflags(write=False)
-    return BeamGeometry(angles, widths, axis, rays, footprint)
+    return BeamGeometry(angles, widths, axis, footprint)
 
 
 def beam_geometry(spec: MultibeamSpec) -> BeamGeometry:
@@ -84,8 +70,4 @@ def beam_geometry(spec: MultibeamSpec) -> BeamGeometry:
         int(spec.beam_count),
         spec.beam_spacing,
         math.radians(spec.across_track_width_deg),
-        math.radians(spec.along_track_width_deg),
-        int(spec.along_track_sample_count),
-        int(spec.across_track_sample_count),
-        spec.beam_pattern == "gaussian",
     )

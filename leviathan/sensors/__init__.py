@@ -15,7 +15,9 @@ and never branches on sensor types. The built-in kinds:
   per-pixel depth, range, normals and instance/semantic/object ids, plus an sRGB
   preview (:func:`camera_preview_png`);
 * ``pressure`` — :class:`PressureSensor`, :func:`measure_pressure`: absolute pressure
-  at the sensor from the committed depth, the water's density and the surface pressure.
+  at the sensor from the committed depth, the water's density and the surface pressure;
+* ``multibeam`` — :class:`MultibeamSensor`, :func:`measure_multibeam`: multibeam
+  echosounder, the water column, bottom detections, soundings and per-beam truth.
 
 Each kind declares, next to its ``sample``, what is specific to it (channel
 documentation, ROS 2 encoding, Viewport footprint, analytic-tier recorder,
@@ -73,6 +75,7 @@ from leviathan.sensors._imu_noise import (
     gauss_markov_allan_deviation,
 )
 from leviathan.sensors._kinematics import GRAVITY_NED, BodyKinematics
+from leviathan.sensors._multibeam import MultibeamSensor, measure_multibeam
 from leviathan.sensors._pressure import (
     PRESSURE_EFFECT,
     PRESSURE_MODEL_VERSION,
@@ -126,6 +129,7 @@ __all__ = [
     "IMUNoiseModel",
     "IMUSensor",
     "ImagingSonarSensor",
+    "MultibeamSensor",
     "PinholeIntrinsics",
     "PressureNoiseModel",
     "PressureSensor",
@@ -146,6 +150,7 @@ __all__ = [
     "kinds_producing",
     "measure_dvl",
     "measure_imu",
+    "measure_multibeam",
     "measure_pressure",
     "product_types",
     "register_sensor_kind",

@@ -1,5 +1,7 @@
 """Canonical forward-looking imaging sonar: rendering, frames and display products.
 
+The multibeam echosounder's ping (:func:`multibeam_ping`) runs on the same fan render.
+
 ``render(scene, spec, sensor_pose, *, sensor_id, sample_index, time_ns, seed=None,
 water=None, backend="auto", device=None)`` returns a :class:`SonarFrame` whose channels are
 arrays over ``[range_bin, bearing]`` (R x B), with sentinels -1 (ids) and NaN
@@ -60,6 +62,12 @@ from leviathan.sonar._frame import CHANNEL_NAMES, SonarFrame
 # A star import on purpose: the stage's own __all__ is the one list of the cell flags
 # and bases, so this package re-exports exactly that list instead of a hand copy of it.
 from leviathan.sonar._ground_truth import *  # noqa: F403
+from leviathan.sonar._multibeam import (
+    MULTIBEAM_MODEL_VERSION,
+    MultibeamPing,
+    multibeam_ping,
+    multibeam_rays,
+)
 from leviathan.sonar._render import (
     RENDER_STAGES,
     SONAR_MODEL_VERSION,
@@ -71,6 +79,10 @@ from leviathan.sonar._sampling_warnings import SonarSamplingWarning
 
 __all__ = [
     "CHANNEL_NAMES",
+    "MULTIBEAM_MODEL_VERSION",
+    "MultibeamPing",
+    "multibeam_ping",
+    "multibeam_rays",
     "RENDER_STAGES",
     "SONAR_MODEL_VERSION",
     "SPECKLE_EFFECT",

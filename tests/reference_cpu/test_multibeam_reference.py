@@ -51,28 +51,6 @@ def test_axis_directions_are_unit_and_in_the_across_track_plane() -> None:
     assert np.all(np.sign(u[:, 1]) == np.sign(a))
 
 
-def test_beam_rays_layout_gain_and_solid_angle() -> None:
-    a = np.array([-0.3, 0.0, 0.4])
-    w = ref.beam_widths(math.radians(2.0), a)
-    rays = ref.beam_rays(
-        a, w, along_width_rad=math.radians(1.0), along_count=3, across_count=5, gaussian=True
-    )
-    assert rays.direction.shape == (15 * 3, 3)
-    assert rays.two_way_gain.shape == (15, 3)
-    # The centre sample (a = 1, c = 2: s = 7) of each beam is its axis with gain 1.
-    centre = rays.direction.reshape(15, 3, 3)[7]
-    assert np.allclose(centre, ref.beam_axis_directions(a), rtol=0, atol=1e-15)
-    assert np.all(rays.two_way_gain[7] == 1.0)
-    # At the -3 dB half width (along 0, across +-w/2 is sample c = 1 and 3 of 5 over [-w, w]).
-    assert rays.two_way_gain[6, 0] == pytest.approx(0.5, rel=1e-15)
-    assert rays.two_way_gain[8, 0] == rays.two_way_gain[6, 0]
-    # Solid angles sum to (2 w_t)(2 w_k) times the mean of cos psi over the grid.
-    total = rays.solid_angle_sr.sum(axis=0)
-    assert np.allclose(total, (2 * math.radians(1.0)) * (2 * w), rtol=1e-4)
-    norms = np.sqrt((rays.direction**2).sum(axis=1))
-    assert np.allclose(norms, 1.0, rtol=0, atol=1e-15)
-
-
 def _centres(m: int, width: float = 0.1) -> np.ndarray:
     return (np.arange(m) + 0.5) * width
 
