@@ -136,9 +136,16 @@ EXPECTED_TAGS: dict[str, str] = {
     "leviathan.reference_cpu.sonar.BeamGrid": "leviathan.reference_cpu.sonar.BeamGrid",
     "leviathan.reference_cpu.multibeam.Detections": "leviathan.reference_cpu.multibeam.Detections",
     "leviathan.multibeam.BeamGeometry": "leviathan.multibeam.BeamGeometry",
-    "leviathan.sonar.MultibeamPing": "leviathan.sonar.MultibeamPing",
+    "leviathan.multibeam.MultibeamPing": "leviathan.multibeam.MultibeamPing",
     "leviathan.multibeam.BathymetryGrid": "leviathan.multibeam.BathymetryGrid",
     "leviathan.multibeam.BathymetryReport": "leviathan.multibeam.BathymetryReport",
+    "leviathan.reference_cpu.side_scan.SideScanRays": (
+        "leviathan.reference_cpu.side_scan.SideScanRays"
+    ),
+    "leviathan.side_scan.SideScanLine": "leviathan.side_scan.SideScanLine",
+    "leviathan.side_scan.display.Waterfall": "leviathan.side_scan.display.Waterfall",
+    "leviathan.specs.SideScanBeamPatternSpec": "leviathan.specs.SideScanBeamPatternSpec",
+    "leviathan.specs.SideScanSonarSpec": "leviathan.specs.SideScanSonarSpec",
     "leviathan.scene.Instance": "leviathan.scene.Instance",
     "leviathan.scene.MeshSource": "leviathan.scene.MeshSource",
     "leviathan.scene.Scene": "leviathan.scene.Scene",
@@ -150,7 +157,7 @@ EXPECTED_TAGS: dict[str, str] = {
     "leviathan.sensors.BodyKinematics": "leviathan.sensors.sample.BodyKinematics",
     "leviathan.sensors.SensorSample": "leviathan.sensors.sample.SensorSample",
     "leviathan.sonar.SonarFrame": "leviathan.sonar.frame.SonarFrame",
-    "leviathan.sonar._fan.FanRays": "leviathan.sonar.FanRays",
+    "leviathan.sonar.FanRays": "leviathan.sonar.FanRays",
     # The World documents moved from the analytic scenarios keep their tags.
     "leviathan.specs.AutopilotDocument": "leviathan.analytic.AutopilotDocument",
     "leviathan.specs.DirectThrustDocument": "leviathan.analytic.DirectThrustDocument",

@@ -17,7 +17,9 @@ and never branches on sensor types. The built-in kinds:
 * ``pressure`` — :class:`PressureSensor`, :func:`measure_pressure`: absolute pressure
   at the sensor from the committed depth, the water's density and the surface pressure;
 * ``multibeam`` — :class:`MultibeamSensor`, :func:`measure_multibeam`: multibeam
-  echosounder, the water column, bottom detections, soundings and per-beam truth.
+  echosounder, the water column, bottom detections, soundings and per-beam truth;
+* ``side_scan`` — :class:`SideScanSensor`, lines from :func:`leviathan.side_scan.render`
+  (a :class:`~leviathan.side_scan.SideScanLine`, port and starboard).
 
 Each kind declares, next to its ``sample``, what is specific to it (channel
 documentation, ROS 2 encoding, Viewport footprint, analytic-tier recorder,
@@ -98,6 +100,7 @@ from leviathan.sensors._protocol import (
     unregister_sensor_kind,
 )
 from leviathan.sensors._sample import SensorSample
+from leviathan.sensors._side_scan import SideScanSensor
 from leviathan.sensors._sonar_noise import (
     SonarNoiseEffect,
     SonarNoiseModel,
@@ -140,6 +143,7 @@ __all__ = [
     "SensorKind",
     "SensorProduct",
     "SensorSample",
+    "SideScanSensor",
     "SonarNoiseEffect",
     "SonarNoiseModel",
     "apply_dvl_noise",

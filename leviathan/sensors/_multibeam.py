@@ -1,6 +1,6 @@
 """The multibeam echosounder behind the sensor protocol.
 
-The physics is :func:`leviathan.sonar.multibeam_ping` (water column on the shared fan
+The physics is :func:`leviathan.multibeam.multibeam_ping` (water column on the shared fan
 render, the reference bottom detector, soundings and per-beam truth); this module forms
 the sensor pose from the committed state, wraps the ping in a :class:`SensorSample`
 (its content hash covers the water column, the detections, the soundings and the
@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from leviathan.frames import sensor_pose
+from leviathan.multibeam import multibeam_ping
 from leviathan.reference_cpu.multibeam import DETECTION_FLAGS
 from leviathan.ros import float32_values, frd_to_flu, header, vector3
 from leviathan.sensors._context import SampleContext
@@ -34,7 +35,6 @@ from leviathan.sensors._declarations import (
 from leviathan.sensors._imaging_sonar import _CHANNELS as _SONAR_CHANNELS
 from leviathan.sensors._protocol import register_sensor_kind
 from leviathan.sensors._sample import SensorSample
-from leviathan.sonar import multibeam_ping
 from leviathan.specs import MultibeamSpec
 
 __all__ = ["MultibeamSensor", "measure_multibeam"]

@@ -1,7 +1,5 @@
 """Canonical forward-looking imaging sonar: rendering, frames and display products.
 
-The multibeam echosounder's ping (:func:`multibeam_ping`) runs on the same fan render.
-
 ``render(scene, spec, sensor_pose, *, sensor_id, sample_index, time_ns, seed=None,
 water=None, backend="auto", device=None)`` returns a :class:`SonarFrame` whose channels are
 arrays over ``[range_bin, bearing]`` (R x B), with sentinels -1 (ids) and NaN
@@ -47,6 +45,11 @@ operations, :mod:`leviathan.reference_cpu.trace` for ray casting, and
 :func:`render` for the stages of a ping (each in an internal module named for it;
 :mod:`leviathan.sonar.display` is the public module of display products).
 
+The acoustic fan render (:func:`render_fan` on :func:`fan_rays`) is this pipeline for
+any rays grouped in columns (the side-scan's sides, a multibeam's receive beams);
+:mod:`leviathan.sonar.beams` holds the fans' beam patterns, ping-period and
+range-window rules.
+
 Range bins: image row ``k`` holds the samples with ``range_bin(R) == k``, ``k =
 min(floor((R - r_min) / width), N - 1)`` in float64 with ``width = (r_max - r_min) /
 N``. ``metadata["range_bin_edges_m"]`` (:func:`range_bin_edges`) are the rounded
@@ -57,17 +60,12 @@ range with :func:`range_bin`, or search :func:`range_bin_boundaries` with
 
 from leviathan.sonar import _ground_truth
 from leviathan.sonar._binning import range_bin, range_bin_boundaries, range_bin_edges
+from leviathan.sonar._fan import FanRays, FanRender, fan_rays, render_fan
 from leviathan.sonar._frame import CHANNEL_NAMES, SonarFrame
 
 # A star import on purpose: the stage's own __all__ is the one list of the cell flags
 # and bases, so this package re-exports exactly that list instead of a hand copy of it.
 from leviathan.sonar._ground_truth import *  # noqa: F403
-from leviathan.sonar._multibeam import (
-    MULTIBEAM_MODEL_VERSION,
-    MultibeamPing,
-    multibeam_ping,
-    multibeam_rays,
-)
 from leviathan.sonar._render import (
     RENDER_STAGES,
     SONAR_MODEL_VERSION,
@@ -79,19 +77,19 @@ from leviathan.sonar._sampling_warnings import SonarSamplingWarning
 
 __all__ = [
     "CHANNEL_NAMES",
-    "MULTIBEAM_MODEL_VERSION",
-    "MultibeamPing",
-    "multibeam_ping",
-    "multibeam_rays",
+    "FanRays",
+    "FanRender",
     "RENDER_STAGES",
     "SONAR_MODEL_VERSION",
     "SPECKLE_EFFECT",
     "SonarFrame",
     "SonarSamplingWarning",
     "beam_grid_for",
+    "fan_rays",
     "range_bin",
     "range_bin_boundaries",
     "range_bin_edges",
     "render",
+    "render_fan",
     *_ground_truth.__all__,
 ]

@@ -63,6 +63,7 @@ from leviathan.specs._sensors import (
     register_sensor_spec,
     unregister_sensor_spec,
 )
+from leviathan.specs._side_scan import SideScanBeamPatternSpec, SideScanSonarSpec
 from leviathan.specs._vehicle import MassPropertiesSpec, ThrusterSpec, VehicleSpec
 from leviathan.specs._water import CurrentLayer, WaterSpec
 from leviathan.specs._world_documents import (
@@ -124,6 +125,8 @@ __all__ = [
     "SceneObjectDocument",
     "ScheduleSpec",
     "SensorSpec",
+    "SideScanBeamPatternSpec",
+    "SideScanSonarSpec",
     "SpecError",
     "SpecModel",
     "Text",

@@ -1,6 +1,6 @@
 """Sensor specs: imaging sonar, DVL, IMU, camera, pressure, and the :data:`SensorSpec` union.
 
-The multibeam's spec is in :mod:`leviathan.specs._multibeam` (this module's size).
+The multibeam's and the side-scan's specs are in ``_multibeam`` and ``_side_scan``.
 
 Each sensor carries a ``kind`` tag (the union's discriminator), a name unique on
 its vehicle, a schedule, a mount and a note on where its hardware values come
@@ -45,6 +45,7 @@ from leviathan.specs._base import (
 from leviathan.specs._mount import MountSpec
 from leviathan.specs._multibeam import MultibeamSpec
 from leviathan.specs._schedule import ScheduleSpec
+from leviathan.specs._side_scan import SideScanSonarSpec
 
 
 class BeamPatternSpec(SpecModel):
@@ -306,6 +307,7 @@ BUILT_IN_SENSOR_SPECS: tuple[type[SpecModel], ...] = (
     CameraSpec,
     PressureSpec,
     MultibeamSpec,
+    SideScanSonarSpec,
 )
 """The spec types of the built-in sensor kinds, in the union's order."""
 
@@ -386,6 +388,7 @@ SensorSpec = Annotated[
     | Annotated[CameraSpec, Tag("camera")]
     | Annotated[PressureSpec, Tag("pressure")]
     | Annotated[MultibeamSpec, Tag("multibeam")]
+    | Annotated[SideScanSonarSpec, Tag("side_scan")]
     | Annotated[
         Annotated[Any, PlainValidator(_run_time_sensor), WithJsonSchema({"not": {}})],
         Tag("run_time_kind"),

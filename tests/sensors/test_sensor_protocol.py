@@ -36,6 +36,7 @@ from leviathan.sensors import (
     SensorKind,
     SensorProduct,
     SensorSample,
+    SideScanSensor,
     channel_doc,
     kinds_producing,
     measure_dvl,
@@ -48,6 +49,7 @@ from leviathan.sensors import (
     sensor_kind_for,
     unregister_sensor_kind,
 )
+from leviathan.side_scan import SideScanLine
 from leviathan.sonar import SonarFrame, render
 from leviathan.specs import (
     BUILT_IN_SENSOR_SPECS,
@@ -170,7 +172,8 @@ def test_every_spec_kind_maps_to_its_sensor() -> None:
     assert type(registry["dvl"]) is DVLSensor
     assert type(registry["imu"]) is IMUSensor
     assert type(registry["camera"]) is CameraSensor
-    assert product_types() == (SensorSample, SonarFrame)
+    assert type(registry["side_scan"]) is SideScanSensor
+    assert product_types() == (SensorSample, SideScanLine, SonarFrame)
 
 
 def _toy_sample(kind: str) -> SensorSample:
@@ -254,8 +257,8 @@ def test_a_sensor_must_agree_with_its_spec_kind() -> None:
 
 
 def test_unregistering_an_unknown_kind_names_it() -> None:
-    with pytest.raises(KeyError, match="no sensor kind 'side_scan' is registered"):
-        unregister_sensor_kind("side_scan")
+    with pytest.raises(KeyError, match="no sensor kind 'sub_bottom_profiler' is registered"):
+        unregister_sensor_kind("sub_bottom_profiler")
 
 
 def test_the_registry_view_is_read_only() -> None:

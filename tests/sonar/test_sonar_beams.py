@@ -7,7 +7,7 @@ import math
 import pytest
 
 from leviathan.acoustics import sound_speed_m_per_s
-from leviathan.sonar import _beams as beams
+from leviathan.sonar import beams
 
 
 def test_gaussian_is_half_power_at_its_stated_half_width() -> None:

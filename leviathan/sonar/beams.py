@@ -39,7 +39,6 @@ import math
 import numpy as np
 
 from leviathan.acoustics import sound_speed_m_per_s
-from leviathan.reference_cpu.sonar import trapezoid_weights
 from leviathan.sonar._binning import _range_window
 
 __all__ = [
@@ -54,7 +53,6 @@ __all__ = [
     "one_way_gain",
     "sinc2_3db_full_width_rad",
     "sinc2_gain",
-    "trapezoid_weights",
 ]
 
 BEAM_PATTERN_KINDS = ("uniform", "gaussian", "sinc2")

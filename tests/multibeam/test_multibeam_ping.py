@@ -18,9 +18,9 @@ from leviathan.frames import Transform
 from leviathan.geometry import uv_sphere_mesh
 from leviathan.identity import content_hash
 from leviathan.materials import TEST_LAMBERT_BRIGHT
+from leviathan.multibeam import multibeam_ping, multibeam_rays
 from leviathan.reference_cpu.multibeam import DETECTION_FLAGS as F
 from leviathan.scene import Instance, Scene
-from leviathan.sonar import multibeam_ping, multibeam_rays
 from leviathan.specs import ScheduleSpec, WaterSpec
 
 

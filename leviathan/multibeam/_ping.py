@@ -4,7 +4,7 @@ Stages (each the shared one where it exists):
 
 1. Beam geometry (:func:`leviathan.multibeam.beam_geometry`; formulas in
    :mod:`leviathan.reference_cpu.multibeam`) and the water column's rays below.
-2. Water column: :func:`leviathan.sonar._fan.render_fan` (the imaging sonar's pipeline
+2. Water column: :func:`leviathan.sonar.render_fan` (the imaging sonar's pipeline
    and complete per-cell truth over ``[range_bin, beam]``; tracing through the shared
    ``raycast`` stage, so every backend gives the same bits).
 3. Bottom detection per beam on its own return column (``speckle_return`` when speckle is
@@ -17,13 +17,13 @@ Stages (each the shared one where it exists):
    vertically.
 
 **Rays of a beam.** Sample ``s = a * M_c + c`` of beam ``k`` is ray ``s * N + k`` (column
-``k``, row ``s``): along-track angle ``psi_a`` on :func:`~leviathan.sonar._beams.inclusive_grid`
+``k``, row ``s``): along-track angle ``psi_a`` on :func:`~leviathan.sonar.beams.inclusive_grid`
 over ``[-w_t, w_t]`` (``w_t`` the transmit fan's -3 dB full width) and across-track offset
 ``delta_c`` over ``[-w_k, w_k]`` (``w_k`` the beam's own width, ``w_0 / cos theta_k``):
 twice the -3 dB widths, where a Gaussian two-way pattern is 24 dB down. Direction
 ``(sin psi, cos psi sin(theta_k + delta), cos psi cos(theta_k + delta))``; two-way gain
 ``G2 = g_t(psi) * g_r(delta)`` with the shared one-way patterns
-(:func:`~leviathan.sonar._beams.one_way_gain`: transmit along, receive across, each at 0.5
+(:func:`~leviathan.sonar.beams.one_way_gain`: transmit along, receive across, each at 0.5
 at its half width); ``dOmega = (cos psi * wa_a) * wc_c`` with trapezoid weights.
 
 **Sound speed** is the water's at the sensor's depth (Mackenzie 1981), constant along
@@ -43,14 +43,14 @@ import numpy as np
 from leviathan._validation import check_sample_identifiers, check_seed
 from leviathan.acoustics import sound_speed_m_per_s
 from leviathan.frames import Transform
-from leviathan.multibeam import BeamGeometry, beam_geometry, beam_truth
+from leviathan.multibeam._geometry import BeamGeometry, beam_geometry
+from leviathan.multibeam._truth import beam_truth
 from leviathan.raycast import resolve_backend
 from leviathan.reference_cpu import multibeam as ref
+from leviathan.reference_cpu.sonar import trapezoid_weights
 from leviathan.scene import Scene
-from leviathan.sonar._beams import inclusive_grid, one_way_gain, trapezoid_weights
-from leviathan.sonar._binning import range_bin_edges
-from leviathan.sonar._fan import FanRays, fan_rays, render_fan
-from leviathan.sonar._ground_truth import CELL_FLAGS
+from leviathan.sonar import CELL_FLAGS, FanRays, fan_rays, range_bin_edges, render_fan
+from leviathan.sonar.beams import inclusive_grid, one_way_gain
 from leviathan.specs import MultibeamSpec, WaterSpec
 
 __all__ = ["MULTIBEAM_MODEL_VERSION", "MultibeamPing", "multibeam_ping", "multibeam_rays"]
@@ -137,7 +137,7 @@ class MultibeamPing:
         backend, device: Where it was traced (never part of its identity).
     """
 
-    __content_type__ = "leviathan.sonar.MultibeamPing"
+    __content_type__ = "leviathan.multibeam.MultibeamPing"
 
     channels: dict[str, np.ndarray]
     metadata: dict[str, Any]

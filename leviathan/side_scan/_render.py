@@ -1,0 +1,311 @@
+"""One side-scan ping: both fans through the acoustic fan render, then the side-scan's own truth.
+
+Stages: the rays of :func:`leviathan.reference_cpu.side_scan.side_scan_rays`
+(cached per geometry); :func:`leviathan.sonar._fan.render_fan` (scene
+preparation, the shared ``raycast`` tracing, the reference physics, binning and
+the imaging sonar's per-cell truth, column = side); the sensor's true altitude
+(one ray straight down in world NED, the same tracer); the two ground ranges;
+the line, its channels over ``[side, range_bin]``.
+
+Ground ranges, per cell: ``primary_ground_range_m`` is the exact horizontal
+distance from the sensor to the primary hit, ``sqrt(dx² + dy²)`` in world NED;
+``flat_bottom_ground_range_m`` is what processing software computes from the
+bin's centre slant range ``R_k = r_min + (k + ½) Δr`` and the true altitude
+``a``: ``sqrt(R_k² − a²)``, NaN where ``R_k < a`` or no altitude was found.
+
+Sampling rule: adjacent across-track rays on a flat seabed at altitude ``h`` differ
+in range by at most ``R_max² / h · Δψ``, so a line fills every bin of its swath when
+``Δψ <= ½ Δr h / R_max²``, i.e. ``h >= fill_altitude_m = 2 R_max² Δψ / Δr``. The
+metadata records ``Δψ``, that altitude and whether this ping's altitude meets it; a
+ping below it warns (:class:`leviathan.sonar.SonarSamplingWarning`).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+import warnings
+from functools import lru_cache
+from typing import Any
+
+import numpy as np
+
+from leviathan._interrupt import checkpoint
+from leviathan._validation import check_sample_identifiers, check_seed
+from leviathan.frames import Transform
+from leviathan.raycast import resolve_backend, trace_rays
+from leviathan.reference_cpu.side_scan import side_scan_rays
+from leviathan.scene import Scene
+from leviathan.side_scan._line import SIDES, SideScanLine
+from leviathan.sonar import (
+    CELL_FLAGS,
+    FanRays,
+    SonarSamplingWarning,
+    fan_rays,
+    range_bin_edges,
+    render_fan,
+)
+from leviathan.specs import SideScanSonarSpec, WaterSpec
+
+__all__ = ["SIDE_SCAN_MODEL_VERSION", "SIDE_SCAN_STAGES", "render", "side_scan_fan"]
+
+SIDE_SCAN_MODEL_VERSION = "leviathan.side_scan.v1"
+#: The stages timed into ``stage_times_s``.
+SIDE_SCAN_STAGES: tuple[str, ...] = (
+    "rays",
+    "prepare",
+    "trace",
+    "physics",
+    "binning",
+    "ground_truth",
+    "channels",
+    "line",
+)
+_ANGLES = ("across_track_rad", "along_track_rad")
+
+
+def _geometry(spec: SideScanSonarSpec) -> tuple[Any, ...]:
+    bp = spec.beam_pattern
+    widths = lengths = None
+    if bp.kind == "gaussian":
+        widths = (
+            math.radians(bp.along_track_3db_full_width_deg),
+            math.radians(bp.across_track_3db_full_width_deg),
+        )
+    elif bp.kind == "sinc2":
+        lengths = (float(bp.along_track_array_length_m), float(bp.across_track_array_length_m))
+    return (
+        math.radians(spec.depression_deg),
+        math.radians(spec.aperture_min_depression_deg),
+        math.radians(spec.aperture_max_depression_deg),
+        int(spec.across_track_sample_count),
+        math.radians(spec.along_track_aperture_deg),
+        int(spec.along_track_sample_count),
+        bp.kind,
+        widths,
+        lengths,
+        float(spec.frequency_hz),
+    )
+
+
+@lru_cache(maxsize=16)
+def _fan(key: tuple[Any, ...]) -> tuple[Any, FanRays]:
+    dep, lo, hi, m, along, a, kind, widths, lengths, f = key
+    rays = side_scan_rays(
+        depression_rad=dep,
+        min_depression_rad=lo,
+        max_depression_rad=hi,
+        across_count=m,
+        along_aperture_rad=along,
+        along_count=a,
+        pattern=kind,
+        widths_rad=widths,
+        array_lengths_m=lengths,
+        frequency_hz=f,
+    )
+    fan = fan_rays(
+        directions=rays.directions,
+        two_way_gain=rays.two_way_gain,
+        solid_angle_sr=rays.solid_angle_sr,
+        column=rays.column,
+        row=rays.row,
+        column_count=2,
+        angles={"across_track_rad": rays.across_track_rad, "along_track_rad": rays.along_track_rad},
+    )
+    return rays, fan
+
+
+def side_scan_fan(spec: SideScanSonarSpec) -> tuple[Any, FanRays]:
+    """The spec's rays (reference_cpu.side_scan.SideScanRays) and fan, cached."""
+    return _fan(_geometry(spec))
+
+
+def _physics_spec(spec: SideScanSonarSpec) -> dict[str, Any]:
+    """The spec fields that define the line (mount, schedule, display, name left out)."""
+    bp = spec.beam_pattern
+    return {
+        "frequency_hz": float(spec.frequency_hz),
+        "depression_deg": float(spec.depression_deg),
+        "aperture_min_depression_deg": float(spec.aperture_min_depression_deg),
+        "aperture_max_depression_deg": float(spec.aperture_max_depression_deg),
+        "across_track_sample_count": int(spec.across_track_sample_count),
+        "along_track_aperture_deg": float(spec.along_track_aperture_deg),
+        "along_track_sample_count": int(spec.along_track_sample_count),
+        "range_min_m": float(spec.range_min_m),
+        "range_max_m": float(spec.range_max_m),
+        "range_bin_count": int(spec.range_bin_count),
+        "beam_pattern": bp.model_dump(mode="json"),
+        "top_k": int(spec.top_k),
+        "speckle": bool(spec.speckle),
+    }
+
+
+def _side_major(a: np.ndarray) -> np.ndarray:
+    """``[range_bin, side, ...]`` -> ``[side, range_bin, ...]``, contiguous."""
+    return np.ascontiguousarray(np.swapaxes(a, 0, 1))
+
+
+def render(
+    scene: Scene,
+    spec: SideScanSonarSpec,
+    sensor_pose: Transform,
+    *,
+    sensor_id: str,
+    sample_index: int,
+    time_ns: int,
+    seed: int | None = None,
+    water: WaterSpec | None = None,
+    backend: str = "auto",
+    device: str | None = None,
+    stage_times_s: dict[str, float] | None = None,
+    sampling_warnings: bool = True,
+) -> SideScanLine:
+    """Renders one side-scan ping (both sides) with per-cell ground truth.
+
+    Args:
+        scene: The canonical scene at the ping instant.
+        spec: The side-scan spec.
+        sensor_pose: ``T_world_sensor`` (``T_world_body @ T_body_sensor``).
+        sensor_id, sample_index, time_ns: The ping's identity.
+        seed: Root seed (required when ``spec.speckle``).
+        water: The water (default :class:`WaterSpec`).
+        backend, device: Tracing backend (every backend gives the same line).
+        stage_times_s: If given, receives each stage's wall time [s] (:data:`SIDE_SCAN_STAGES`).
+        sampling_warnings: Warn when this ping's altitude is below the fill altitude.
+
+    Returns:
+        The :class:`SideScanLine`; identical content (and hash) for identical inputs.
+    """
+    t0 = time.perf_counter()
+    last = [t0]
+
+    def lap(stage: str) -> None:
+        checkpoint()
+        if stage_times_s is not None:
+            now = time.perf_counter()
+            stage_times_s[stage] = now - last[0]
+            last[0] = now
+
+    if not isinstance(scene, Scene):
+        raise TypeError(f"scene: expected a leviathan.scene.Scene, got {type(scene).__name__}")
+    if not isinstance(spec, SideScanSonarSpec):
+        raise TypeError(f"spec: expected a SideScanSonarSpec, got {type(spec).__name__}")
+    if not isinstance(sensor_pose, Transform):
+        raise TypeError(f"sensor_pose: expected a Transform, got {type(sensor_pose).__name__}")
+    if stage_times_s is not None and not isinstance(stage_times_s, dict):
+        raise TypeError(
+            f"stage_times_s: expected None or a dict, got {type(stage_times_s).__name__}"
+        )
+    check_sample_identifiers(sensor_id, sample_index, time_ns)
+    check_seed(seed, needed_by="speckle (the spec enables it)" if spec.speckle else None)
+    water = WaterSpec() if water is None else water
+    if not isinstance(water, WaterSpec):
+        raise TypeError(f"water: expected a WaterSpec, got {type(water).__name__}")
+    backend, device = resolve_backend(backend, device)
+    N = int(spec.range_bin_count)
+    rays, fan_geometry = side_scan_fan(spec)
+    lap("rays")
+    fan = render_fan(
+        scene,
+        fan_geometry,
+        sensor_pose,
+        range_min_m=float(spec.range_min_m),
+        range_max_m=float(spec.range_max_m),
+        range_bin_count=N,
+        top_k=int(spec.top_k),
+        frequency_hz=spec.frequency_hz,
+        water=water,
+        backend=backend,
+        device=device,
+        speckle_key=(seed, sensor_id, sample_index) if spec.speckle else None,
+        lap=lap,
+    )
+
+    # True altitude: the nearest surface straight below (world +z), same tracer.
+    origin = np.ascontiguousarray(sensor_pose.translation.reshape(1, 3), dtype=np.float64)
+    down = np.array([[0.0, 0.0, 1.0]], dtype=np.float64)
+    below = trace_rays(
+        fan.prepared,
+        origin,
+        down,
+        t_max=math.inf,
+        sea_surface_instance=scene.sea_surface_instance,
+        backend=backend,
+        device=device,
+    )
+    altitude = float(below.t[0]) if int(below.instance[0]) >= 0 else math.nan
+
+    channels = {name: _side_major(a) for name, a in fan.channels.items()}
+    point = channels["primary_hit_point_world"]
+    s = sensor_pose.translation
+    dx = point[..., 0] - float(s[0])
+    dy = point[..., 1] - float(s[1])
+    channels["primary_ground_range_m"] = np.sqrt(dx * dx + dy * dy)
+    width = (float(spec.range_max_m) - float(spec.range_min_m)) / float(N)
+    centre = float(spec.range_min_m) + width * (np.arange(N, dtype=np.float64) + 0.5)
+    flat = np.full(N, np.nan, dtype=np.float64)
+    if math.isfinite(altitude):
+        reach = centre >= altitude
+        flat[reach] = np.sqrt(centre[reach] * centre[reach] - altitude * altitude)
+    channels["flat_bottom_ground_range_m"] = np.stack([flat, flat])
+
+    fill_altitude = spec.fill_altitude_m
+    fills = bool(math.isfinite(altitude) and altitude >= fill_altitude)
+    metadata = {
+        "sensor_id": sensor_id,
+        "sample_index": int(sample_index),
+        "time_ns": int(time_ns),
+        "T_world_sensor": sensor_pose.to_dict(),
+        "model": SIDE_SCAN_MODEL_VERSION,
+        "spec": _physics_spec(spec),
+        "scene_hash": scene.content_hash,
+        "water": {
+            "temperature_c": float(water.temperature_c),
+            "salinity_psu": float(water.salinity_psu),
+            "ph": float(water.ph),
+        },
+        "medium_supported": bool(fan.medium.support.supported),
+        "medium_reasons": list(fan.medium.support.reasons),
+        "absorption_db_per_m": fan.medium.absorption_db_per_m,
+        "sides": list(SIDES),
+        "along_track_rad": rays.along_grid_rad,
+        "depression_rad": rays.depression_grid_rad,
+        "along_track_weight_rad": rays.along_weight_rad,
+        "depression_weight_rad": rays.depression_weight_rad,
+        "range_bin_edges_m": range_bin_edges(
+            range_min_m=spec.range_min_m, range_max_m=spec.range_max_m, range_bin_count=N
+        ),
+        "altitude_m": altitude,
+        "sampling": {
+            "rule": "a line fills every bin of its swath on a flat seabed at altitude h when "
+            "across-track spacing <= 0.5 * range_bin_width * h / range_max^2",
+            "across_track_spacing_rad": spec.across_track_spacing_rad,
+            "range_bin_width_m": width,
+            "fill_altitude_m": fill_altitude,
+            "fills_swath": fills,
+        },
+        "object_ids": list(scene.object_ids),
+        "semantic_labels": list(scene.semantic_labels),
+        "sea_surface_instance": scene.sea_surface_instance,
+        "cell_flags": dict(CELL_FLAGS),
+        "speckle": fan.speckle,
+    }
+    line = SideScanLine(
+        channels=channels,
+        metadata=metadata,
+        backend=backend,
+        device=device,
+        display={"dynamic_range_db": float(spec.dynamic_range_db)},
+    )
+    lap("line")
+    if sampling_warnings and math.isfinite(altitude) and not fills:
+        warnings.warn(
+            f"{sensor_id}: altitude {altitude:.3g} m is below the fill altitude "
+            f"{fill_altitude:.3g} m of across_track_sample_count "
+            f"{spec.across_track_sample_count} (across-track spacing "
+            f"{spec.across_track_spacing_rad:.3g} rad must be <= 0.5 * range_bin_width * h / "
+            "range_max^2): range bins of the swath can get no sample (a striped line)",
+            SonarSamplingWarning,
+            stacklevel=2,
+        )
+    return line
