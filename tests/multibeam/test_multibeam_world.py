@@ -133,7 +133,7 @@ def test_mcap_messages_decode_with_an_independent_reader(run) -> None:
 
 
 def test_bathymetry_of_the_run_meets_special_order(run) -> None:
-    folder, _, groups = run
+    folder = run[0]
     assert run_soundings(folder / "dataset.h5").shape == (6 * MULTIBEAM.beam_count, 3)
     report, paths = bathymetry_run(folder, cell_m=1.0, backend="reference")
     assert report.special_order_share == 1.0
