@@ -16,6 +16,7 @@ from leviathan.specs import (
     DVLSpec,
     ImagingSonarSpec,
     IMUSpec,
+    SideScanSonarSpec,
     SpecError,
     VehicleSpec,
     load_spec,
@@ -44,7 +45,7 @@ def fresh_catalogue():
 def test_every_document_is_one_vehicle_named_like_its_file() -> None:
     documents = sorted(entry.name for entry in DOCUMENTS.iterdir() if entry.name.endswith(".toml"))
     assert documents == [f"{name}.toml" for name in vehicle_names()]
-    assert len(documents) == 3
+    assert len(documents) == 4
 
 
 @pytest.mark.parametrize("name", vehicle_names())
@@ -117,7 +118,12 @@ def test_invalid_document_is_refused_naming_file_and_field(
 def test_vehicle_names_sorted_and_complete() -> None:
     names = vehicle_names()
     assert names == tuple(sorted(names))
-    assert {"torpedo_auv", "inspection_rov", "reference_survey_vehicle"} <= set(names)
+    assert {
+        "torpedo_auv",
+        "inspection_rov",
+        "reference_survey_vehicle",
+        "reference_mapping_auv",
+    } <= set(names)
     assert tuple(catalogue()) == names
 
 
@@ -143,8 +149,9 @@ def test_production_vehicles_declare_camera_only(name: str) -> None:
     assert vehicle.thrusters
 
 
-def test_reference_vehicle_is_labelled() -> None:
-    vehicle = get_vehicle("reference_survey_vehicle")
+@pytest.mark.parametrize("name", ["reference_survey_vehicle", "reference_mapping_auv"])
+def test_reference_vehicle_is_labelled(name: str) -> None:
+    vehicle = get_vehicle(name)
     assert vehicle.role == "test_reference"
     assert "test" in vehicle.reference_note.lower()
     assert "not a device specification" in vehicle.reference_note
@@ -167,6 +174,20 @@ def test_reference_sonar_values() -> None:
     assert sonar.mount.rpy_deg == (0.0, -15.0, 0.0)
     assert sonar.range_bin_width_m == (60.0 - 0.5) / 512
     assert "not a device specification" in sonar.hardware_note
+
+
+def test_reference_mapping_auv_carries_side_scan_dvl_and_imu_meeting_the_fill_rule() -> None:
+    vehicle = get_vehicle("reference_mapping_auv")
+    assert [s.kind for s in vehicle.sensors] == ["side_scan", "dvl", "imu"]
+    side_scan = vehicle.sensor("side_scan")
+    assert isinstance(side_scan, SideScanSonarSpec)
+    assert side_scan.aperture_max_depression_deg == 90.0  # nadir sampled
+    # The sampling rule at the design altitude of 8 m: dpsi <= 0.5 dr h / R_max^2.
+    bound = 0.5 * side_scan.range_bin_width_m * 8.0 / side_scan.range_max_m**2
+    assert side_scan.across_track_spacing_rad <= bound
+    assert side_scan.fill_altitude_m <= 8.0
+    assert vehicle.hull is not None and vehicle.hull.visible_to_own_sensors is False
+    assert "not a device specification" in side_scan.hardware_note
 
 
 def test_reference_dvl_and_imu() -> None:
