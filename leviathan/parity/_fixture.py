@@ -1,7 +1,12 @@
-"""The frozen sonar fixture: writing it once, finding it, and checking a backend against it.
+"""The frozen fixtures: writing one once, finding it, and checking a backend against it.
 
-Layout of ``fixtures/sonar_v1/`` (installed as the package data
-``leviathan.fixtures.sonar_v1``, so an installed LEVIATHAN carries it):
+Two fixtures, each named (:data:`FIXTURE_NAMES`): ``sonar_v1``, the imaging
+sonar's 28 scenes (:mod:`leviathan.parity._scenes`), and ``sidescan_v1``, the
+side-scan's scenes (:mod:`leviathan.parity._side_scan_scenes`). Every function
+takes ``fixture=`` (default ``"sonar_v1"``, the behaviour before there were two).
+
+Layout of ``fixtures/<fixture>/`` (installed as the package data
+``leviathan.fixtures.<fixture>``, so an installed LEVIATHAN carries it):
 
 * ``<scene>.npz``: every channel of the reference frame (compressed; dtype and
   shape preserved; read with ``allow_pickle=False``).
@@ -23,33 +28,77 @@ import os
 import platform
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 from leviathan._files import atomic_directory, write_atomically, write_npz
 from leviathan.identity import content_hash
 from leviathan.parity._scenes import SCENE_NAMES, build_scene, scene_cases
+from leviathan.parity._side_scan_scenes import (
+    SIDE_SCAN_SCENE_NAMES,
+    build_side_scan_scene,
+    side_scan_scene_cases,
+)
 
 FIXTURE_FORMAT = "leviathan.sonar_fixture.v1"
+SIDE_SCAN_FIXTURE_FORMAT = "leviathan.side_scan_fixture.v1"
 FIXTURE_PACKAGE = "leviathan.fixtures"
-"""The package whose data holds the fixture, in its ``sonar_v1/`` folder."""
+"""The package whose data holds the fixtures, one folder each."""
 FIXTURE_ENVIRONMENT_VARIABLE = "LEVIATHAN_FIXTURES"
-"""Environment variable naming another fixture directory (overrides the installed one)."""
-_FIXTURE_SUBDIR = "sonar_v1"
-_HOW_TO_POINT = (
-    f"pass --fixtures DIR (or set {FIXTURE_ENVIRONMENT_VARIABLE}) to a folder holding "
-    "manifest.json and the scene .npz files"
-)
+"""Environment variable naming another ``sonar_v1`` directory (overrides the installed one)."""
+SIDE_SCAN_FIXTURE_ENVIRONMENT_VARIABLE = "LEVIATHAN_SIDESCAN_FIXTURES"
+"""Environment variable naming another ``sidescan_v1`` directory."""
+
+
+@dataclass(frozen=True)
+class _Kind:
+    format: str
+    environment_variable: str
+    scene_names: tuple[str, ...]
+    build: Any
+    cases: Any
+
+
+_KINDS: dict[str, _Kind] = {
+    "sonar_v1": _Kind(
+        FIXTURE_FORMAT, FIXTURE_ENVIRONMENT_VARIABLE, SCENE_NAMES, build_scene, scene_cases
+    ),
+    "sidescan_v1": _Kind(
+        SIDE_SCAN_FIXTURE_FORMAT,
+        SIDE_SCAN_FIXTURE_ENVIRONMENT_VARIABLE,
+        SIDE_SCAN_SCENE_NAMES,
+        build_side_scan_scene,
+        side_scan_scene_cases,
+    ),
+}
+FIXTURE_NAMES: tuple[str, ...] = tuple(_KINDS)
+"""The frozen fixtures, in the order ``leviathan parity`` checks them."""
+
+
+def _kind(fixture: str) -> _Kind:
+    if fixture not in _KINDS:
+        raise ValueError(f"fixture: expected one of {list(FIXTURE_NAMES)}, got {fixture!r}")
+    return _KINDS[fixture]
+
+
+def _how_to_point(fixture: str) -> str:
+    return (
+        f"pass --fixtures DIR (or set {_kind(fixture).environment_variable}) to a folder "
+        f"holding the {fixture} manifest.json and scene .npz files"
+    )
 
 
 class FixtureError(RuntimeError):
     """The fixture is missing, incomplete or corrupted."""
 
 
-def default_fixture_dir() -> Path:
-    """Where the frozen fixture is read from when no directory is given.
+def default_fixture_dir(fixture: str = "sonar_v1") -> Path:
+    """Where a frozen fixture is read from when no directory is given.
 
-    ``$LEVIATHAN_FIXTURES`` if set; else the ``sonar_v1/`` folder of the
+    Its environment variable (``$LEVIATHAN_FIXTURES`` for ``sonar_v1``,
+    ``$LEVIATHAN_SIDESCAN_FIXTURES`` for ``sidescan_v1``) if set; else the
+    ``<fixture>/`` folder of the
     ``leviathan.fixtures`` package data, found with :mod:`importlib.resources`
     (the installed copy in a wheel install, ``fixtures/sonar_v1`` of the
     checkout in an editable one).
@@ -58,7 +107,7 @@ def default_fixture_dir() -> Path:
         FixtureError: The package data is not installed, or not on the file
             system (a zipped install); the message says how to point at a copy.
     """
-    env = os.environ.get(FIXTURE_ENVIRONMENT_VARIABLE)
+    env = os.environ.get(_kind(fixture).environment_variable)
     if env:
         return Path(env)
     try:
@@ -66,14 +115,15 @@ def default_fixture_dir() -> Path:
     except ModuleNotFoundError as error:
         raise FixtureError(
             f"fixture: the package data {FIXTURE_PACKAGE} is not installed (an editable install "
-            "made before it existed: reinstall with `pip install -e .`); or " + _HOW_TO_POINT
+            "made before it existed: reinstall with `pip install -e .`); or "
+            + _how_to_point(fixture)
         ) from error
-    manifest = anchor / _FIXTURE_SUBDIR / "manifest.json"
+    manifest = anchor / fixture / "manifest.json"
     if not isinstance(manifest, Path):
         # A zip or other non-file-system install: np.load and the hash checks need real files.
         raise FixtureError(
             f"fixture: {FIXTURE_PACKAGE} is installed at {anchor}, not as folders on the file "
-            "system; " + _HOW_TO_POINT
+            "system; " + _how_to_point(fixture)
         )
     return manifest.parent
 
@@ -82,8 +132,8 @@ def _file_sha256(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-def freeze_fixture(directory: str | Path) -> Path:
-    """Renders every fixture scene with the reference and writes the fixture once.
+def freeze_fixture(directory: str | Path, *, fixture: str = "sonar_v1") -> Path:
+    """Renders every scene of ``fixture`` with the reference and writes the fixture once.
 
     Refuses an existing non-empty directory. The files are written into a
     temporary sibling folder that is renamed into place at the end
@@ -102,7 +152,7 @@ def freeze_fixture(directory: str | Path) -> Path:
     target.parent.mkdir(parents=True, exist_ok=True)
     with atomic_directory(target) as staging:
         scenes = []
-        for case in scene_cases():
+        for case in _kind(fixture).cases():
             frame = case.render(backend="reference")
             file = f"{case.name}.npz"
             write_npz(staging / file, {k: np.asarray(v) for k, v in frame.channels.items()})
@@ -122,7 +172,7 @@ def freeze_fixture(directory: str | Path) -> Path:
         import leviathan
 
         manifest = {
-            "format": FIXTURE_FORMAT,
+            "format": _kind(fixture).format,
             "scene_count": len(scenes),
             "generated_with": {
                 "leviathan": leviathan.__version__,
@@ -139,24 +189,28 @@ def freeze_fixture(directory: str | Path) -> Path:
     return target
 
 
-def load_manifest(directory: str | Path | None = None) -> dict:
-    """Reads and checks the fixture manifest."""
-    root = Path(directory) if directory is not None else default_fixture_dir()
+def load_manifest(directory: str | Path | None = None, *, fixture: str = "sonar_v1") -> dict:
+    """Reads and checks a fixture's manifest."""
+    kind = _kind(fixture)
+    root = Path(directory) if directory is not None else default_fixture_dir(fixture)
     path = root / "manifest.json"
     if not root.is_dir():
         what = "is not a folder" if root.exists() else "does not exist"
-        raise FixtureError(f"fixture: the fixture directory {root} {what}; " + _HOW_TO_POINT)
-    if not path.is_file():
-        raise FixtureError(f"fixture: no manifest.json in {root}; " + _HOW_TO_POINT)
-    manifest = json.loads(path.read_text())
-    if manifest.get("format") != FIXTURE_FORMAT:
         raise FixtureError(
-            f"fixture: {path} has format {manifest.get('format')!r}, expected {FIXTURE_FORMAT!r}"
+            f"fixture: the fixture directory {root} {what}; " + _how_to_point(fixture)
+        )
+    if not path.is_file():
+        raise FixtureError(f"fixture: no manifest.json in {root}; " + _how_to_point(fixture))
+    manifest = json.loads(path.read_text())
+    if manifest.get("format") != kind.format:
+        raise FixtureError(
+            f"fixture: {path} has format {manifest.get('format')!r}, expected {kind.format!r}"
         )
     names = [s["name"] for s in manifest["scenes"]]
-    if tuple(names) != SCENE_NAMES:
+    if tuple(names) != kind.scene_names:
         raise FixtureError(
-            f"fixture: manifest scenes {names} differ from the defined scenes {list(SCENE_NAMES)}"
+            f"fixture: manifest scenes {names} differ from the defined scenes "
+            f"{list(kind.scene_names)}"
         )
     return manifest
 
@@ -177,14 +231,20 @@ class SceneCheck:
 
 
 def check_scene(
-    name: str, entry: dict, root: Path, *, backend: str = "reference", device: str | None = None
+    name: str,
+    entry: dict,
+    root: Path,
+    *,
+    backend: str = "reference",
+    device: str | None = None,
+    fixture: str = "sonar_v1",
 ) -> SceneCheck:
     """Renders one scene and compares it with its frozen entry, channel by channel."""
     result = SceneCheck(name)
     path = root / entry["file"]
     if _file_sha256(path) != entry["file_sha256"]:
         raise FixtureError(f"fixture: {path} does not match its manifest hash (corrupted fixture)")
-    frame = build_scene(name).render(backend=backend, device=device)
+    frame = _kind(fixture).build(name).render(backend=backend, device=device)
     with np.load(path, allow_pickle=False) as stored:
         frozen = {k: stored[k] for k in stored.files}
     if set(frozen) != set(frame.channels):
@@ -212,12 +272,16 @@ def check_scene(
 
 
 def check_fixture(
-    directory: str | Path | None = None, *, backend: str = "reference", device: str | None = None
+    directory: str | Path | None = None,
+    *,
+    backend: str = "reference",
+    device: str | None = None,
+    fixture: str = "sonar_v1",
 ) -> list[SceneCheck]:
-    """Checks every frozen scene with the given backend; one :class:`SceneCheck` per scene."""
-    root = Path(directory) if directory is not None else default_fixture_dir()
-    manifest = load_manifest(root)
+    """Checks every frozen scene of ``fixture`` with the given backend; one check per scene."""
+    root = Path(directory) if directory is not None else default_fixture_dir(fixture)
+    manifest = load_manifest(root, fixture=fixture)
     return [
-        check_scene(entry["name"], entry, root, backend=backend, device=device)
+        check_scene(entry["name"], entry, root, backend=backend, device=device, fixture=fixture)
         for entry in manifest["scenes"]
     ]
