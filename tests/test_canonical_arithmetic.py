@@ -86,6 +86,7 @@ CANONICAL_MODULES = (
     "leviathan/parity/__init__.py",
     "leviathan/parity/_fixture.py",
     "leviathan/parity/_scene_parts.py",
+    "leviathan/parity/_multibeam_scenes.py",
     "leviathan/parity/_scenes.py",
     "leviathan/random.py",
     "leviathan/_raycast_stages/__init__.py",

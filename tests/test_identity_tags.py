@@ -136,6 +136,7 @@ EXPECTED_TAGS: dict[str, str] = {
     "leviathan.reference_cpu.sonar.BeamGrid": "leviathan.reference_cpu.sonar.BeamGrid",
     "leviathan.reference_cpu.multibeam.Detections": "leviathan.reference_cpu.multibeam.Detections",
     "leviathan.multibeam.BeamGeometry": "leviathan.multibeam.BeamGeometry",
+    "leviathan.parity.MultibeamCase": "leviathan.parity.multibeam_scenes.MultibeamCase",
     "leviathan.multibeam.MultibeamPing": "leviathan.multibeam.MultibeamPing",
     "leviathan.multibeam.BathymetryGrid": "leviathan.multibeam.BathymetryGrid",
     "leviathan.multibeam.BathymetryReport": "leviathan.multibeam.BathymetryReport",
