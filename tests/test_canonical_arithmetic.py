@@ -88,6 +88,7 @@ CANONICAL_MODULES = (
     "leviathan/parity/_scene_parts.py",
     "leviathan/parity/_multibeam_scenes.py",
     "leviathan/parity/_scenes.py",
+    "leviathan/parity/_side_scan_scenes.py",
     "leviathan/random.py",
     "leviathan/_raycast_stages/__init__.py",
     "leviathan/_raycast_stages/bvh.py",

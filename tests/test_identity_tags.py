@@ -127,6 +127,7 @@ EXPECTED_TAGS: dict[str, str] = {
     "leviathan.materials.MaterialParameter": "leviathan.materials.MaterialParameter",
     "leviathan.parity.SceneCheck": "leviathan.parity.fixture.SceneCheck",
     "leviathan.parity.SceneCase": "leviathan.parity.scenes.SceneCase",
+    "leviathan.parity.SideScanCase": "leviathan.parity.side_scan_scenes.SideScanCase",
     "leviathan.random.KeyedRandom": "leviathan.random.KeyedRandom",
     "leviathan.random.RandomEffectRecord": "leviathan.random.RandomEffectRecord",
     "leviathan.raycast.Bvh": "leviathan.reference_cpu.bvh.Bvh",

@@ -1,4 +1,4 @@
-"""``leviathan parity``: a tracing backend checked bit for bit against the frozen fixture."""
+"""``leviathan parity``: a tracing backend checked bit for bit against each frozen fixture."""
 
 from __future__ import annotations
 
@@ -12,17 +12,29 @@ __all__ = ["add_subparser"]
 
 
 def _run(args: argparse.Namespace) -> int:
-    from leviathan.parity import FixtureError, check_fixture, default_fixture_dir
+    from leviathan.parity import FIXTURE_NAMES, FixtureError, check_fixture, default_fixture_dir
 
-    root = Path(args.fixtures) if args.fixtures is not None else default_fixture_dir()
-    try:
-        results = check_fixture(args.fixtures, backend=args.backend, device=args.device)
-    except FixtureError as error:
-        if not root.exists():
-            # The fixture folder is an input (named by the user or $LEVIATHAN_FIXTURES):
-            # a missing one is bad input, exit 2; a corrupt one stays a failure, exit 1.
-            raise InputError(errno.ENOENT, str(error)) from error
-        raise
+    if args.fixture is not None:
+        fixtures = [args.fixture]
+    elif args.fixtures is not None:
+        fixtures = ["sonar_v1"]  # a folder names one fixture; sonar_v1 unless --fixture says
+    else:
+        fixtures = list(FIXTURE_NAMES)
+    checked: list[tuple[str, list]] = []
+    for fixture in fixtures:
+        root = Path(args.fixtures) if args.fixtures is not None else default_fixture_dir(fixture)
+        try:
+            results = check_fixture(
+                args.fixtures, backend=args.backend, device=args.device, fixture=fixture
+            )
+        except FixtureError as error:
+            if not root.exists():
+                # The fixture folder is an input (named by the user or an environment
+                # variable): a missing one is bad input, exit 2; a corrupt one stays a
+                # failure, exit 1.
+                raise InputError(errno.ENOENT, str(error)) from error
+            raise
+        checked.append((fixture, results))
     if args.backend != "reference":
         from leviathan.kernels import compile_reports
 
@@ -31,20 +43,24 @@ def _run(args: argparse.Namespace) -> int:
                 f"warp kernels on {report.device}: ready in {report.seconds:.3f} s "
                 "(compile, or load from Warp's kernel cache)"
             )
-    identical = 0
-    for r in results:
-        if r.ok:
-            identical += 1
-            print(f"ok    {r.name}")
-        else:
-            print(f"FAIL  {r.name}")
-            for m in r.mismatches:
-                print(f"        {m}")
-    print(f"{identical}/{len(results)} bit-identical")
-    if identical != len(results):
+    failed = total = 0
+    for fixture, results in checked:
+        identical = 0
+        print(f"fixture {fixture}")
+        for r in results:
+            if r.ok:
+                identical += 1
+                print(f"ok    {r.name}")
+            else:
+                print(f"FAIL  {r.name}")
+                for m in r.mismatches:
+                    print(f"        {m}")
+        print(f"{fixture}: {identical}/{len(results)} bit-identical")
+        failed += len(results) - identical
+        total += len(results)
+    if failed:
         raise CommandFailed(
-            f"{len(results) - identical} of {len(results)} fixture scenes are not bit-identical "
-            "(see the FAIL lines above)"
+            f"{failed} of {total} fixture scenes are not bit-identical (see the FAIL lines above)"
         )
     return 0
 
@@ -52,7 +68,9 @@ def _run(args: argparse.Namespace) -> int:
 def add_subparser(subparsers: argparse._SubParsersAction) -> None:
     """Adds ``parity`` and its handler."""
     p = subparsers.add_parser(
-        "parity", help="check a backend bit for bit against the frozen 28-scene fixture"
+        "parity",
+        help="check a backend bit for bit against the frozen fixtures (sonar_v1: 28 scenes, "
+        "sidescan_v1: 21)",
     )
     p.add_argument(
         "--backend",
@@ -69,5 +87,11 @@ def add_subparser(subparsers: argparse._SubParsersAction) -> None:
         metavar="DIR",
         help="fixture directory holding manifest.json and the scene .npz files (default: "
         "$LEVIATHAN_FIXTURES, else the fixture installed with the package)",
+    )
+    p.add_argument(
+        "--fixture",
+        default=None,
+        choices=["sonar_v1", "sidescan_v1"],
+        help="check this fixture only (default: every fixture; with --fixtures DIR, sonar_v1)",
     )
     p.set_defaults(func=_run)

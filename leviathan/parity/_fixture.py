@@ -29,7 +29,7 @@ import os
 import platform
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -60,8 +60,7 @@ MULTIBEAM_FIXTURE_ENVIRONMENT_VARIABLE = "LEVIATHAN_MULTIBEAM_FIXTURES"
 """Environment variable naming another ``multibeam_v1`` directory."""
 
 
-@dataclass(frozen=True)
-class _Kind:
+class _Kind(NamedTuple):
     format: str
     environment_variable: str
     scene_names: tuple[str, ...]
@@ -101,7 +100,7 @@ def _kind(fixture: str) -> _Kind:
 def _how_to_point(fixture: str) -> str:
     return (
         f"pass --fixtures DIR (or set {_kind(fixture).environment_variable}) to a folder "
-        f"holding the {fixture} manifest.json and scene .npz files"
+        "holding manifest.json and the scene .npz files"
     )
 
 

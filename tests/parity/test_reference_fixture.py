@@ -31,10 +31,12 @@ def test_reference_is_bit_identical_to_frozen_scene(name: str) -> None:
     assert result.ok, "\n".join(result.mismatches)
 
 
-def test_parity_cli_reports_28_of_28(capsys: pytest.CaptureFixture[str]) -> None:
+def test_parity_cli_reports_each_fixture_by_name(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["parity", "--backend", "reference"]) == 0
-    out = capsys.readouterr().out
-    assert out.strip().splitlines()[-1] == "28/28 bit-identical"
+    lines = capsys.readouterr().out.strip().splitlines()
+    assert "sonar_v1: 28/28 bit-identical" in lines
+    assert lines[-1] == "sidescan_v1: 21/21 bit-identical"
+    assert lines.index("fixture sonar_v1") < lines.index("fixture sidescan_v1")
 
 
 def test_parity_detects_a_one_ulp_change(monkeypatch: pytest.MonkeyPatch) -> None:
