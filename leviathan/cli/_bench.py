@@ -13,6 +13,19 @@ def _print(result: dict, as_json: bool, table) -> None:
 
 
 def _sonar(args: argparse.Namespace) -> int:
+    if args.sensor == "multibeam":
+        from leviathan._bench_multibeam import bench_multibeam, format_multibeam_bench
+
+        result = bench_multibeam(
+            triangle_counts=args.triangles,
+            pings=args.pings,
+            backend=args.backend,
+            device=args.device,
+            bearings=args.bearings,
+            elevations=args.elevations,
+        )
+        _print(result, args.json, format_multibeam_bench)
+        return 0
     from leviathan.bench import bench_sonar, format_sonar_bench
 
     result = bench_sonar(
@@ -99,6 +112,13 @@ def add_subparser(subparsers: argparse._SubParsersAction) -> None:
         help="seabed triangle counts",
     )
     b.add_argument("--pings", type=int, default=5, help="pings per seabed; the median is reported")
+    b.add_argument(
+        "--sensor",
+        default="imaging_sonar",
+        choices=["imaging_sonar", "multibeam"],
+        help="imaging_sonar: the survey sonar's tracers; multibeam: the catalogue multibeam's "
+        "pings/s beside the imaging sonar's pings/s in the same run",
+    )
     _json_flag(b)
     b.set_defaults(func=_sonar)
 
