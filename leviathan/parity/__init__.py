@@ -1,9 +1,10 @@
 """Parity: the frozen fixtures (imaging sonar, side-scan, multibeam) and the check.
 
-The fixtures are package data (``leviathan.fixtures``, ``fixtures/sonar_v1`` and
-``fixtures/sidescan_v1``, ``fixtures/multibeam_v1`` in the source tree): :func:`default_fixture_dir` finds
-one in an installed package as in a checkout, and ``$LEVIATHAN_FIXTURES`` (or
-``$LEVIATHAN_SIDESCAN_FIXTURES``, ``$LEVIATHAN_MULTIBEAM_FIXTURES``) or an explicit directory points elsewhere.
+The fixtures are package data (``leviathan.fixtures``: ``fixtures/sonar_v1``,
+``fixtures/sidescan_v1`` and ``fixtures/multibeam_v1`` in the source tree):
+:func:`default_fixture_dir` finds one in an installed package as in a checkout, and
+``$LEVIATHAN_FIXTURES`` (``$LEVIATHAN_SIDESCAN_FIXTURES``, ``$LEVIATHAN_MULTIBEAM_FIXTURES``)
+or an explicit directory points elsewhere.
 """
 
 from leviathan.parity._fixture import (
