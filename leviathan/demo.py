@@ -426,6 +426,19 @@ def _write_products(
         recorder.close(manifest={"snapshot_hash": snapshot.content_hash})
     _track_plot(world, out / "track.png")
     usd_path = world.export_usd(out / "world.usda")
+    from leviathan._demo_mapping import mapping_line
+
+    mapping = mapping_line(
+        out, seabed_triangles=seabed_triangles, tick_ns=TICK_NS, root_seed=world.root_seed
+    )
+    if progress:
+        f = mapping["bathymetry"]
+        print(
+            f"[demo] mapping line: {mapping['pings']} multibeam pings, {f['sounding_count']} "
+            f"soundings, grid RMS error {f['rms_error_m']:.3f} m, "
+            f"max {f['max_abs_error_m']:.3f} m, "
+            f"{100.0 * f['special_order_share']:.1f} % within Special Order TVU"
+        )
     manifest = {
         "job": DEMO_JOB,
         "simulated_ns": world.time_ns,
@@ -440,6 +453,7 @@ def _write_products(
         "usd": usd_path.name,
         "tracing": {"backend": world.tracing[0], "device": world.tracing[1]},
         "dataset": {"hdf5": RUN_DATASET_NAME, "mcap": "dataset.mcap"},
+        "mapping": mapping,
         "notes": list(_NOTES),
     }
     # Written last: a folder with a manifest is complete (and the rename above makes it whole).

@@ -63,6 +63,7 @@ CANONICAL_MODULES = (
     "leviathan/controllers/_direct_thrust.py",
     "leviathan/controllers/_guidance.py",
     "leviathan/controllers/_protocol.py",
+    "leviathan/_demo_mapping.py",
     "leviathan/demo.py",
     "leviathan/dynamics/__init__.py",
     "leviathan/dynamics/_equations.py",
