@@ -1,7 +1,7 @@
 """The survey demo's mapping line: the catalogue multibeam over the demo seabed, gridded.
 
 The reference mapping AUV flies one straight line over the demo's seabed (the same
-:func:`leviathan.demo.survey_environment`) carrying only its multibeam, with a coarser water column
+``leviathan.demo.survey_environment``) carrying only its multibeam, with a coarser water column
 (:data:`MAPPING_WATER_COLUMN`; its side-scan, DVL and IMU are left out of this line to
 keep the demo short). The line is recorded to
 ``mapping/dataset.h5`` with the true seabed beside it (``mapping/seabed.npz``), and
@@ -28,13 +28,13 @@ MAPPING_WATER_COLUMN = {"range_max_m": 40.0, "range_bin_count": 200, "top_k": 1}
 about 140 MB of per-cell truth per ping); beams, widths and the detector are as declared."""
 
 
-def mapping_line(out: Path, *, seabed_triangles: int, tick_ns: int, root_seed: int) -> dict:
-    """Runs the mapping line and writes ``out / "mapping"``; returns its manifest entry."""
+def mapping_line(out: Path, *, environment: Any, tick_ns: int, root_seed: int) -> dict:
+    """Runs the mapping line over ``environment`` (the demo's) and writes ``out / "mapping"``;
+    returns its manifest entry."""
     from leviathan.bathymetry import SEABED_FILE, bathymetry_run, write_true_seabed
     from leviathan.catalogue import get_vehicle
     from leviathan.controllers import Autopilot
     from leviathan.datasets import RUN_DATASET_NAME, export_world
-    from leviathan.demo import survey_environment
     from leviathan.identity import content_hash
     from leviathan.world import VehicleSetup, World
 
@@ -51,7 +51,7 @@ def mapping_line(out: Path, *, seabed_triangles: int, tick_ns: int, root_seed: i
                 position_ned_m=(-2.0, 0.0, 18.0),
             )
         ],
-        environment=survey_environment(seabed_triangles),
+        environment=environment,
         root_seed=root_seed,
         step_ns=tick_ns,
     )

@@ -429,7 +429,7 @@ def _write_products(
     from leviathan._demo_mapping import mapping_line
 
     mapping = mapping_line(
-        out, seabed_triangles=seabed_triangles, tick_ns=TICK_NS, root_seed=world.root_seed
+        out, environment=world.environment, tick_ns=TICK_NS, root_seed=world.root_seed
     )
     if progress:
         f = mapping["bathymetry"]
