@@ -37,6 +37,8 @@ __all__ = [
     "bathymetry_run",
     "read_true_seabed",
     "run_soundings",
+    "usable_soundings",
+    "write_bathymetry",
     "write_true_seabed",
 ]
 
@@ -87,6 +89,16 @@ def read_true_seabed(path: str | os.PathLike[str]) -> Scene:
     return Scene([Instance("seabed", mesh, Transform.identity(), "seabed")], name="true seabed")
 
 
+def usable_soundings(sample: Any) -> np.ndarray:
+    """A multibeam sample's soundings that are seabed candidates (world NED [m], [n, 3]).
+
+    Kept: quality ``DETECTED`` without ``SEA_SURFACE`` or ``MOVING_BODY``.
+    """
+    q = np.asarray(sample.channels["quality"])
+    keep = ((q & _USABLE) != 0) & ((q & _NOT_SEABED) == 0)
+    return np.asarray(sample.channels["sounding_ned_m"])[keep]
+
+
 def run_soundings(dataset_path: str | os.PathLike[str]) -> np.ndarray:
     """The usable soundings (world NED [m], float64 [n, 3]) of every multibeam in a record."""
     from leviathan.datasets import read_hdf5
@@ -94,11 +106,8 @@ def run_soundings(dataset_path: str | os.PathLike[str]) -> np.ndarray:
     points = []
     for group in read_hdf5(dataset_path).groups():
         for sample in group.samples.values():
-            if getattr(sample, "kind", None) != "multibeam":
-                continue
-            q = np.asarray(sample.channels["quality"])
-            keep = ((q & _USABLE) != 0) & ((q & _NOT_SEABED) == 0)
-            points.append(np.asarray(sample.channels["sounding_ned_m"])[keep])
+            if getattr(sample, "kind", None) == "multibeam":
+                points.append(usable_soundings(sample))
     if not points or sum(p.shape[0] for p in points) == 0:
         raise ValueError(f"{dataset_path}: expected multibeam soundings, found none")
     return np.concatenate(points)
@@ -176,7 +185,6 @@ def bathymetry_run(
     Returns:
         The report and the written files by name.
     """
-    from leviathan._files import atomic_directory, write_atomically
     from leviathan.datasets import RUN_DATASET_NAME
 
     run = Path(run_dir)
@@ -190,6 +198,20 @@ def bathymetry_run(
         points, read_true_seabed(seabed_path), cell_m=cell_m, backend=backend, device=device
     )
     target = Path(out) if out is not None else run / BATHYMETRY_FOLDER
+    return report, write_bathymetry(target, report)
+
+
+def write_bathymetry(target: str | os.PathLike[str], report: BathymetryReport) -> dict[str, Path]:
+    """Writes a report's depth and error PNGs, grids (HDF5) and figures (JSON) into ``target``.
+
+    The folder is replaced whole (:func:`leviathan._files.atomic_directory`).
+
+    Returns:
+        The written files by name (``depth_png``, ``error_png``, ``grids``, ``figures``).
+    """
+    from leviathan._files import atomic_directory, write_atomically
+
+    target = Path(target)
     names = {
         "depth_png": "depth.png",
         "error_png": "error.png",
@@ -198,16 +220,9 @@ def bathymetry_run(
     }
     with atomic_directory(target) as tmp:
         g = report.grid
+        title = f"Gridded depth, {g.cell_m:g} m cells"
         write_atomically(
-            tmp / names["depth_png"],
-            _png(
-                g.depth_m,
-                g,
-                f"Gridded depth, {g.cell_m:g} m cells",
-                "depth [m]",
-                "viridis_r",
-                False,
-            ),
+            tmp / names["depth_png"], _png(g.depth_m, g, title, "depth [m]", "viridis_r", False)
         )
         write_atomically(
             tmp / names["error_png"],
@@ -217,4 +232,4 @@ def bathymetry_run(
         write_atomically(
             tmp / names["figures"], (json.dumps(report.figures(), indent=2) + "\n").encode()
         )
-    return report, {key: target / name for key, name in names.items()}
+    return {key: target / name for key, name in names.items()}

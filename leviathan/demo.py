@@ -5,7 +5,12 @@ lawnmower pattern at 20 m depth over a generated 10^5-triangle seabed with
 targets (a crate, a drum without acoustic material, a pipeline and a moving
 ball), pinging its imaging sonar at 5 Hz with its DVL and IMU, while a
 production inspection ROV slowly approaches a target, filming it with its front
-camera. About 20 s of simulation time in 10 ms ticks.
+camera, and the reference mapping AUV flies one straight leg north past the
+targets with its side-scan (a third vehicle rather than the survey vehicle's leg:
+the survey vehicle's lawnmower stays as it was, and the straight leg at 20 m
+depth, 1 m east of the origin, puts the crate, the drum, the pipeline and the
+ball at 3 to 11 m ground range on either side, out of the nadir gap, over the
+whole run). About 20 s of simulation time in 10 ms ticks.
 
 The demo ROV's camera is the catalogue camera at a reduced resolution and rate
 (256 x 144 px at 2 Hz) so that the recorded samples stay a few megabytes (every
@@ -26,7 +31,11 @@ leaves nothing partial and a rerun replaces a previous output whole:
   types (sonar, DVL, IMU, camera, odometry, TF), for ROS 2 tools and Foxglove;
 * ``previews/``: each sensor's preview as its kind declares it (the sonar's fan,
   the camera's sRGB image), at most one per sensor and simulated second;
-* ``track.png``: north-up plot of both vehicles' tracks and the targets;
+* ``track.png``: north-up plot of the vehicles' tracks and the targets;
+* ``side_scan_waterfall.png`` and ``side_scan_waterfall_ground_range.png``: the
+  mapping AUV's side-scan lines stacked (newest at the top; port left, nadir in
+  the centre), slant range and ground-range corrected, with their display
+  hashes in the manifest (``side_scan``);
 * ``world.usda``: the World as an OpenUSD stage with both tracks;
 * ``manifest.json``: every capture group with every member's content hash, the
   snapshot hash and the run hash; two runs give identical manifests.
@@ -115,6 +124,12 @@ def survey_environment(seabed_triangles: int = DEMO_SEABED_TRIANGLES, *, seabed_
     )
 
 
+DEMO_MULTIBEAM_WATER_COLUMN = {"range_max_m": 40.0, "range_bin_count": 160, "top_k": 1}
+"""The demo's change to the mapping AUV's multibeam: a water column of 160 bins of 0.25 m
+to 40 m with one contributor per cell (the catalogue's 1190 bins x 4 contributors hold
+about 140 MB of per-cell truth per ping); beams, widths and the detector are as declared."""
+
+
 def build_demo_world(*, seabed_triangles: int = DEMO_SEABED_TRIANGLES, root_seed: int = 20261130):
     """The demo's World (also used by tests)."""
     from leviathan.catalogue import get_vehicle
@@ -147,6 +162,17 @@ def build_demo_world(*, seabed_triangles: int = DEMO_SEABED_TRIANGLES, root_seed
     )
     rov = rov.model_copy(update={"sensors": (demo_cam,)})
     rov = type(rov).model_validate(rov.model_dump())
+    mapper = get_vehicle("reference_mapping_auv")
+    multibeam = mapper.sensor("multibeam").model_dump()
+    multibeam.update(DEMO_MULTIBEAM_WATER_COLUMN)
+    mapper = type(mapper).model_validate(
+        {
+            **mapper.model_dump(),
+            "sensors": [
+                multibeam if s.name == "multibeam" else s.model_dump() for s in mapper.sensors
+            ],
+        }
+    )
     rov_ne, crate_ne = (4.0, 4.0), (12.0, 4.0)
     heading_to_crate = math.atan2(crate_ne[1] - rov_ne[1], crate_ne[0] - rov_ne[0])
     vehicles = [
@@ -162,6 +188,12 @@ def build_demo_world(*, seabed_triangles: int = DEMO_SEABED_TRIANGLES, root_seed
             Autopilot(speed_m_per_s=0.2, depth_m=27.5, heading_rad=heading_to_crate),
             position_ned_m=(*rov_ne, 27.0),
             rpy_rad=(0.0, 0.0, heading_to_crate),
+        ),
+        VehicleSetup(
+            "mapper",
+            mapper,
+            Autopilot(speed_m_per_s=1.5, depth_m=20.0, heading_rad=0.0),
+            position_ned_m=(-4.0, 1.0, 20.0),
         ),
     ]
     return World.create(vehicles=vehicles, environment=env, root_seed=root_seed, step_ns=TICK_NS)
@@ -367,7 +399,31 @@ _NOTES = (
     "The inspection ROV's camera runs at 256x144 px and 2 Hz in this demo (reduced from "
     "the catalogue's 1280x720) to keep the recorded camera channels a few megabytes.",
     "Vehicle motion is integrated with the 6-DOF model; scene objects move with constant velocity.",
+    "The mapping AUV's multibeam records a water column of 160 bins to 40 m with one "
+    "contributor per cell (reduced from the catalogue's 1190 bins to 60 m and four) to keep "
+    "its per-cell truth a few megabytes per ping; its beams and detector are the catalogue's.",
 )
+
+
+def _write_waterfalls(lines: dict[str, list[Any]], out: Path) -> dict[str, Any]:
+    """Each side-scan's waterfall and ground-range waterfall as PNG; their display hashes."""
+    from leviathan.side_scan.display import ground_range_waterfall, waterfall
+
+    written: dict[str, Any] = {}
+    for sensor_id, stack in sorted(lines.items()):
+        # One side-scan in the demo: its files carry no sensor id (the manifest has it).
+        stem = "side_scan" if len(lines) == 1 else sensor_id.replace("/", "_")
+        slant, ground = waterfall(stack), ground_range_waterfall(stack)
+        slant.png(out / f"{stem}_waterfall.png")
+        ground.png(out / f"{stem}_waterfall_ground_range.png")
+        written[sensor_id] = {
+            "lines": len(stack),
+            "waterfall": f"{stem}_waterfall.png",
+            "waterfall_display_hash": slant.display_hash,
+            "ground_range_waterfall": f"{stem}_waterfall_ground_range.png",
+            "ground_range_waterfall_display_hash": ground.display_hash,
+        }
+    return written
 
 
 def _write_products(
@@ -377,8 +433,11 @@ def _write_products(
     manifest (written last)."""
     from tqdm import tqdm
 
+    from leviathan._demo_mapping import demo_bathymetry
+    from leviathan.bathymetry import usable_soundings
     from leviathan.datasets import RUN_DATASET_NAME, DatasetRecorder
     from leviathan.identity import content_hash
+    from leviathan.side_scan import SideScanLine
 
     (out / "previews").mkdir()
     # The default size is not passed on, so a build_demo_world with other defaults
@@ -390,6 +449,8 @@ def _write_products(
     )
     groups_out: list[dict] = []
     previews = _Previews(world, out / "previews")
+    side_scan_lines: dict[str, list[Any]] = {}
+    soundings: list[Any] = []
     chunk = 50
     recorder = DatasetRecorder(
         world,
@@ -412,6 +473,10 @@ def _write_products(
                 for sensor_id, sample in group.samples.items():
                     members[sensor_id] = sample.content_hash
                     previews.write(sensor_id, sample)
+                    if isinstance(sample, SideScanLine):
+                        side_scan_lines.setdefault(sensor_id, []).append(sample)
+                    if getattr(sample, "kind", None) == "multibeam":
+                        soundings.append(usable_soundings(sample))
                 groups_out.append(
                     {
                         "tick": group.tick,
@@ -425,17 +490,14 @@ def _write_products(
         snapshot = world.snapshot()
         recorder.close(manifest={"snapshot_hash": snapshot.content_hash})
     _track_plot(world, out / "track.png")
+    waterfalls = _write_waterfalls(side_scan_lines, out)
     usd_path = world.export_usd(out / "world.usda")
-    from leviathan._demo_mapping import mapping_line
-
-    mapping = mapping_line(
-        out, environment=world.environment, tick_ns=TICK_NS, root_seed=world.root_seed
-    )
-    if progress:
-        f = mapping["bathymetry"]
+    bathymetry = demo_bathymetry(out, world.environment.scene_at(0), soundings)
+    if progress and bathymetry["figures"] is not None:
+        f = bathymetry["figures"]
         print(
-            f"[demo] mapping line: {mapping['pings']} multibeam pings, {f['sounding_count']} "
-            f"soundings, grid RMS error {f['rms_error_m']:.3f} m, "
+            f"[demo] bathymetry: {f['sounding_count']} multibeam soundings in "
+            f"{f['cell_m']:g} m cells, grid RMS error {f['rms_error_m']:.3f} m, "
             f"max {f['max_abs_error_m']:.3f} m, "
             f"{100.0 * f['special_order_share']:.1f} % within Special Order TVU"
         )
@@ -453,7 +515,8 @@ def _write_products(
         "usd": usd_path.name,
         "tracing": {"backend": world.tracing[0], "device": world.tracing[1]},
         "dataset": {"hdf5": RUN_DATASET_NAME, "mcap": "dataset.mcap"},
-        "mapping": mapping,
+        "side_scan": waterfalls,
+        "bathymetry": bathymetry,
         "notes": list(_NOTES),
     }
     # Written last: a folder with a manifest is complete (and the rename above makes it whole).

@@ -268,10 +268,11 @@ class SideScanSensor:
         )
 
     def preview(self, line: SideScanLine) -> bytes:
-        """The one line as a waterfall of one row (PNG)."""
+        """The one line as a waterfall row, drawn 32 pixels tall (PNG; port left, nadir centre)."""
+        from leviathan._files import encode_png
         from leviathan.side_scan.display import waterfall
 
-        return waterfall([line]).png()
+        return encode_png(np.repeat(waterfall([line]).pixels, 32, axis=0))
 
 
 register_sensor_kind(SideScanSensor())
