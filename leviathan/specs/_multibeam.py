@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 from typing import Literal
 
 from pydantic import Field, ValidationInfo, field_validator, model_validator
@@ -24,11 +23,7 @@ from leviathan.specs._base import (
 from leviathan.specs._mount import MountSpec
 from leviathan.specs._schedule import ScheduleSpec
 
-__all__ = ["MIN_SOUND_SPEED_M_PER_S", "MultibeamSpec"]
-
-MIN_SOUND_SPEED_M_PER_S = 1400.0
-"""Slowest sound speed the ping-period rule assumes [m/s] (Mackenzie at 0 degC, 25 PSU, the
-surface: about 1430 m/s), so a schedule accepted here is long enough in any water."""
+__all__ = ["MultibeamSpec"]
 
 
 class MultibeamSpec(SpecModel):
@@ -46,7 +41,9 @@ class MultibeamSpec(SpecModel):
     across_track_sample_count`` rays per ping at most :data:`MAX_SONAR_RAY_COUNT`,
     ``range_bin_count * beam_count`` water-column cells at most
     :data:`MAX_SONAR_CELL_COUNT`, and cells times ``top_k`` at most
-    :data:`MAX_SONAR_TOPK_SLOT_COUNT`.
+    :data:`MAX_SONAR_TOPK_SLOT_COUNT`. The ping period is checked against the two-way
+    time ``2 R_max / c`` with ``c`` from the World's water when the sensor samples
+    (:func:`leviathan.sonar.beams.check_ping_period`, the side-scan's rule).
     """
 
     __content_type__ = "leviathan.specs.MultibeamSpec"
@@ -137,18 +134,6 @@ class MultibeamSpec(SpecModel):
             ],
             "reduce beam_count, the sample counts, range_bin_count or top_k",
         )
-        return self
-
-    @model_validator(mode="after")
-    def _ping_period(self) -> MultibeamSpec:
-        need_ns = math.ceil(2.0 * self.range_max_m / MIN_SOUND_SPEED_M_PER_S * 1e9)
-        if self.schedule.period_ns < need_ns:
-            raise ValueError(
-                f"schedule.period_ns: {self.schedule.period_ns} ns is shorter than the two-way "
-                f"travel time to range_max_m = {self.range_max_m} m, 2 R_max / c = {need_ns} ns "
-                f"at c = {MIN_SOUND_SPEED_M_PER_S} m/s (the slowest water accepted); expected "
-                f"period_ns >= {need_ns} or a smaller range_max_m"
-            )
         return self
 
     @property

@@ -198,12 +198,16 @@ def test_reference_mapping_auv_multibeam_sees_its_whole_swath_at_20_m() -> None:
     from leviathan.multibeam import multibeam_ping
     from leviathan.reference_cpu.multibeam import DETECTION_FLAGS
     from leviathan.scene import Instance, Scene
+    from leviathan.sonar.beams import minimum_ping_period_ns
 
     mb = get_vehicle("reference_mapping_auv").sensor("multibeam")
     assert (mb.beam_count, mb.swath_deg, mb.beam_spacing) == (256, 130.0, "equidistant")
     assert mb.range_bin_width_m == 0.05
-    # The period exceeds the two-way time to the far range at 1400 m/s.
-    assert mb.schedule.period_ns >= 2.0 * mb.range_max_m / 1400.0 * 1e9
+    # The period exceeds the two-way time to the far range in cold, fresh-ish water.
+    slowest = minimum_ping_period_ns(
+        mb.range_max_m, temperature_c=0.0, salinity_psu=25.0, depth_m=0
+    )
+    assert mb.schedule.period_ns >= slowest
     seabed = Instance(
         "seabed",
         plane_mesh(400.0, 400.0),
