@@ -38,7 +38,7 @@ from leviathan.sensors._sample import SensorSample
 from leviathan.sonar.beams import check_ping_period
 from leviathan.specs import MultibeamSpec
 
-__all__ = ["MultibeamSensor", "measure_multibeam"]
+__all__ = ["MultibeamSensor", "measure_multibeam", "water_column_png"]
 
 _RB = "range_bin, beam"
 _RBK = "range_bin, beam, k (dominance order)"
@@ -131,6 +131,29 @@ def measure_multibeam(
         channels=ping.channels,
         metadata=ping.metadata,
     )
+
+
+def water_column_png(sample: SensorSample, *, dynamic_range_db: float = 60.0) -> bytes:
+    """The water column picture of :meth:`MultibeamSensor.preview` (a display product)."""
+    from leviathan._files import encode_png
+
+    linear = np.asarray(sample.channels["linear_return"], dtype=np.float64)
+    missing = ~np.isfinite(linear)
+    positive = np.where(missing, 0.0, linear)
+    peak = float(positive.max()) if positive.size else 0.0
+    grey = np.zeros(linear.shape, dtype=np.float64)
+    if peak > 0.0:
+        with np.errstate(divide="ignore"):
+            level = 10.0 * np.log10(positive / peak)
+        grey = np.clip(1.0 + level / dynamic_range_db, 0.0, 1.0)
+    rgb = np.repeat((grey * 255.0).astype(np.uint8)[:, :, None], 3, axis=2)
+    rgb[missing] = (10, 20, 80)
+    first = np.asarray(sample.channels["window_first_bin"])
+    last = np.asarray(sample.channels["window_last_bin"])
+    for beam in range(linear.shape[1]):
+        if first[beam] >= 0:
+            rgb[first[beam] : last[beam] + 1, beam] = (230, 40, 40)
+    return encode_png(rgb)
 
 
 # --------------------------------------------------------------------------- ROS 2
@@ -288,6 +311,11 @@ class MultibeamSensor:
                 FootprintPart("multibeam-swath", "surface", np.array(surface), "#ffa040", 0.25),
             ),
         )
+
+    def preview(self, sample: SensorSample) -> bytes:
+        """The water column as PNG bytes: range bins down, beams port to starboard, 60 dB of
+        ``linear_return`` in grey (missing: dark blue), each detection's window in red."""
+        return water_column_png(sample)
 
     def summary(self, spec: MultibeamSpec) -> str:
         """Frequency, swath, beams, range window, in one line."""

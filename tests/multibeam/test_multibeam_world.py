@@ -176,3 +176,20 @@ def test_a_ping_period_below_the_two_way_time_is_refused_naming_the_field() -> N
     with pytest.raises(ValueError, match=r"auv/multibeam: schedule.period_ns: expected a ping"):
         world.step(1)
     assert world.tick == 0
+
+
+def test_preview_is_the_water_column_with_the_detections_in_red(run) -> None:
+    import io
+
+    from PIL import Image
+
+    from leviathan.sensors import sensor_declarations
+
+    ping = _pings(run[2])[0]
+    png = sensor_declarations("multibeam").preview(ping)
+    pixels = np.asarray(Image.open(io.BytesIO(png)).convert("RGB"))
+    assert pixels.shape == (MULTIBEAM.range_bin_count, MULTIBEAM.beam_count, 3)
+    first = ping.channels["window_first_bin"]
+    for beam in (0, MULTIBEAM.beam_count // 2, MULTIBEAM.beam_count - 1):
+        assert tuple(pixels[first[beam], beam]) == (230, 40, 40)
+    assert tuple(pixels[0, 0]) == (0, 0, 0)  # no return before the seabed: black
