@@ -1,7 +1,7 @@
 """The survey demo's bathymetry: the mapping AUV's multibeam soundings gridded.
 
 The demo World's mapping AUV (``reference_mapping_auv``, its multibeam with the demo's
-coarser water column, ``leviathan.demo.DEMO_MULTIBEAM_WATER_COLUMN``) flies its straight
+coarser water column, ``leviathan.demo.DEMO_MULTIBEAM_CHANGES``) flies its straight
 leg over the demo seabed. Its usable soundings, collected during the run, are gridded
 in 0.5 m cells and compared with the true seabed
 (:func:`leviathan.multibeam.compare_with_seabed`); the outputs go to ``bathymetry/``
