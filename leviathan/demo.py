@@ -52,6 +52,7 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
+from leviathan._demo_mapping import MULTIBEAM_NOTE, demo_bathymetry, demo_mapper, usable_soundings
 from leviathan._files import write_atomically
 from leviathan._interrupt import checkpoint
 from leviathan.time import NS_PER_SECOND
@@ -124,18 +125,6 @@ def survey_environment(seabed_triangles: int = DEMO_SEABED_TRIANGLES, *, seabed_
     )
 
 
-DEMO_MULTIBEAM_CHANGES = {
-    "range_max_m": 40.0,
-    "range_bin_count": 160,
-    "top_k": 1,
-    "schedule": {"period_ns": 400_000_000, "phase_ns": 0},
-}
-"""The demo's changes to the mapping AUV's multibeam: a water column of 160 bins of 0.25 m
-to 40 m with one contributor per cell (the catalogue's 1190 bins x 4 contributors hold
-about 140 MB of per-cell truth per ping), pinging at 2.5 Hz instead of 5 Hz (the demo's
-time budget); beams, widths and the detector are as declared."""
-
-
 def build_demo_world(*, seabed_triangles: int = DEMO_SEABED_TRIANGLES, root_seed: int = 20261130):
     """The demo's World (also used by tests)."""
     from leviathan.catalogue import get_vehicle
@@ -168,17 +157,7 @@ def build_demo_world(*, seabed_triangles: int = DEMO_SEABED_TRIANGLES, root_seed
     )
     rov = rov.model_copy(update={"sensors": (demo_cam,)})
     rov = type(rov).model_validate(rov.model_dump())
-    mapper = get_vehicle("reference_mapping_auv")
-    multibeam = mapper.sensor("multibeam").model_dump()
-    multibeam.update(DEMO_MULTIBEAM_CHANGES)
-    mapper = type(mapper).model_validate(
-        {
-            **mapper.model_dump(),
-            "sensors": [
-                multibeam if s.name == "multibeam" else s.model_dump() for s in mapper.sensors
-            ],
-        }
-    )
+    mapper = demo_mapper()
     rov_ne, crate_ne = (4.0, 4.0), (12.0, 4.0)
     heading_to_crate = math.atan2(crate_ne[1] - rov_ne[1], crate_ne[0] - rov_ne[0])
     vehicles = [
@@ -405,10 +384,7 @@ _NOTES = (
     "The inspection ROV's camera runs at 256x144 px and 2 Hz in this demo (reduced from "
     "the catalogue's 1280x720) to keep the recorded camera channels a few megabytes.",
     "Vehicle motion is integrated with the 6-DOF model; scene objects move with constant velocity.",
-    "The mapping AUV's multibeam records a water column of 160 bins to 40 m with one "
-    "contributor per cell (reduced from the catalogue's 1190 bins to 60 m and four) to keep "
-    "its per-cell truth a few megabytes per ping, and pings at 2.5 Hz (the catalogue's 5 Hz) "
-    "to keep the demo short; its beams and detector are the catalogue's.",
+    MULTIBEAM_NOTE,
 )
 
 
@@ -440,8 +416,6 @@ def _write_products(
     manifest (written last)."""
     from tqdm import tqdm
 
-    from leviathan._demo_mapping import demo_bathymetry
-    from leviathan.bathymetry import usable_soundings
     from leviathan.datasets import RUN_DATASET_NAME, DatasetRecorder
     from leviathan.identity import content_hash
     from leviathan.side_scan import SideScanLine
@@ -482,7 +456,7 @@ def _write_products(
                     previews.write(sensor_id, sample)
                     if isinstance(sample, SideScanLine):
                         side_scan_lines.setdefault(sensor_id, []).append(sample)
-                    if getattr(sample, "kind", None) == "multibeam":
+                    if getattr(sample, "kind", None) == "multibeam":  # for the bathymetry
                         soundings.append(usable_soundings(sample))
                 groups_out.append(
                     {
@@ -499,15 +473,7 @@ def _write_products(
     _track_plot(world, out / "track.png")
     waterfalls = _write_waterfalls(side_scan_lines, out)
     usd_path = world.export_usd(out / "world.usda")
-    bathymetry = demo_bathymetry(out, world.environment.scene_at(0), soundings)
-    if progress and bathymetry["figures"] is not None:
-        f = bathymetry["figures"]
-        print(
-            f"[demo] bathymetry: {f['sounding_count']} multibeam soundings in "
-            f"{f['cell_m']:g} m cells, grid RMS error {f['rms_error_m']:.3f} m, "
-            f"max {f['max_abs_error_m']:.3f} m, "
-            f"{100.0 * f['special_order_share']:.1f} % within Special Order TVU"
-        )
+    bathymetry = demo_bathymetry(out, world.environment.scene_at(0), soundings, progress)
     manifest = {
         "job": DEMO_JOB,
         "simulated_ns": world.time_ns,

@@ -143,9 +143,11 @@ def water_column_png(sample: SensorSample, *, dynamic_range_db: float = 60.0) ->
     peak = float(positive.max()) if positive.size else 0.0
     grey = np.zeros(linear.shape, dtype=np.float64)
     if peak > 0.0:
-        with np.errstate(divide="ignore"):
-            level = 10.0 * np.log10(positive / peak)
-        grey = np.clip(1.0 + level / dynamic_range_db, 0.0, 1.0)
+        # libm one value at a time (numpy's SIMD log10 may differ in the last bit).
+        ratio = (positive / peak).ravel().tolist()
+        floor = -dynamic_range_db
+        level = [10.0 * math.log10(r) if r > 0.0 else floor for r in ratio]
+        grey = np.clip(1.0 + np.array(level).reshape(linear.shape) / dynamic_range_db, 0.0, 1.0)
     rgb = np.repeat((grey * 255.0).astype(np.uint8)[:, :, None], 3, axis=2)
     rgb[missing] = (10, 20, 80)
     first = np.asarray(sample.channels["window_first_bin"])
