@@ -53,6 +53,7 @@ from pathlib import Path
 from typing import Any
 
 from leviathan._behind import Behind
+from leviathan._demo_mapping import MULTIBEAM_NOTE, demo_bathymetry, demo_mapper, usable_soundings
 from leviathan._files import write_atomically
 from leviathan._interrupt import checkpoint
 from leviathan.time import NS_PER_SECOND
@@ -157,7 +158,7 @@ def build_demo_world(*, seabed_triangles: int = DEMO_SEABED_TRIANGLES, root_seed
     )
     rov = rov.model_copy(update={"sensors": (demo_cam,)})
     rov = type(rov).model_validate(rov.model_dump())
-    mapper = get_vehicle("reference_mapping_auv")
+    mapper = demo_mapper()
     rov_ne, crate_ne = (4.0, 4.0), (12.0, 4.0)
     heading_to_crate = math.atan2(crate_ne[1] - rov_ne[1], crate_ne[0] - rov_ne[0])
     vehicles = [
@@ -359,6 +360,7 @@ _NOTES = (
     "The inspection ROV's camera runs at 256x144 px and 2 Hz in this demo (reduced from "
     "the catalogue's 1280x720) to keep the recorded camera channels a few megabytes.",
     "Vehicle motion is integrated with the 6-DOF model; scene objects move with constant velocity.",
+    MULTIBEAM_NOTE,
 )
 
 
@@ -406,6 +408,7 @@ def _write_products(
     groups_out: list[dict] = []
     previews = PreviewWriter(world, out / "previews")
     side_scan_lines: dict[str, list[Any]] = {}
+    soundings: list[Any] = []
     chunk = 50
     recorder = DatasetRecorder(
         world,
@@ -428,6 +431,8 @@ def _write_products(
                     previews.write(sensor_id, sample)
                     if isinstance(sample, SideScanLine):
                         side_scan_lines.setdefault(sensor_id, []).append(sample)
+                    if getattr(sample, "kind", None) == "multibeam":  # for the bathymetry
+                        soundings.append(usable_soundings(sample))
                 groups_out.append(
                     {
                         "tick": group.tick,
@@ -453,6 +458,7 @@ def _write_products(
     _track_plot(world, out / "track.png")
     waterfalls = _write_waterfalls(side_scan_lines, out)
     usd_path = world.export_usd(out / "world.usda")
+    bathymetry = demo_bathymetry(out, world.environment.scene_at(0), soundings, progress)
     manifest = {
         "job": DEMO_JOB,
         "simulated_ns": world.time_ns,
@@ -468,6 +474,7 @@ def _write_products(
         "tracing": {"backend": world.tracing[0], "device": world.tracing[1]},
         "dataset": {"hdf5": RUN_DATASET_NAME, "mcap": "dataset.mcap"},
         "side_scan": waterfalls,
+        "bathymetry": bathymetry,
         "notes": list(_NOTES),
     }
     # Written last: a folder with a manifest is complete (and the rename above makes it whole).

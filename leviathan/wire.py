@@ -48,19 +48,20 @@ class WireError(TypedJSONError):
 def record_types() -> Mapping[str, type]:
     """The record types :func:`decode_record` may build, by pinned type tag.
 
-    The World's records, :class:`~leviathan.dynamics.VehicleState`, and every
-    dataclass with a pinned tag that :mod:`leviathan.sensors` and
-    :mod:`leviathan.sonar` export (the sample types a capture group may hold).
+    The World's records, :class:`~leviathan.dynamics.VehicleState`, every
+    dataclass with a pinned tag that :mod:`leviathan.sensors` exports, and the
+    product type of every registered sensor kind (the sample types a capture group
+    may hold: :class:`~leviathan.sonar.SonarFrame`,
+    :class:`~leviathan.side_scan.SideScanLine`, ...).
     """
     import leviathan.sensors
-    import leviathan.sonar
     from leviathan.dynamics import VehicleState
     from leviathan.world import CaptureGroup, VehicleTrackRecord, WorldSnapshot
 
     types: dict[str, type] = {}
     candidates: list[Any] = [CaptureGroup, VehicleTrackRecord, WorldSnapshot, VehicleState]
-    for module in (leviathan.sensors, leviathan.sonar):
-        candidates.extend(getattr(module, name) for name in getattr(module, "__all__", ()))
+    candidates.extend(getattr(leviathan.sensors, n) for n in leviathan.sensors.__all__)
+    candidates.extend(leviathan.sensors.product_types())
     for cls in candidates:
         tag = cls.__dict__.get("__content_type__") if isinstance(cls, type) else None
         if isinstance(tag, str) and dataclasses.is_dataclass(cls):

@@ -333,11 +333,12 @@ def test_a_parity_mismatch_ends_with_one_error_line(
     monkeypatch.setattr(leviathan.parity, "check_fixture", lambda *a, **k: results)
     assert main(["parity"]) == 1
     captured = capsys.readouterr()
-    # Each fixture is checked and reported by name (the stub answers for both).
+    # Each fixture is checked and reported by name (the stub answers for all three).
     assert "FAIL  slope" in captured.out and "sonar_v1: 1/2 bit-identical" in captured.out
     assert "sidescan_v1: 1/2 bit-identical" in captured.out
+    assert "multibeam_v1: 1/2 bit-identical" in captured.out
     assert _error_line(captured.err) == (
-        "error: 2 of 4 fixture scenes are not bit-identical (see the FAIL lines above)"
+        "error: 3 of 6 fixture scenes are not bit-identical (see the FAIL lines above)"
     )
 
 

@@ -113,6 +113,7 @@ EXPECTED_TAGS: dict[str, str] = {
     "leviathan.sensors.RosTopic": "leviathan.sensors.RosTopic",
     "leviathan.sensors.SensorDeclarations": "leviathan.sensors.SensorDeclarations",
     "leviathan.specs.PressureSpec": "leviathan.specs.PressureSpec",
+    "leviathan.specs.MultibeamSpec": "leviathan.specs.MultibeamSpec",
     "leviathan.acoustics.MediumSupport": "leviathan.acoustics.MediumSupport",
     "leviathan.controllers.Autopilot": "leviathan.controllers.Autopilot",
     "leviathan.controllers.DirectThrust": "leviathan.controllers.DirectThrust",
@@ -134,6 +135,12 @@ EXPECTED_TAGS: dict[str, str] = {
     "leviathan.raycast.PreparedScene": "leviathan.reference_cpu.prepare.PreparedScene",
     "leviathan.raycast.TraceResult": "leviathan.reference_cpu.trace.TraceResult",
     "leviathan.reference_cpu.sonar.BeamGrid": "leviathan.reference_cpu.sonar.BeamGrid",
+    "leviathan.reference_cpu.multibeam.Detections": "leviathan.reference_cpu.multibeam.Detections",
+    "leviathan.multibeam.BeamGeometry": "leviathan.multibeam.BeamGeometry",
+    "leviathan.parity.MultibeamCase": "leviathan.parity.multibeam_scenes.MultibeamCase",
+    "leviathan.multibeam.MultibeamPing": "leviathan.multibeam.MultibeamPing",
+    "leviathan.multibeam.BathymetryGrid": "leviathan.multibeam.BathymetryGrid",
+    "leviathan.multibeam.BathymetryReport": "leviathan.multibeam.BathymetryReport",
     "leviathan.reference_cpu.side_scan.SideScanRays": (
         "leviathan.reference_cpu.side_scan.SideScanRays"
     ),

@@ -2,7 +2,7 @@
 
 Subcommands, each in its own module (``add_subparser(subparsers)`` adds its parser
 and handler; see :mod:`leviathan.cli._base`): ``catalogue``, ``parity``, ``bench``,
-``export-usd``, ``export-dataset``, ``scenario run``, ``sonar-image``, ``demo``,
+``export-usd``, ``export-dataset``, ``scenario run``, ``sonar-image``, ``bathymetry``, ``demo``,
 ``serve``. **Adding one** is one line: its module's name in :data:`SUBCOMMANDS`.
 
 Failures are reported in one place, :func:`main`: every failure prints exactly
@@ -71,6 +71,7 @@ SUBCOMMANDS: tuple[str, ...] = (
     "leviathan.cli._export_dataset",
     "leviathan.cli._scenario",
     "leviathan.cli._sonar_image",
+    "leviathan.cli._bathymetry",
     "leviathan.cli._demo",
     "leviathan.cli._serve",
     "leviathan.sweep.cli",

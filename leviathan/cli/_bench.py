@@ -13,10 +13,15 @@ def _print(result: dict, as_json: bool, table) -> None:
 
 
 def _sonar(args: argparse.Namespace) -> int:
-    if args.sensor == "side_scan":
+    if args.sensor in ("side_scan", "multibeam"):
+        from leviathan._bench_multibeam import bench_multibeam, format_multibeam_bench
         from leviathan._bench_side_scan import bench_side_scan, format_side_scan_bench
 
-        result = bench_side_scan(
+        bench, table = {
+            "side_scan": (bench_side_scan, format_side_scan_bench),
+            "multibeam": (bench_multibeam, format_multibeam_bench),
+        }[args.sensor]
+        result = bench(
             triangle_counts=args.triangles,
             pings=args.pings,
             backend=args.backend,
@@ -24,7 +29,7 @@ def _sonar(args: argparse.Namespace) -> int:
             bearings=args.bearings,
             elevations=args.elevations,
         )
-        _print(result, args.json, format_side_scan_bench)
+        _print(result, args.json, table)
         return 0
     from leviathan.bench import bench_sonar, format_sonar_bench
 
@@ -123,9 +128,10 @@ def add_subparser(subparsers: argparse._SubParsersAction) -> None:
     b.add_argument(
         "--sensor",
         default="imaging_sonar",
-        choices=["imaging_sonar", "side_scan"],
-        help="imaging_sonar: the survey sonar's tracers; side_scan: the catalogue side-scan's "
-        "lines/s beside the imaging sonar's pings/s in the same run",
+        choices=["imaging_sonar", "side_scan", "multibeam"],
+        help="imaging_sonar: the survey sonar's tracers; side_scan / multibeam: the catalogue "
+        "side-scan's lines/s or multibeam's pings/s beside the imaging sonar's pings/s in the "
+        "same run",
     )
     _json_flag(b)
     b.set_defaults(func=_sonar)

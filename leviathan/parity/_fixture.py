@@ -1,8 +1,9 @@
 """The frozen fixtures: writing one once, finding it, and checking a backend against it.
 
-Two fixtures, each named (:data:`FIXTURE_NAMES`): ``sonar_v1``, the imaging
-sonar's 28 scenes (:mod:`leviathan.parity._scenes`), and ``sidescan_v1``, the
-side-scan's scenes (:mod:`leviathan.parity._side_scan_scenes`). Every function
+Three fixtures, each named (:data:`FIXTURE_NAMES`): ``sonar_v1``, the imaging
+sonar's 28 scenes (:mod:`leviathan.parity._scenes`), ``sidescan_v1``, the
+side-scan's scenes (:mod:`leviathan.parity._side_scan_scenes`), and ``multibeam_v1``,
+the multibeam's pings (:mod:`leviathan.parity._multibeam_scenes`). Every function
 takes ``fixture=`` (default ``"sonar_v1"``, the behaviour before there were two).
 
 Layout of ``fixtures/<fixture>/`` (installed as the package data
@@ -34,6 +35,11 @@ import numpy as np
 
 from leviathan._files import atomic_directory, write_atomically, write_npz
 from leviathan.identity import content_hash
+from leviathan.parity._multibeam_scenes import (
+    MULTIBEAM_SCENE_NAMES,
+    build_multibeam_scene,
+    multibeam_scene_cases,
+)
 from leviathan.parity._scenes import SCENE_NAMES, build_scene, scene_cases
 from leviathan.parity._side_scan_scenes import (
     SIDE_SCAN_SCENE_NAMES,
@@ -43,12 +49,15 @@ from leviathan.parity._side_scan_scenes import (
 
 FIXTURE_FORMAT = "leviathan.sonar_fixture.v1"
 SIDE_SCAN_FIXTURE_FORMAT = "leviathan.side_scan_fixture.v1"
+MULTIBEAM_FIXTURE_FORMAT = "leviathan.multibeam_fixture.v1"
 FIXTURE_PACKAGE = "leviathan.fixtures"
 """The package whose data holds the fixtures, one folder each."""
 FIXTURE_ENVIRONMENT_VARIABLE = "LEVIATHAN_FIXTURES"
 """Environment variable naming another ``sonar_v1`` directory (overrides the installed one)."""
 SIDE_SCAN_FIXTURE_ENVIRONMENT_VARIABLE = "LEVIATHAN_SIDESCAN_FIXTURES"
 """Environment variable naming another ``sidescan_v1`` directory."""
+MULTIBEAM_FIXTURE_ENVIRONMENT_VARIABLE = "LEVIATHAN_MULTIBEAM_FIXTURES"
+"""Environment variable naming another ``multibeam_v1`` directory."""
 
 
 class _Kind(NamedTuple):
@@ -69,6 +78,13 @@ _KINDS: dict[str, _Kind] = {
         SIDE_SCAN_SCENE_NAMES,
         build_side_scan_scene,
         side_scan_scene_cases,
+    ),
+    "multibeam_v1": _Kind(
+        MULTIBEAM_FIXTURE_FORMAT,
+        MULTIBEAM_FIXTURE_ENVIRONMENT_VARIABLE,
+        MULTIBEAM_SCENE_NAMES,
+        build_multibeam_scene,
+        multibeam_scene_cases,
     ),
 }
 FIXTURE_NAMES: tuple[str, ...] = tuple(_KINDS)

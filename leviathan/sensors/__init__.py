@@ -16,6 +16,8 @@ and never branches on sensor types. The built-in kinds:
   preview (:func:`camera_preview_png`);
 * ``pressure`` — :class:`PressureSensor`, :func:`measure_pressure`: absolute pressure
   at the sensor from the committed depth, the water's density and the surface pressure;
+* ``multibeam`` — :class:`MultibeamSensor`, :func:`measure_multibeam`: multibeam
+  echosounder, the water column, bottom detections, soundings and per-beam truth;
 * ``side_scan`` — :class:`SideScanSensor`, lines from :func:`leviathan.side_scan.render`
   (a :class:`~leviathan.side_scan.SideScanLine`, port and starboard).
 
@@ -75,6 +77,7 @@ from leviathan.sensors._imu_noise import (
     gauss_markov_allan_deviation,
 )
 from leviathan.sensors._kinematics import GRAVITY_NED, BodyKinematics
+from leviathan.sensors._multibeam import MultibeamSensor, measure_multibeam
 from leviathan.sensors._pressure import (
     PRESSURE_EFFECT,
     PRESSURE_MODEL_VERSION,
@@ -130,6 +133,7 @@ __all__ = [
     "IMUNoiseModel",
     "IMUSensor",
     "ImagingSonarSensor",
+    "MultibeamSensor",
     "PinholeIntrinsics",
     "PressureNoiseModel",
     "PressureSensor",
@@ -152,6 +156,7 @@ __all__ = [
     "kinds_producing",
     "measure_dvl",
     "measure_imu",
+    "measure_multibeam",
     "measure_pressure",
     "product_types",
     "register_sensor_kind",

@@ -35,6 +35,7 @@ from leviathan.service.routers._analytic import router as analytic_router
 from leviathan.service.routers._dashboard import is_public_path
 from leviathan.service.routers._dashboard import router as dashboard_router
 from leviathan.service.routers._scene import router as scene_router
+from leviathan.service.routers._side_scan import router as side_scan_router
 from leviathan.service.routers._vehicles import router as vehicles_router
 
 __all__ = ["create_app"]
@@ -116,6 +117,7 @@ def create_app(
         worlds_router,
         vehicles_router,
         samples_router,
+        side_scan_router,
         live_router,
         analytic_router,
         scene_router,

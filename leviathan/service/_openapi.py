@@ -66,6 +66,8 @@ def _links(paths: dict[str, Any]) -> dict[str, Any]:
                 parameters["vehicle"] = "$response.body#/vehicles/0"
             if "product" in names:
                 parameters["product"] = "report.json"  # a constant: the cheapest product
+            if "sensor" in names:
+                parameters["sensor"] = "side_scan"  # a constant: the catalogue side-scan's name
             if names - set(parameters):
                 continue  # needs something POST /worlds does not return (a thruster)
             links[operation["operationId"]] = {

@@ -117,6 +117,16 @@ class SampleStore:
             entry = self._worlds.get(world_id, {}).get(sample_id)
             return None if entry is None else entry[0]
 
+    def of_sensor(self, world_id: str, sensor_id: str) -> list[Any]:
+        """The kept samples of one sensor of one World, oldest first."""
+        with self._lock:
+            kept = self._worlds.get(world_id, {})
+            return [
+                sample
+                for sample, _ in kept.values()
+                if getattr(sample, "sensor_id", None) == sensor_id
+            ]
+
     def clear(self, world_id: str) -> None:
         """Forgets every sample of one World (a reset, a close)."""
         with self._lock:

@@ -1,4 +1,6 @@
-"""Sensor specs: imaging sonar, DVL, IMU, camera, pressure (side-scan: _side_scan), the union.
+"""Sensor specs: imaging sonar, DVL, IMU, camera, pressure, and the :data:`SensorSpec` union.
+
+The multibeam's and the side-scan's specs are in ``_multibeam`` and ``_side_scan``.
 
 Each sensor carries a ``kind`` tag (the union's discriminator), a name unique on
 its vehicle, a schedule, a mount and a note on where its hardware values come
@@ -41,6 +43,7 @@ from leviathan.specs._base import (
     _refuse_oversized,
 )
 from leviathan.specs._mount import MountSpec
+from leviathan.specs._multibeam import MultibeamSpec
 from leviathan.specs._schedule import ScheduleSpec
 from leviathan.specs._side_scan import SideScanSonarSpec
 
@@ -303,6 +306,7 @@ BUILT_IN_SENSOR_SPECS: tuple[type[SpecModel], ...] = (
     IMUSpec,
     CameraSpec,
     PressureSpec,
+    MultibeamSpec,
     SideScanSonarSpec,
 )
 """The spec types of the built-in sensor kinds, in the union's order."""
@@ -383,6 +387,7 @@ SensorSpec = Annotated[
     | Annotated[IMUSpec, Tag("imu")]
     | Annotated[CameraSpec, Tag("camera")]
     | Annotated[PressureSpec, Tag("pressure")]
+    | Annotated[MultibeamSpec, Tag("multibeam")]
     | Annotated[SideScanSonarSpec, Tag("side_scan")]
     | Annotated[
         Annotated[Any, PlainValidator(_run_time_sensor), WithJsonSchema({"not": {}})],

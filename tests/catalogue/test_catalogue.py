@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import shutil
 import tomllib
 from importlib.resources import as_file, files
@@ -178,7 +179,7 @@ def test_reference_sonar_values() -> None:
 
 def test_reference_mapping_auv_carries_side_scan_dvl_and_imu_meeting_the_fill_rule() -> None:
     vehicle = get_vehicle("reference_mapping_auv")
-    assert [s.kind for s in vehicle.sensors] == ["side_scan", "dvl", "imu"]
+    assert [s.kind for s in vehicle.sensors] == ["side_scan", "multibeam", "dvl", "imu"]
     side_scan = vehicle.sensor("side_scan")
     assert isinstance(side_scan, SideScanSonarSpec)
     assert side_scan.aperture_max_depression_deg == 90.0  # nadir sampled
@@ -188,6 +189,45 @@ def test_reference_mapping_auv_carries_side_scan_dvl_and_imu_meeting_the_fill_ru
     assert side_scan.fill_altitude_m <= 8.0
     assert vehicle.hull is not None and vehicle.hull.visible_to_own_sensors is False
     assert "not a device specification" in side_scan.hardware_note
+
+
+def test_reference_mapping_auv_multibeam_sees_its_whole_swath_at_20_m() -> None:
+    from leviathan.frames import Transform
+    from leviathan.geometry import plane_mesh
+    from leviathan.materials import TEST_LAMBERT_MEDIUM
+    from leviathan.multibeam import multibeam_ping
+    from leviathan.reference_cpu.multibeam import DETECTION_FLAGS
+    from leviathan.scene import Instance, Scene
+    from leviathan.sonar.beams import minimum_ping_period_ns
+
+    mb = get_vehicle("reference_mapping_auv").sensor("multibeam")
+    assert (mb.beam_count, mb.swath_deg, mb.beam_spacing) == (256, 130.0, "equidistant")
+    assert mb.range_bin_width_m == 0.05
+    # The period exceeds the two-way time to the far range in cold, fresh-ish water.
+    slowest = minimum_ping_period_ns(
+        mb.range_max_m, temperature_c=0.0, salinity_psu=25.0, depth_m=0
+    )
+    assert mb.schedule.period_ns >= slowest
+    seabed = Instance(
+        "seabed",
+        plane_mesh(400.0, 400.0),
+        Transform.from_euler(0.0, 0.0, 0.0, translation=(0.0, 0.0, 40.0)),
+        "seabed",
+        TEST_LAMBERT_MEDIUM,
+    )
+    ping = multibeam_ping(
+        Scene([seabed]),
+        mb,
+        Transform.from_euler(0.0, 0.0, 0.0, translation=(0.0, 0.0, 20.0)),
+        sensor_id="auv/multibeam",
+        sample_index=0,
+        time_ns=0,
+        backend="reference",
+    )
+    assert (ping.channels["quality"] == DETECTION_FLAGS["DETECTED"]).all()
+    east = ping.channels["sounding_ned_m"][:, 1]
+    swath = 2.0 * 20.0 * math.tan(math.radians(65.0))
+    assert abs((east[-1] - east[0]) - swath) < 0.05 * swath
 
 
 def test_reference_dvl_and_imu() -> None:

@@ -30,7 +30,7 @@ def test_every_subcommand_lives_in_its_own_module() -> None:
     commands = {name.split()[1] for name in top if name.count(" ") == 1}
     assert commands == {
         "catalogue", "parity", "bench", "export-usd", "export-dataset", "scenario",
-        "sonar-image", "demo", "serve", "sweep",
+        "sonar-image", "bathymetry", "demo", "serve", "sweep",
     }  # fmt: skip
     assert len(cli.SUBCOMMANDS) == len(commands)
     for module in cli.SUBCOMMANDS:

@@ -197,6 +197,16 @@ def test_demo_writes_both_datasets_matching_its_manifest(tmp_path, tiny_demo) ->
     assert topics["/inspector/front_camera/camera_info"] == len(camera)
     assert topics["/survey/odometry"] == topics["/inspector/odometry_ned"] == 31
 
+    # The mapping AUV's multibeam soundings gridded: the same figures from the files.
+    bathymetry = manifest["bathymetry"]
+    assert bathymetry["sensor"] == "mapper/multibeam"
+    assert topics["/mapper/multibeam/detections"] == topics["/mapper/multibeam/soundings"] > 0
+    from leviathan.bathymetry import bathymetry_run
+
+    again, paths = bathymetry_run(out, cell_m=0.5, out=tmp_path / "again")
+    assert again.figures() == bathymetry["figures"]
+    assert (out / bathymetry["files"]["error_png"]).read_bytes() == paths["error_png"].read_bytes()
+
 
 # --------------------------------------------------------------------------- any run folder
 

@@ -197,7 +197,7 @@ class ToySampleGauge(ToyDepthGauge):
 
 
 def test_sensor_sample_kinds_come_from_the_registry() -> None:
-    assert kinds_producing(SensorSample) == ("camera", "dvl", "imu", "pressure")
+    assert kinds_producing(SensorSample) == ("camera", "dvl", "imu", "multibeam", "pressure")
     assert kinds_producing(SonarFrame) == ("imaging_sonar",)
     with pytest.raises(ValueError, match=r"kind: expected a registered sensor kind .*'toy_depth"):
         _toy_sample("toy_depth_gauge")
@@ -207,6 +207,7 @@ def test_sensor_sample_kinds_come_from_the_registry() -> None:
             "camera",
             "dvl",
             "imu",
+            "multibeam",
             "pressure",
             "toy_depth_gauge",
         )

@@ -56,6 +56,8 @@ BASE_URL = os.environ.get("LEVIATHAN_FUZZ_URL", "http://127.0.0.1")
 # A World the test opened, so that cases before the stateful phase reach past 404.
 WORLD = os.environ.get("LEVIATHAN_FUZZ_WORLD")
 VEHICLE = os.environ.get("LEVIATHAN_FUZZ_VEHICLE")
+# The World's vehicle with a side-scan (named "side_scan"), for the waterfall endpoint.
+SIDE_SCAN_VEHICLE = os.environ.get("LEVIATHAN_FUZZ_SIDE_SCAN_VEHICLE")
 LOG = os.environ.get("LEVIATHAN_FUZZ_LOG")
 _calls = [0]
 _SENSOR = TypeAdapter(SensorSpec)
@@ -322,6 +324,9 @@ def before_call(context: Any, case: Any, kwargs: dict[str, Any]) -> None:
         parameters["world_id"] = WORLD
         if "vehicle" in parameters and VEHICLE:
             parameters["vehicle"] = VEHICLE
+        if "sensor" in parameters and SIDE_SCAN_VEHICLE:
+            parameters["vehicle"] = SIDE_SCAN_VEHICLE
+            parameters["sensor"] = "side_scan"
     if case.query:
         case.query = _whole_numbers(case.query)
         _clamp_bounds(case.query)

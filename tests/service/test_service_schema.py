@@ -23,8 +23,12 @@ import jsonschema_rs
 import pytest
 from service_helpers import ERROR_KEYS, start_service, thrust_setup
 
+from leviathan.catalogue import get_vehicle
 from leviathan.client import ServiceClient
+from leviathan.controllers import DirectThrust
 from leviathan.service import ServiceSettings, create_app
+from leviathan.specs import VehicleSpec, spec_from_dict
+from leviathan.world import VehicleSetup
 
 HOOKS = Path(__file__).with_name("schemathesis_hooks.py")
 EXAMPLES_PER_OPERATION = 3
@@ -40,18 +44,32 @@ def _schemathesis() -> str:
     return str(Path(sys.executable).with_name("schemathesis"))
 
 
+def _cheap_mapper() -> VehicleSetup:
+    """The catalogue mapping AUV with a side-scan of few rays, under zero thrust."""
+    doc = get_vehicle("reference_mapping_auv").model_dump(mode="json")
+    doc["sensors"] = [s for s in doc["sensors"] if s["kind"] == "side_scan"]
+    doc["sensors"][0].update(
+        across_track_sample_count=64, along_track_sample_count=1, range_bin_count=16
+    )
+    spec = spec_from_dict(doc, VehicleSpec)
+    return VehicleSetup(
+        "mapper", spec, DirectThrust([0.0] * len(spec.thrusters)), position_ned_m=(0.0, 30.0, 5.0)
+    )
+
+
 def test_schemathesis_finds_no_failure_of_any_check(tmp_path: Path) -> None:
     service = start_service(SETTINGS)
     log = tmp_path / "calls.log"
     try:
         with ServiceClient(service.url) as client:
-            world = client.create_world(vehicles=[thrust_setup()], step_s="0.01")
+            world = client.create_world(vehicles=[thrust_setup(), _cheap_mapper()], step_s="0.01")
         env = {
             **os.environ,
             "SCHEMATHESIS_HOOKS": str(HOOKS),
             "LEVIATHAN_FUZZ_URL": service.url,
             "LEVIATHAN_FUZZ_WORLD": world.id,
             "LEVIATHAN_FUZZ_VEHICLE": "rov",
+            "LEVIATHAN_FUZZ_SIDE_SCAN_VEHICLE": "mapper",
             "LEVIATHAN_FUZZ_LOG": str(log),
         }
         config = tmp_path / "schemathesis.toml"
@@ -131,9 +149,13 @@ def test_limits_that_are_settings_are_in_the_schema(schema: dict) -> None:
     assert create["oneOf"] == [{"required": ["step_ns"]}, {"required": ["step_s"]}]
     names = create["properties"]["vehicles"]["items"]["$ref"].split("/")[-1]
     spec = components[names]["properties"]["spec"]
-    assert {"enum": ["inspection_rov", "reference_survey_vehicle", "torpedo_auv"]}.items() <= (
-        next(b for b in spec["oneOf"] if "enum" in b).items()
-    )
+    catalogue = [
+        "inspection_rov",
+        "reference_mapping_auv",
+        "reference_survey_vehicle",
+        "torpedo_auv",
+    ]
+    assert {"enum": catalogue}.items() <= (next(b for b in spec["oneOf"] if "enum" in b).items())
     kinds = components["AutopilotDocument"]["properties"]
     assert kinds["integral_limit_fraction"] == {**kinds["integral_limit_fraction"], "minimum": 0}
 

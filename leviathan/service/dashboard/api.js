@@ -123,7 +123,8 @@ function capitalise(text) {
 
 /**
  * Panels talk over this bus: "world-selected" {id}, "show-in-viewport" {id},
- * "world-changed" {id} (created, stepped, reset, current changed, deleted).
+ * "world-changed" {id} (created, stepped, reset, current changed, deleted),
+ * "world-ticked" {id, tick} (a live state pushed over the World's stream).
  */
 export const bus = new EventTarget();
 

@@ -380,6 +380,7 @@ class WorldPanel {
       const message = JSON.parse(event.data);
       if (message.type === "state") {
         this.state = message.state;
+        emit("world-ticked", { id, tick: message.state?.tick ?? null });
         this.renderLive();
         this.scheduleRefresh();
       } else if (message.type === "closed" || message.type === "error") {

@@ -1,0 +1,165 @@
+"""The Side-scan panel and the side-scan's Viewport fans in a real Chromium against a real
+service: the panel's waterfall equals, pixel for pixel, the waterfall of the lines the
+API returned from the same steps (computed here with leviathan.side_scan.display), and
+follows the World as it steps; the Viewport draws both fans of the side-scan."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import numpy as np
+import pytest
+from browser_helpers import open_dashboard
+
+from leviathan.catalogue import get_vehicle
+from leviathan.client import ServiceClient
+from leviathan.controllers import Autopilot
+from leviathan.frames import Transform
+from leviathan.geometry import box_mesh, plane_mesh
+from leviathan.materials import get_material
+from leviathan.side_scan import SideScanLine
+from leviathan.side_scan.display import ground_range_waterfall, waterfall
+from leviathan.specs import VehicleSpec, spec_from_dict
+from leviathan.world import Environment, SceneObject, VehicleSetup
+
+pytestmark = pytest.mark.browser
+
+
+def _cheap_mapper() -> VehicleSpec:
+    doc = get_vehicle("reference_mapping_auv").model_dump(mode="json")
+    for sensor in doc["sensors"]:
+        if sensor["kind"] == "side_scan":
+            sensor.update(
+                across_track_sample_count=801,
+                range_max_m=25.0,
+                range_bin_count=100,
+                along_track_sample_count=1,
+                schedule={"period_ns": 50_000_000, "phase_ns": 0},
+            )
+    return spec_from_dict(doc, VehicleSpec)
+
+
+def _environment() -> Environment:
+    seabed = SceneObject(
+        "seabed",
+        plane_mesh(120.0, 120.0),
+        Transform.from_euler(0, 0, 0, translation=(0, 0, 30.0)),
+        "seabed",
+        get_material("test_lambert_medium"),
+    )
+    box = SceneObject(
+        "crate",
+        box_mesh((4.0, 2.0, 1.5)),
+        Transform.from_euler(0, 0, 0, translation=(0.5, 6.0, 29.25)),
+        "crate",
+        get_material("test_lambert_bright"),
+    )
+    return Environment(objects=(seabed, box), name="side-scan-test")
+
+
+def _wait(predicate: Any, what: str, timeout_s: float = 20.0) -> Any:
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(0.05)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+def _lines(groups: list) -> list[SideScanLine]:
+    return [g.samples["mapper/side_scan"] for g in groups if "mapper/side_scan" in g.samples]
+
+
+def test_the_panel_draws_the_waterfall_of_the_lines_the_api_gave(page: Any, service: Any) -> None:
+    with ServiceClient(service.url) as client:
+        world = client.create_world(
+            vehicles=[
+                VehicleSetup(
+                    "mapper",
+                    _cheap_mapper(),
+                    Autopilot(speed_m_per_s=1.0, depth_m=20.0, heading_rad=0.0),
+                    position_ned_m=(-1.0, 0.0, 20.0),
+                )
+            ],
+            environment=_environment(),
+            step_s="0.05",
+        )
+        lines = _lines(world.step(4))  # ticks 0 to 4: five pings at 20 Hz
+        assert len(lines) == 5 and all(isinstance(line, SideScanLine) for line in lines)
+        open_dashboard(page, service.url)
+        page.select_option("[data-role=world-select]", world.id)
+        drawn = _wait(
+            lambda: (
+                (d := page.evaluate("window.leviathanTest.sideScanDrawn()"))["lines"] == 5 and d
+            ),
+            "the panel to draw 5 lines",
+        )
+        expected = waterfall(lines)
+        assert drawn["sensor"] == "mapper/side_scan" and drawn["view"] == "slant_range"
+        assert drawn["displayHash"] == expected.display_hash
+        assert (drawn["width"], drawn["height"]) == (200, 5)
+        pixels = np.array(page.evaluate("window.leviathanTest.sideScanPixels()"), dtype=np.uint8)
+        np.testing.assert_array_equal(pixels, expected.pixels)
+        # The nadir gap at 10 m altitude is dark in the centre columns.
+        assert (pixels[:, 95:105] == 0).all() and pixels.max() > 0
+
+        # Stepping the World through the API (not the page) reaches the panel live.
+        lines += _lines(world.step(2))
+        assert len(lines) == 7
+        drawn = _wait(
+            lambda: (
+                (d := page.evaluate("window.leviathanTest.sideScanDrawn()"))["lines"] == 7 and d
+            ),
+            "the panel to follow the World",
+        )
+        assert drawn["displayHash"] == waterfall(lines).display_hash
+        assert drawn["newestLine"] == lines[-1].content_hash
+
+        # The ground-range view is the flat-bottom-corrected waterfall of the same lines.
+        page.select_option("[data-role=side-scan-view]", "ground_range")
+        drawn = _wait(
+            lambda: (
+                (d := page.evaluate("window.leviathanTest.sideScanDrawn()"))["view"]
+                == "ground_range"
+                and d
+            ),
+            "the ground-range view",
+        )
+        assert drawn["displayHash"] == ground_range_waterfall(lines).display_hash
+        pixels = np.array(page.evaluate("window.leviathanTest.sideScanPixels()"), dtype=np.uint8)
+        np.testing.assert_array_equal(pixels, ground_range_waterfall(lines).pixels)
+
+
+def test_the_viewport_draws_both_side_scan_fans(page: Any, service: Any) -> None:
+    with ServiceClient(service.url) as client:
+        world = client.create_world(
+            vehicles=[
+                VehicleSetup(
+                    "mapper",
+                    _cheap_mapper(),
+                    Autopilot(speed_m_per_s=1.0, depth_m=20.0, heading_rad=0.0),
+                    position_ned_m=(0.0, 0.0, 20.0),
+                )
+            ],
+            environment=_environment(),
+            step_s="0.05",
+        )
+        open_dashboard(page, service.url)
+        page.select_option("[data-role=world-select]", world.id)
+        page.wait_for_function(f"window.leviathanTest.worldPanelWorld() === {world.id!r}")
+        page.click("#world-panel [data-action=viewport]")
+        page.wait_for_function(
+            f"(() => {{ const p = window.leviathanTest.viewportPoses();"
+            f" return p.worldId === {world.id!r} && p.tick !== null; }})()"
+        )
+        drawn = page.evaluate("window.leviathanTest.viewportDrawn()")
+        parts = {s["id"]: s["parts"] for s in drawn["vehicles"]["mapper"]["sensors"]}
+        assert parts["mapper/side_scan"] == [
+            "mapper/side_scan axes",
+            "side-scan-port",
+            "side-scan-port-axis",
+            "side-scan-starboard",
+            "side-scan-starboard-axis",
+        ]
