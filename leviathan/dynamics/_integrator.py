@@ -102,5 +102,8 @@ def step(
     position, quaternion, velocity = combined
     qw, qx, qy, qz = quaternion
     norm = math.sqrt(((qw * qw + qx * qx) + qy * qy) + qz * qz)
+    if not (norm > 0.0 and math.isfinite(norm)):
+        # A run-away stage (rates near the float range): no attitude to normalise.
+        raise ValueError(f"attitude_q: the integrated quaternion {quaternion!r} has norm {norm!r}")
     quaternion = [qw / norm, qx / norm, qy / norm, qz / norm]
     return VehicleState._trusted(position, quaternion, velocity, f_end)

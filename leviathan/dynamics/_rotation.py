@@ -27,6 +27,10 @@ def rotation_rows_from_quaternion(w: float, x: float, y: float, z: float) -> lis
         The three rows of ``R_world_body`` as lists of Python floats.
     """
     norm = math.sqrt(((w * w + x * x) + y * y) + z * z)
+    if not (norm > 0.0 and math.isfinite(norm)):
+        raise ValueError(
+            f"attitude_q: {[w, x, y, z]!r} has norm {norm!r}; expected a unit quaternion"
+        )
     w, x, y, z = w / norm, x / norm, y / norm, z / norm
     return [
         [1.0 - 2.0 * (y * y + z * z), 2.0 * (x * y - z * w), 2.0 * (x * z + y * w)],

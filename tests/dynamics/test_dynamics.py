@@ -341,3 +341,17 @@ def test_thrust_command_shape_is_checked() -> None:
     model = RigidBodyModel.from_spec(get_vehicle("torpedo_auv"))
     with pytest.raises(ValueError, match=r"thrust_command_n must have shape \(5,\)"):
         step(model, at_depth(model), np.zeros(3), STILL, dt_ns=DT_NS)
+
+
+def test_a_quaternion_without_a_norm_is_refused_naming_attitude_q() -> None:
+    """Components so small that their squares underflow leave no attitude to normalise: a
+    ValueError naming ``attitude_q`` (the World refuses the step as a divergence), never a
+    ZeroDivisionError."""
+    from leviathan.dynamics._rotation import rotation_rows_from_quaternion
+
+    with pytest.raises(ValueError, match=r"attitude_q: .* has norm 0\.0"):
+        rotation_rows_from_quaternion(1e-170, 0.0, -1e-170, 0.0)
+    with pytest.raises(ValueError, match=r"attitude_q: .* has norm inf"):
+        rotation_rows_from_quaternion(1e200, 1e200, 0.0, 0.0)
+    rows = rotation_rows_from_quaternion(2.0, 0.0, 0.0, 0.0)  # normalised first, as before
+    assert rows == [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]]
