@@ -59,6 +59,19 @@ class Transform:
         object.__setattr__(transform, "_translation", _read_only(translation))
         return transform
 
+    def with_translation(self, translation: Any) -> Transform:
+        """This rotation with another translation [m], shape (3,).
+
+        The rotation is this transform's own (already checked), so only the
+        translation is validated: what a moving body posed at each instant needs.
+
+        Raises:
+            ValueError: If ``translation`` has the wrong shape or is non-finite.
+        """
+        return Transform._trusted(
+            self._rotation, _validated_translation("translation", translation)
+        )
+
     def __setattr__(self, name: str, value: Any) -> None:
         raise AttributeError(f"Transform is immutable; cannot set {name!r}")
 
