@@ -89,6 +89,10 @@ def integer_ns(name: str, value: Any, *, python_int_only: bool = False) -> int:
     Raises:
         TypeError: ``value`` is a bool or not an integer.
     """
+    if type(value) is int:
+        # The common case (a clock's own ints, many per tick): the exact type test is
+        # what the checks below conclude, without the numbers.Integral ABC lookup.
+        return value
     accepted = int if python_int_only else numbers.Integral
     if isinstance(value, bool) or not isinstance(value, accepted):
         raise TypeError(
