@@ -66,6 +66,8 @@ SEED_LIMIT = 2**64
 
 def is_integer(value: Any) -> bool:
     """True for Python and NumPy integers, but not for bool (a flag is not a count)."""
+    if type(value) is int:  # the common case, without the numbers.Integral ABC lookup
+        return True
     return isinstance(value, numbers.Integral) and not isinstance(value, bool | np.bool_)
 
 
