@@ -66,6 +66,8 @@ SEED_LIMIT = 2**64
 
 def is_integer(value: Any) -> bool:
     """True for Python and NumPy integers, but not for bool (a flag is not a count)."""
+    if type(value) is int:  # the common case, without the numbers.Integral ABC lookup
+        return True
     return isinstance(value, numbers.Integral) and not isinstance(value, bool | np.bool_)
 
 
@@ -89,6 +91,10 @@ def integer_ns(name: str, value: Any, *, python_int_only: bool = False) -> int:
     Raises:
         TypeError: ``value`` is a bool or not an integer.
     """
+    if type(value) is int:
+        # The common case (a clock's own ints, many per tick): the exact type test is
+        # what the checks below conclude, without the numbers.Integral ABC lookup.
+        return value
     accepted = int if python_int_only else numbers.Integral
     if isinstance(value, bool) or not isinstance(value, accepted):
         raise TypeError(

@@ -163,9 +163,7 @@ class VehicleState:
         Built (and validated) once per state: the state and the transform are both
         immutable, and the World asks for it several times per tick.
         """
-        return Transform(
-            rotation_rows_from_quaternion(*self.attitude_q.tolist()), self.position_ned_m
-        )
+        return Transform.from_quaternion(self.attitude_q, translation=self.position_ned_m)
 
     @property
     def euler_rad(self) -> tuple[float, float, float]:

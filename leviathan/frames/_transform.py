@@ -17,7 +17,7 @@ from leviathan.frames._arithmetic import (
     _validated_translation,
     _validated_vectors,
 )
-from leviathan.frames._attitude import rotation_from_euler
+from leviathan.frames._attitude import rotation_from_euler, rotation_from_quaternion
 
 
 class Transform:
@@ -58,6 +58,19 @@ class Transform:
         object.__setattr__(transform, "_rotation", _read_only(rotation))
         object.__setattr__(transform, "_translation", _read_only(translation))
         return transform
+
+    def with_translation(self, translation: Any) -> Transform:
+        """This rotation with another translation [m], shape (3,).
+
+        The rotation is this transform's own (already checked), so only the
+        translation is validated: what a moving body posed at each instant needs.
+
+        Raises:
+            ValueError: If ``translation`` has the wrong shape or is non-finite.
+        """
+        return Transform._trusted(
+            self._rotation, _validated_translation("translation", translation)
+        )
 
     def __setattr__(self, name: str, value: Any) -> None:
         raise AttributeError(f"Transform is immutable; cannot set {name!r}")
@@ -101,6 +114,29 @@ class Transform:
             ``Transform(rotation_from_euler(roll, pitch, yaw), translation)``.
         """
         return cls(rotation_from_euler(roll, pitch, yaw), translation)
+
+    @classmethod
+    def from_quaternion(cls, quaternion: Any, *, translation: Any = (0.0, 0.0, 0.0)) -> Transform:
+        """Build a transform from a quaternion ``(w, x, y, z)`` and a translation [m].
+
+        Args:
+            quaternion: Hamilton, scalar first, shape (4,), finite and non-zero; it is
+                normalised first (:func:`leviathan.frames.rotation_from_quaternion`).
+            translation: Translation [m], shape (3,).
+
+        Returns:
+            ``Transform(rotation_from_quaternion(quaternion), translation)``, bit for bit.
+
+        Raises:
+            ValueError: If the quaternion or the translation is malformed.
+        """
+        # The matrix of a normalised quaternion is orthonormal to rounding (|R^T R - I|
+        # ~1e-16, determinant +1), far inside the constructor's 1e-9: its check cannot
+        # fail here and is skipped (a vehicle's pose is built every tick).
+        return cls._trusted(
+            rotation_from_quaternion(quaternion),
+            _validated_translation("translation", translation),
+        )
 
     @classmethod
     def from_matrix(cls, matrix: Any) -> Transform:

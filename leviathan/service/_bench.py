@@ -40,6 +40,20 @@ def _setup(index: int) -> Any:
     )
 
 
+class _SummarySteps:
+    """A remote World stepped for its summary answer only (hashes and small values).
+
+    What a client that keeps no records asks for (``detail="summary"``): the records'
+    wire encoding, their transfer and their rebuilding on the client drop out.
+    """
+
+    def __init__(self, world: Any) -> None:
+        self._world = world
+
+    def step(self, n: int) -> None:
+        self._world.step_summary(n)
+
+
 def _percentile(values: Sequence[float], q: float) -> float:
     ordered = sorted(values)
     if not ordered:
@@ -137,6 +151,7 @@ def bench_service(
             ]
             # Threads take Worlds i::threads, so each thread's Worlds share its connection.
             service = _drive(remote, steps, ticks, clients)
+            summary = _drive([_SummarySteps(w) for w in remote], steps, ticks, clients)
             for w in remote:
                 w.delete()
             for c in connections:
@@ -146,8 +161,10 @@ def bench_service(
             case = {
                 "worlds": count,
                 "service": service,
+                "summary": summary,
                 "in_process": in_process,
                 "overhead": in_process["ticks_per_s"] / service["ticks_per_s"],
+                "overhead_summary": in_process["ticks_per_s"] / summary["ticks_per_s"],
             }
             cases.append(case)
             if progress is not None:
@@ -169,11 +186,14 @@ def format_service_bench(result: dict[str, Any]) -> str:
         f"{'worlds':>6}  {'where':<10} {'p50 ms':>8} {'p99 ms':>8} {'ticks/s':>10}",
     ]
     for case in result["cases"]:
-        for where in ("service", "in_process"):
+        for where in ("service", "summary", "in_process"):
             r = case[where]
             lines.append(
                 f"{case['worlds']:>6}  {where:<10} {r['p50_ms']:>8.2f} {r['p99_ms']:>8.2f} "
                 f"{r['ticks_per_s']:>10.0f}"
             )
-        lines.append(f"{'':>6}  overhead (in-process / service ticks/s): {case['overhead']:.2f}x")
+        lines.append(
+            f"{'':>6}  overhead (in-process / service ticks/s): records {case['overhead']:.2f}x, "
+            f"summary {case['overhead_summary']:.2f}x"
+        )
     return "\n".join(lines)

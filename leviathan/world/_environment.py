@@ -81,9 +81,10 @@ class SceneObject:
         mesh = TriangleMesh.load(path, sha256=sha256)
         return cls(object_id, mesh, T_world_object, semantic_label, material, velocity_ned_m_per_s)
 
-    @property
+    @cached_property
     def moving(self) -> bool:
         """Whether the object moves."""
+        # Cached: the velocity is frozen, and a World asks every object at every tick.
         return any(x != 0.0 for x in self.velocity_ned_m_per_s)
 
     def instance_at(self, time_ns: int) -> Instance:
@@ -100,13 +101,16 @@ class SceneObject:
 
     def _build_instance(self, time_ns: int) -> Instance:
         T = self.T_world_object
-        if self.moving:
+        moving = self.moving
+        if moving:
             t_s = ns_to_seconds(time_ns)
             vx, vy, vz = self.velocity_ned_m_per_s
             x, y, z = T.translation.tolist()
-            T = Transform(T.rotation, (x + vx * t_s, y + vy * t_s, z + vz * t_s))
+            # The rotation is the object's own, checked when it was built: only the
+            # translation is new (and validated).
+            T = T.with_translation((x + vx * t_s, y + vy * t_s, z + vz * t_s))
         return Instance(
-            self.object_id, self.mesh, T, self.semantic_label, self.material, moving=self.moving
+            self.object_id, self.mesh, T, self.semantic_label, self.material, moving=moving
         )
 
     def __content__(self) -> dict:
