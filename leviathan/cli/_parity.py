@@ -8,7 +8,11 @@ from pathlib import Path
 
 from leviathan.cli._base import CommandFailed, InputError
 
-__all__ = ["add_subparser"]
+__all__ = ["FIXTURE_CHOICES", "add_subparser"]
+
+FIXTURE_CHOICES = ("sonar_v1", "sidescan_v1", "multibeam_v1")
+"""``--fixture``'s choices: :data:`leviathan.parity.FIXTURE_NAMES` (a test keeps them equal),
+written out so that building the parser imports no fixture code."""
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -70,7 +74,7 @@ def add_subparser(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser(
         "parity",
         help="check a backend bit for bit against the frozen fixtures (sonar_v1: 28 scenes, "
-        "sidescan_v1: 21)",
+        "sidescan_v1: 21, multibeam_v1: 14)",
     )
     p.add_argument(
         "--backend",
@@ -91,7 +95,7 @@ def add_subparser(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--fixture",
         default=None,
-        choices=["sonar_v1", "sidescan_v1"],
+        choices=list(FIXTURE_CHOICES),
         help="check this fixture only (default: every fixture; with --fixtures DIR, sonar_v1)",
     )
     p.set_defaults(func=_run)

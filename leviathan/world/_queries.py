@@ -10,6 +10,7 @@ import numpy as np
 
 from leviathan.dynamics import accelerations
 from leviathan.sensors import BodyKinematics
+from leviathan.world._errors import WorldDivergedError
 from leviathan.world._state import WorldState, live_vehicle
 
 __all__ = ["body_kinematics", "sensor_ids", "summary"]
@@ -30,6 +31,17 @@ def body_kinematics(state: WorldState, vehicle: str) -> BodyKinematics:
     v = live_vehicle(state, vehicle)
     committed = v.state
     acc = accelerations(v.model, committed, v.command_n, state.environment.current_ned)
+    for name in ("linear_acceleration_body", "angular_acceleration_body"):
+        values = np.asarray(acc[name]).tolist()
+        if not all(math.isfinite(x) for x in values):
+            # A finite but run-away state (velocities near the float range) whose
+            # accelerations overflow: the dynamics have diverged, as in the step itself.
+            raise WorldDivergedError(
+                f"vehicle {vehicle!r}: its dynamics diverged at tick {state.clock.tick} "
+                f"({name} = {values}); the step is refused and the World stays as it was "
+                "before it. Start the vehicle from a plausible state (velocity_body) or give "
+                "it a gentler controller"
+            )
     return BodyKinematics(
         T_world_body=committed.T_world_body,
         velocity_body_m_s=np.asarray(committed.velocity_body[:3]),

@@ -75,7 +75,7 @@ def test_the_world_samples_side_scan_lines_on_schedule(run) -> None:
 
 
 def test_hdf5_keeps_every_line_with_its_complete_truth(run) -> None:
-    folder, groups, lines = run
+    folder, _groups, lines = run
     back = [
         g.samples["mapper/side_scan"]
         for g in read_hdf5(folder / "run.h5").groups()

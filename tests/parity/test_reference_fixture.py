@@ -6,7 +6,9 @@ import numpy as np
 import pytest
 
 from leviathan.cli import main
+from leviathan.cli._parity import FIXTURE_CHOICES
 from leviathan.parity import (
+    FIXTURE_NAMES,
     SCENE_NAMES,
     build_scene,
     check_fixture,
@@ -35,8 +37,13 @@ def test_parity_cli_reports_each_fixture_by_name(capsys: pytest.CaptureFixture[s
     assert main(["parity", "--backend", "reference"]) == 0
     lines = capsys.readouterr().out.strip().splitlines()
     assert "sonar_v1: 28/28 bit-identical" in lines
-    assert lines[-1] == "sidescan_v1: 21/21 bit-identical"
-    assert lines.index("fixture sonar_v1") < lines.index("fixture sidescan_v1")
+    counts = {"sonar_v1": 28, "sidescan_v1": 21, "multibeam_v1": 14}
+    assert tuple(counts) == FIXTURE_NAMES == FIXTURE_CHOICES
+    starts = [lines.index(f"fixture {name}") for name in FIXTURE_NAMES]
+    assert starts == sorted(starts)  # checked and reported in FIXTURE_NAMES' order
+    for name, n in counts.items():
+        assert f"{name}: {n}/{n} bit-identical" in lines
+    assert lines[-1] == "multibeam_v1: 14/14 bit-identical"
 
 
 def test_parity_detects_a_one_ulp_change(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -57,6 +57,6 @@ def test_parity_cli_reports_28_of_28_for_warp(
 ) -> None:
     assert main(["parity", "--backend", "warp", "--device", device]) == 0
     lines = capsys.readouterr().out.strip().splitlines()
-    assert "sonar_v1: 28/28 bit-identical" in lines
-    assert lines[-1] == "sidescan_v1: 21/21 bit-identical"
-    assert sum(line.startswith("ok ") for line in lines) == 28 + 21
+    for line in ("sonar_v1: 28/28", "sidescan_v1: 21/21", "multibeam_v1: 14/14"):
+        assert f"{line} bit-identical" in lines
+    assert sum(line.startswith("ok ") for line in lines) == 28 + 21 + 14

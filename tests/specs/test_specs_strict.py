@@ -61,9 +61,19 @@ def _mass_fields() -> dict[str, Any]:
     return get_vehicle("reference_survey_vehicle").mass.model_dump()
 
 
+def _without_none(value: Any) -> Any:
+    """TOML has no null: a None-valued key is left out (its field's default restores it),
+    as ``save_spec`` writes TOML."""
+    if isinstance(value, dict):
+        return {k: _without_none(v) for k, v in value.items() if v is not None}
+    if isinstance(value, list):
+        return [_without_none(v) for v in value]
+    return value
+
+
 def _write(tmp_path: Path, data: dict[str, Any], suffix: str) -> Path:
     path = tmp_path / f"vehicle{suffix}"
-    path.write_text(json.dumps(data) if suffix == ".json" else tomli_w.dumps(data))
+    path.write_text(json.dumps(data) if suffix == ".json" else tomli_w.dumps(_without_none(data)))
     return path
 
 

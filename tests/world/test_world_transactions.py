@@ -582,3 +582,25 @@ def test_a_diverging_vehicle_is_refused_and_the_world_stays_as_it_was() -> None:
     with pytest.raises(WorldDivergedError, match="vehicle 'a': its dynamics diverged at tick 2"):
         world.step(50)
     assert world.tick == 0 and world.snapshot().content_hash == before
+
+
+def test_a_state_whose_accelerations_overflow_is_refused_as_diverged() -> None:
+    """A finite but run-away velocity makes the accelerations a sensor reads overflow: the
+    step is refused as a divergence (not as bad input) and the World stays as it was."""
+    from leviathan.catalogue import get_vehicle
+    from leviathan.controllers import DirectThrust
+    from leviathan.world import VehicleSetup, World, WorldDivergedError
+
+    spec = get_vehicle("reference_survey_vehicle")
+    imu_only = spec.replace(sensors=tuple(s for s in spec.sensors if s.kind == "imu"))
+    runaway = VehicleSetup(
+        "a",
+        imu_only,
+        DirectThrust([0.0] * len(spec.thrusters)),
+        velocity_body=(1e160, 1e160, 0.0, 0.0, 0.0, 0.0),
+    )
+    world = World.create(vehicles=[runaway], step_s="0.01", tracing_backend="reference")
+    before = world.snapshot().content_hash
+    with pytest.raises(WorldDivergedError, match=r"'a': its dynamics diverged at tick 0 \("):
+        world.step(1)
+    assert world.tick == 0 and world.snapshot().content_hash == before
