@@ -278,6 +278,8 @@ EXCLUDED_MODULES = {
     "leviathan/service/routers/__init__.py": "service face: I/O, no canonical arithmetic",
     "leviathan/service/routers/_live.py": "service face: I/O, no canonical arithmetic",
     "leviathan/service/routers/_samples.py": "service face: I/O, no canonical arithmetic",
+    "leviathan/service/routers/_multibeam.py": "service face: JSON and PNG of a kept ping, no "
+    "canonical arithmetic",
     "leviathan/service/routers/_side_scan.py": "service face: PNG of display products, no "
     "canonical arithmetic",
     "leviathan/service/routers/_service.py": "service face: I/O, no canonical arithmetic",

@@ -34,6 +34,7 @@ from leviathan.service.routers import live_router, samples_router, service_route
 from leviathan.service.routers._analytic import router as analytic_router
 from leviathan.service.routers._dashboard import is_public_path
 from leviathan.service.routers._dashboard import router as dashboard_router
+from leviathan.service.routers._multibeam import router as multibeam_router
 from leviathan.service.routers._scene import router as scene_router
 from leviathan.service.routers._side_scan import router as side_scan_router
 from leviathan.service.routers._vehicles import router as vehicles_router
@@ -118,6 +119,7 @@ def create_app(
         vehicles_router,
         samples_router,
         side_scan_router,
+        multibeam_router,
         live_router,
         analytic_router,
         scene_router,

@@ -21,6 +21,8 @@ __all__ = [
     "GroupSummary",
     "HealthResponse",
     "MemberSummary",
+    "MultibeamBeam",
+    "MultibeamSoundings",
     "PlayStatus",
     "PoseDocument",
     "SceneMeshGeometry",
@@ -281,3 +283,39 @@ class SceneResponse(BaseModel):
     sea_surface_down_m: float = Field(description="Depth of the sea surface: 0 (z = 0 plane).")
     objects: list[SceneObjectGeometry]
     vehicles: list[VehicleGeometry]
+
+
+class MultibeamBeam(BaseModel):
+    """One receive beam of a multibeam ping: its detection, its sounding and its truth.
+
+    Values are the ping's channels (leviathan.sensors.MultibeamSensor.channels), float64;
+    null where the channel holds NaN (no detection, no hit of the axis ray)."""
+
+    beam: int = Field(ge=0, description="Beam index, port (0) to starboard.")
+    angle_rad: float = Field(description="Across-track beam angle in sensor FRD [rad].")
+    quality: int = Field(ge=0, le=255, description="Bit flags (see quality_flags).")
+    flags: list[str] = Field(description="Names of the bits set in quality, in bit order.")
+    detected_range_m: float | None = Field(description="Detected slant range [m].")
+    intensity: float | None = Field(description="The beam's peak return [m^-2].")
+    sounding_sensor_m: Vec3 | None = Field(description="The sounding in sensor FRD [m].")
+    sounding_ned_m: Vec3 | None = Field(description="The sounding in world NED [m].")
+    truth_range_m: float | None = Field(description="Range of the axis ray's nearest hit [m].")
+    truth_point_ned_m: Vec3 | None = Field(description="That hit's point in world NED [m].")
+    truth_label: str | None = Field(description="That hit's semantic label.")
+    error_along_beam_m: float | None = Field(description="Detected minus axis-truth range [m].")
+    error_vertical_m: float | None = Field(
+        description="Sounding z minus axis-truth z in world NED [m] (positive: too deep)."
+    )
+
+
+class MultibeamSoundings(BaseModel):
+    """A multibeam's newest kept ping, beam by beam from port to starboard."""
+
+    sensor_id: str = Field(description="'vehicle/sensor'.")
+    sample_hash: str = Field(description="Content hash of the ping (GET .../samples/{id}).")
+    sample_index: int = Field(ge=0)
+    time_ns: int = Field(ge=0, description="The ping's time on the World's clock [ns].")
+    quality_flags: dict[str, int] = Field(
+        description="Name to bit of the quality flag (reference_cpu.multibeam.DETECTION_FLAGS)."
+    )
+    beams: list[MultibeamBeam]

@@ -67,7 +67,8 @@ def _links(paths: dict[str, Any]) -> dict[str, Any]:
             if "product" in names:
                 parameters["product"] = "report.json"  # a constant: the cheapest product
             if "sensor" in names:
-                parameters["sensor"] = "side_scan"  # a constant: the catalogue side-scan's name
+                # A constant: the catalogue mapping AUV's side-scan or multibeam name.
+                parameters["sensor"] = "multibeam" if "/multibeam/" in path else "side_scan"
             if names - set(parameters):
                 continue  # needs something POST /worlds does not return (a thruster)
             links[operation["operationId"]] = {

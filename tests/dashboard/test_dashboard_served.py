@@ -37,7 +37,13 @@ def test_root_serves_the_dashboard_page(client: httpx.Client) -> None:
     assert response.status_code == 200
     assert response.headers["content-type"] == "text/html; charset=utf-8"
     assert response.content == (DASHBOARD / "index.html").read_bytes()
-    for section in ("world-panel", "sonar-panel", "viewport-panel"):
+    for section in (
+        "world-panel",
+        "sonar-panel",
+        "side-scan-panel",
+        "multibeam-panel",
+        "viewport-panel",
+    ):
         assert f'<section id="{section}"' in response.text
 
 

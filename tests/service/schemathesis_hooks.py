@@ -56,7 +56,8 @@ BASE_URL = os.environ.get("LEVIATHAN_FUZZ_URL", "http://127.0.0.1")
 # A World the test opened, so that cases before the stateful phase reach past 404.
 WORLD = os.environ.get("LEVIATHAN_FUZZ_WORLD")
 VEHICLE = os.environ.get("LEVIATHAN_FUZZ_VEHICLE")
-# The World's vehicle with a side-scan (named "side_scan"), for the waterfall endpoint.
+# The World's vehicle with a side-scan (named "side_scan") and a multibeam (named
+# "multibeam"), for the waterfall and the multibeam endpoints.
 SIDE_SCAN_VEHICLE = os.environ.get("LEVIATHAN_FUZZ_SIDE_SCAN_VEHICLE")
 LOG = os.environ.get("LEVIATHAN_FUZZ_LOG")
 _calls = [0]
@@ -326,7 +327,8 @@ def before_call(context: Any, case: Any, kwargs: dict[str, Any]) -> None:
             parameters["vehicle"] = VEHICLE
         if "sensor" in parameters and SIDE_SCAN_VEHICLE:
             parameters["vehicle"] = SIDE_SCAN_VEHICLE
-            parameters["sensor"] = "side_scan"
+            multibeam = "/multibeam/" in case.operation.path
+            parameters["sensor"] = "multibeam" if multibeam else "side_scan"
     if case.query:
         case.query = _whole_numbers(case.query)
         _clamp_bounds(case.query)

@@ -45,12 +45,17 @@ def _schemathesis() -> str:
 
 
 def _cheap_mapper() -> VehicleSetup:
-    """The catalogue mapping AUV with a side-scan of few rays, under zero thrust."""
+    """The catalogue mapping AUV with a side-scan and a multibeam of few rays, under zero
+    thrust."""
     doc = get_vehicle("reference_mapping_auv").model_dump(mode="json")
-    doc["sensors"] = [s for s in doc["sensors"] if s["kind"] == "side_scan"]
-    doc["sensors"][0].update(
-        across_track_sample_count=64, along_track_sample_count=1, range_bin_count=16
-    )
+    doc["sensors"] = [s for s in doc["sensors"] if s["kind"] in ("side_scan", "multibeam")]
+    for sensor in doc["sensors"]:
+        if sensor["kind"] == "side_scan":
+            sensor.update(
+                across_track_sample_count=64, along_track_sample_count=1, range_bin_count=16
+            )
+        else:
+            sensor.update(beam_count=8, range_bin_count=16, top_k=1)
     spec = spec_from_dict(doc, VehicleSpec)
     return VehicleSetup(
         "mapper", spec, DirectThrust([0.0] * len(spec.thrusters)), position_ned_m=(0.0, 30.0, 5.0)

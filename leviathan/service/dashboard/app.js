@@ -1,4 +1,4 @@
-// Mounts the four panels, each into its own <section>. Each panel module exports
+// Mounts the five panels, each into its own <section>. Each panel module exports
 // mount(sectionElement, api). They are loaded one by one and independently, so a panel
 // that fails shows its error in its own section and the others still work (never a
 // blank page). <body data-ready="true"> says every panel has been tried.
@@ -11,6 +11,7 @@ const PANELS = [
   ["world-panel", "./world_panel.js"],
   ["sonar-panel", "./sonar_panel.js"],
   ["side-scan-panel", "./side_scan_panel.js"],
+  ["multibeam-panel", "./multibeam_panel.js"],
   ["viewport-panel", "./viewport.js"],
 ];
 

@@ -5,7 +5,8 @@
 // (converted to display axes only by viewport_frames.js): the seabed and objects from
 // GET /worlds/{id}/scene, each vehicle's hull (or a marker), its sensor frames (axes
 // at each mount), the imaging sonar's fan and volume, camera frustums and DVL beams, the
-// sea surface with a 10 m grid, and each vehicle's track trail. Poses follow the
+// sea surface with a 10 m grid, each vehicle's track trail, and each multibeam's latest
+// soundings as points coloured by their vertical error (viewport_soundings.js). Poses follow the
 // World's WebSocket stream (viewport_live.js), so they move as the World plays or is
 // stepped from the World panel; bus "world-changed" reloads the geometry when an edit
 // changed it. Camera: orbit (OrbitControls) or follow a vehicle from behind and above.
@@ -17,13 +18,15 @@
 // viewportCamera() gives the camera's mode and NED position and target, and
 // viewportTrails() the number of track points drawn per vehicle (viewportTrail(name)
 // the points themselves, NED float32), viewportDrawn() the
-// objects, hulls and sensor parts in the scene graph.
+// objects, hulls and sensor parts in the scene graph, viewportSoundings() the soundings
+// drawn per multibeam.
 
 import * as THREE from "three";
 import { OrbitControls } from "three/addons/controls/OrbitControls.js";
 import { on, plainError } from "./api.js";
 import { displayToNed, headingDeg, nedPoseOf, nedRootMatrix, nedToDisplay, setNedPose } from "./viewport_frames.js";
 import { TrailSync, WorldStream } from "./viewport_live.js";
+import { SoundingsLayer } from "./viewport_soundings.js";
 import { Trail, buildObjects, buildSurface, buildVehicle, poseObjects } from "./viewport_scene.js";
 
 /** Follow camera: this far behind the vehicle along its heading, this far above it [m]. */
@@ -63,6 +66,9 @@ function legendFor(scene) {
   if (scene.vehicles.some((v) => v.hull)) parts.push("yellow: hull");
   if (scene.vehicles.some((v) => !v.hull)) parts.push("pink: vehicle without hull");
   parts.push(...footprints);
+  if (scene.vehicles.some((v) => v.sensors.some((s) => s.kind === "multibeam"))) {
+    parts.push("soundings: white on the truth, red too deep, blue too shallow (full at ±0.25 m)");
+  }
   parts.push("red: track", "axes at mounts: red x fwd, green y stbd, blue z down");
   return parts.join(" · ");
 }
@@ -208,6 +214,8 @@ class Viewport {
     this.stream = null;
     for (const { sync } of this.trails.values()) sync.stop();
     this.trails.clear();
+    if (this.soundings) this.soundings.stop();
+    this.soundings = null;
     this.vehicles.clear();
     while (this.nedRoot.children.length) this.nedRoot.remove(this.nedRoot.children[0]);
     this.scene = null;
@@ -261,6 +269,11 @@ class Viewport {
     const chosen = names.includes(this.vehicleSelect.value) ? this.vehicleSelect.value : names[0];
     this.vehicleSelect.replaceChildren(...names.map((n) => element("option", { value: n, textContent: n })));
     this.vehicleSelect.value = chosen;
+    if (this.soundings) this.soundings.stop();
+    const multibeams = scene.vehicles.flatMap((v) => v.sensors.filter((s) => s.kind === "multibeam").map((s) => s.sensor_id));
+    this.soundings = new SoundingsLayer(this.api, this.worldId, multibeams, () => this.requestRender());
+    this.nedRoot.add(this.soundings.group);
+    if (this.state) this.soundings.update();
     this.legend.textContent = legendFor(scene);
     this.legend.hidden = false;
     this.empty.hidden = true;
@@ -292,6 +305,7 @@ class Viewport {
       if (entry) entry.sync.update(message.tick, v.position_ned_m, { fresh });
     }
     if (this.objects) poseObjects(this.objects, message.time_ns);
+    if (this.soundings) this.soundings.update();
     this.updateHud();
     this.applyCamera({ recentre: this.needsRecentre });
     this.needsRecentre = false;
@@ -494,6 +508,7 @@ export function mount(section, api) {
     viewportTrails: () => viewport.trailCounts(),
     viewportTrail: (name) => viewport.trailPoints(name),
     viewportDrawn: () => viewport.drawn(),
+    viewportSoundings: () => (viewport.soundings ? viewport.soundings.drawn() : {}),
     viewportPixelAt: (north, east, down, without = null) => viewport.pixelAt(north, east, down, without),
   });
   return viewport;

@@ -80,7 +80,7 @@ async def get_vehicle_state(world_id: WorldId, vehicle: VehicleName, host: Host)
 @router.get(
     "/{world_id}/vehicles/{vehicle}/kinematics",
     summary="A vehicle's kinematics",
-    responses=_OPEN,
+    responses=errors(404, 409, 410),  # 409: its dynamics diverged (WorldDivergedError)
 )
 async def get_body_kinematics(
     world_id: WorldId, vehicle: VehicleName, host: Host
