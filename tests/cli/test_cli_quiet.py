@@ -45,7 +45,9 @@ def test_a_warp_command_prints_no_cuda_notice_and_no_module_lines() -> None:
     assert result.returncode == 0, result.stderr
     assert result.stderr == ""
     assert _CUDA_LINE not in result.stdout and "Module " not in result.stdout
-    assert result.stdout.splitlines()[-1] == "28/28 bit-identical"
+    lines = result.stdout.splitlines()
+    assert "sonar_v1: 28/28 bit-identical" in lines
+    assert lines[-1].endswith(" bit-identical") and not any(x.startswith("FAIL") for x in lines)
 
 
 def test_the_learning_bench_prints_no_module_lines() -> None:
