@@ -66,11 +66,11 @@ def _links(paths: dict[str, Any]) -> dict[str, Any]:
                 parameters["vehicle"] = "$response.body#/vehicles/0"
             if "product" in names:
                 parameters["product"] = "report.json"  # a constant: the cheapest product
-            if "sensor" in names:
-                # A constant: the catalogue mapping AUV's side-scan or multibeam name.
-                parameters["sensor"] = "multibeam" if "/multibeam/" in path else "side_scan"
             if names - set(parameters):
-                continue  # needs something POST /worlds does not return (a thruster)
+                # Needs what POST /worlds does not return: a thruster, or a sensor (a side-scan
+                # or multibeam endpoint needs a vehicle carrying one, which the new World's
+                # first vehicle may not: such a link would lead to a 404 as often as not).
+                continue
             links[operation["operationId"]] = {
                 "operationId": operation["operationId"],
                 "parameters": parameters,
