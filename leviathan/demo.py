@@ -63,7 +63,7 @@ __all__ = ["build_demo_world", "run_demo", "ticks_for_duration"]
 TICK_NS = 10_000_000  # 10 ms: every 100 Hz IMU sample falls on a tick
 DEMO_SECONDS = 20
 DEMO_SEABED_TRIANGLES = 100_000
-"""Triangles of the demo's generated seabed; the run hash ``87db93e8...`` is for this size."""
+"""Triangles of the demo's generated seabed; the run hash ``eaba3a3d...`` is for this size."""
 DEMO_JOB = "leviathan survey demo"
 """The manifest's ``job``: marks a folder as this demo's output, which a rerun may replace."""
 
