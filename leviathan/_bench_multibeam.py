@@ -11,12 +11,7 @@ soundings, truth).
 
 from __future__ import annotations
 
-import platform
-import statistics
-import time
 from typing import Any
-
-import numpy as np
 
 __all__ = ["bench_multibeam", "format_multibeam_bench"]
 
@@ -42,89 +37,56 @@ def bench_multibeam(
         A JSON-friendly dict: the two sensors, machine, per seabed per tracer the
         median ping times of both, pings/s, the multibeam's real-time factor, bit identity.
     """
-    from leviathan.bench import bench_tracers, survey_scene
+    from leviathan._bench_beside import machine, time_beside_sonar
     from leviathan.catalogue import get_vehicle
-    from leviathan.frames import Transform
     from leviathan.identity import content_hash
-    from leviathan.kernels import load_kernels
     from leviathan.multibeam import multibeam_ping, multibeam_rays
-    from leviathan.raycast import clear_prepared_cache, prepare_scene
-    from leviathan.sonar import render as render_ping
 
-    if pings < 1:
-        raise ValueError(f"pings: expected >= 1, got {pings}")
-    tracers = bench_tracers(backend, device)
-    compile_reports = {dev: load_kernels(dev).seconds for name, dev in tracers if name == "warp"}
     multibeam = get_vehicle("reference_mapping_auv").sensor("multibeam")
-    sonar = get_vehicle("reference_survey_vehicle").sensor("sonar")
-    sonar = sonar.model_copy(
-        update={"bearing_count": bearings, "elevation_sample_count": elevations}
-    )
     ping_rays = multibeam_rays(multibeam)[1].directions.shape[0]
     period_s = multibeam.schedule.period_ns / 1e9
-    seabeds = []
-    for count in triangle_counts:
-        scene = survey_scene(count)
-        clear_prepared_cache()
-        prepare_scene(scene)
-        rows = []
-        reference_hashes: list[str] = []
-        for name, dev in tracers:
-            key = "reference" if name == "reference" else f"{name}:{dev}"
-            multibeam_s: list[float] = []
-            sonar_s: list[float] = []
-            hashes = []
-            for k in range(pings + 1):  # the first round warms the caches, untimed
-                body = Transform.from_euler(
-                    0.0, 0.0, 0.05 * k, translation=(-10.0 + 1.0 * k, 0.0, 20.0)
-                )
-                t0 = time.perf_counter()
-                ping = multibeam_ping(
-                    scene,
-                    multibeam,
-                    body @ multibeam.mount.transform(),
-                    sensor_id="bench/multibeam",
-                    sample_index=k,
-                    time_ns=k * multibeam.schedule.period_ns,
-                    backend=name,
-                    device=dev,
-                )
-                t1 = time.perf_counter()
-                render_ping(
-                    scene,
-                    sonar,
-                    body @ sonar.mount.transform(),
-                    sensor_id="bench/sonar",
-                    sample_index=k,
-                    time_ns=k * sonar.schedule.period_ns,
-                    backend=name,
-                    device=dev,
-                    sampling_warnings=False,
-                )
-                t2 = time.perf_counter()
-                if k:
-                    multibeam_s.append(t1 - t0)
-                    sonar_s.append(t2 - t1)
-                hashes.append(content_hash({"channels": ping.channels, "meta": ping.metadata}))
-            if not reference_hashes:
-                reference_hashes = hashes if name == "reference" else []
-            mb_median = statistics.median(multibeam_s)
-            sonar_median = statistics.median(sonar_s)
-            rows.append(
+
+    def sample(scene: Any, body: Any, k: int, backend_name: str, dev: str) -> str:
+        ping = multibeam_ping(
+            scene,
+            multibeam,
+            body @ multibeam.mount.transform(),
+            sensor_id="bench/multibeam",
+            sample_index=k,
+            time_ns=k * multibeam.schedule.period_ns,
+            backend=backend_name,
+            device=dev,
+        )
+        return content_hash({"channels": ping.channels, "meta": ping.metadata})
+
+    timed, compile_reports = time_beside_sonar(
+        sample,
+        triangle_counts=triangle_counts,
+        pings=pings,
+        backend=backend,
+        device=device,
+        bearings=bearings,
+        elevations=elevations,
+    )
+    seabeds = [
+        {
+            "triangles": s["triangles"],
+            "tracers": [
                 {
-                    "tracer": key,
-                    "multibeam_median_s": mb_median,
-                    "multibeam_pings_per_s": 1.0 / mb_median,
-                    "multibeam_rays_per_s": ping_rays / mb_median,
-                    "real_time_factor": period_s / mb_median,
-                    "sonar_median_s": sonar_median,
-                    "sonar_pings_per_s": 1.0 / sonar_median,
-                    "multibeam_bit_identical_to_reference": (
-                        None if not reference_hashes else hashes == reference_hashes
-                    ),
+                    "tracer": r["tracer"],
+                    "multibeam_median_s": r["sensor_median_s"],
+                    "multibeam_pings_per_s": 1.0 / r["sensor_median_s"],
+                    "multibeam_rays_per_s": ping_rays / r["sensor_median_s"],
+                    "real_time_factor": period_s / r["sensor_median_s"],
+                    "sonar_median_s": r["sonar_median_s"],
+                    "sonar_pings_per_s": 1.0 / r["sonar_median_s"],
+                    "multibeam_bit_identical_to_reference": r["bit_identical"],
                 }
-            )
-        seabeds.append({"triangles": scene.triangle_count, "tracers": rows})
+                for r in s["tracers"]
+            ],
+        }
+        for s in timed
+    ]
     return {
         "multibeam": (
             f"reference_mapping_auv multibeam, {multibeam.beam_count} beams, {ping_rays} "
@@ -133,11 +95,7 @@ def bench_multibeam(
         "sonar": f"reference survey sonar, {bearings} bearings x {elevations} elevations",
         "pings_per_seabed": pings,
         "warp_compile_or_load_s": compile_reports,
-        "machine": {
-            "processor": platform.processor() or platform.machine(),
-            "python": platform.python_version(),
-            "numpy": np.__version__,
-        },
+        "machine": machine(),
         "seabeds": seabeds,
     }
 

@@ -10,12 +10,7 @@ bit-identical to the reference's (content hashes).
 
 from __future__ import annotations
 
-import platform
-import statistics
-import time
 from typing import Any
-
-import numpy as np
 
 __all__ = ["bench_side_scan", "format_side_scan_bench"]
 
@@ -41,91 +36,57 @@ def bench_side_scan(
         A JSON-friendly dict: the two sensors, machine, per seabed per tracer the
         median line and ping times, lines/s, pings/s, real-time factor, bit identity.
     """
-    from leviathan.bench import bench_tracers, survey_scene
+    from leviathan._bench_beside import machine, time_beside_sonar
     from leviathan.catalogue import get_vehicle
-    from leviathan.frames import Transform
-    from leviathan.kernels import load_kernels
-    from leviathan.raycast import clear_prepared_cache, prepare_scene
     from leviathan.side_scan import render as render_line
     from leviathan.side_scan import side_scan_fan
-    from leviathan.sonar import render as render_ping
 
-    if pings < 1:
-        raise ValueError(f"pings: expected >= 1, got {pings}")
-    tracers = bench_tracers(backend, device)
-    compile_reports = {dev: load_kernels(dev).seconds for name, dev in tracers if name == "warp"}
-    mapper = get_vehicle("reference_mapping_auv")
-    side_scan = mapper.sensor("side_scan")
-    sonar = get_vehicle("reference_survey_vehicle").sensor("sonar")
-    sonar = sonar.model_copy(
-        update={"bearing_count": bearings, "elevation_sample_count": elevations}
-    )
+    side_scan = get_vehicle("reference_mapping_auv").sensor("side_scan")
     line_rays = side_scan_fan(side_scan)[1].ray_count
     period_s = side_scan.schedule.period_ns / 1e9
-    seabeds = []
-    for count in triangle_counts:
-        scene = survey_scene(count)
-        clear_prepared_cache()
-        prepare_scene(scene)
-        rows = []
-        reference_hashes: list[str] = []
-        for name, dev in tracers:
-            key = "reference" if name == "reference" else f"{name}:{dev}"
-            line_s: list[float] = []
-            ping_s: list[float] = []
-            hashes = []
-            for k in range(pings + 1):  # the first round warms the caches, untimed
-                body = Transform.from_euler(
-                    0.0, 0.0, 0.05 * k, translation=(-10.0 + 1.0 * k, 0.0, 20.0)
-                )
-                t0 = time.perf_counter()
-                line = render_line(
-                    scene,
-                    side_scan,
-                    body @ side_scan.mount.transform(),
-                    sensor_id="bench/side_scan",
-                    sample_index=k,
-                    time_ns=k * side_scan.schedule.period_ns,
-                    backend=name,
-                    device=dev,
-                    sampling_warnings=False,
-                )
-                t1 = time.perf_counter()
-                render_ping(
-                    scene,
-                    sonar,
-                    body @ sonar.mount.transform(),
-                    sensor_id="bench/sonar",
-                    sample_index=k,
-                    time_ns=k * sonar.schedule.period_ns,
-                    backend=name,
-                    device=dev,
-                    sampling_warnings=False,
-                )
-                t2 = time.perf_counter()
-                if k:
-                    line_s.append(t1 - t0)
-                    ping_s.append(t2 - t1)
-                hashes.append(line.content_hash)
-            if not reference_hashes:
-                reference_hashes = hashes if name == "reference" else []
-            line_median = statistics.median(line_s)
-            ping_median = statistics.median(ping_s)
-            rows.append(
+
+    def sample(scene: Any, body: Any, k: int, backend_name: str, dev: str) -> str:
+        line = render_line(
+            scene,
+            side_scan,
+            body @ side_scan.mount.transform(),
+            sensor_id="bench/side_scan",
+            sample_index=k,
+            time_ns=k * side_scan.schedule.period_ns,
+            backend=backend_name,
+            device=dev,
+            sampling_warnings=False,
+        )
+        return line.content_hash
+
+    timed, compile_reports = time_beside_sonar(
+        sample,
+        triangle_counts=triangle_counts,
+        pings=pings,
+        backend=backend,
+        device=device,
+        bearings=bearings,
+        elevations=elevations,
+    )
+    seabeds = [
+        {
+            "triangles": s["triangles"],
+            "tracers": [
                 {
-                    "tracer": key,
-                    "line_median_s": line_median,
-                    "lines_per_s": 1.0 / line_median,
-                    "side_scan_rays_per_s": line_rays / line_median,
-                    "real_time_factor": period_s / line_median,
-                    "ping_median_s": ping_median,
-                    "pings_per_s": 1.0 / ping_median,
-                    "lines_bit_identical_to_reference": (
-                        None if not reference_hashes else hashes == reference_hashes
-                    ),
+                    "tracer": r["tracer"],
+                    "line_median_s": r["sensor_median_s"],
+                    "lines_per_s": 1.0 / r["sensor_median_s"],
+                    "side_scan_rays_per_s": line_rays / r["sensor_median_s"],
+                    "real_time_factor": period_s / r["sensor_median_s"],
+                    "ping_median_s": r["sonar_median_s"],
+                    "pings_per_s": 1.0 / r["sonar_median_s"],
+                    "lines_bit_identical_to_reference": r["bit_identical"],
                 }
-            )
-        seabeds.append({"triangles": scene.triangle_count, "tracers": rows})
+                for r in s["tracers"]
+            ],
+        }
+        for s in timed
+    ]
     return {
         "side_scan": (
             f"reference_mapping_auv side-scan, {line_rays} rays/line, 2 x "
@@ -134,11 +95,7 @@ def bench_side_scan(
         "sonar": f"reference survey sonar, {bearings} bearings x {elevations} elevations",
         "pings_per_seabed": pings,
         "warp_compile_or_load_s": compile_reports,
-        "machine": {
-            "processor": platform.processor() or platform.machine(),
-            "python": platform.python_version(),
-            "numpy": np.__version__,
-        },
+        "machine": machine(),
         "seabeds": seabeds,
     }
 

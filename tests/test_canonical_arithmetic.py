@@ -193,6 +193,7 @@ EXCLUDED_MODULES = {
     "leviathan/_bench_bvh.py": "benchmark timings and ratios: printed, never hashed or frozen",
     "leviathan/_bench_dataset.py": "benchmark sizes and ratios: printed, never hashed or frozen",
     "leviathan/_behind.py": "runs a command's writer on a thread one step behind, no arithmetic",
+    "leviathan/_bench_beside.py": "benchmark timings and ratios: printed, never hashed",
     "leviathan/_bench_multibeam.py": "benchmark timings and ratios: printed, never hashed",
     "leviathan/_bench_side_scan.py": "benchmark timings and ratios: printed, never hashed",
     "leviathan/cli/__init__.py": _CLI,
