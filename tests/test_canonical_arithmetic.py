@@ -47,6 +47,8 @@ PACKAGE_ROOTS = ("leviathan", "reference_cpu", "kernels", "usd")
 CANONICAL_MODULES = (
     "kernels/__init__.py",
     "kernels/backend.py",
+    "kernels/host_stage.py",
+    "kernels/physics.py",
     "kernels/trace.py",
     "leviathan/__init__.py",
     "leviathan/_frozen.py",

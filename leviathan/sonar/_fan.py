@@ -15,8 +15,11 @@ rays in the sensor frame, with for each ray
 
 and a slant-range window with its bin count. :func:`render_fan` then runs the
 stages of :mod:`leviathan.sonar._render` on them: the shared scene preparation
-and ``raycast`` tracing (every backend gives the same bits), the reference
-per-sample physics (:func:`leviathan.reference_cpu.sonar.sample_physics`),
+and ``raycast`` tracing (every backend gives the same bits), the per-sample
+physics (:func:`leviathan.reference_cpu.sonar.sample_physics` on the
+``"reference"`` backend; on every Warp backend its compiled twin,
+:func:`leviathan.kernels.host_stage.sample_physics`, which runs on the host and
+gives the same bits),
 binning (:func:`leviathan.sonar.range_bin`) and the per-cell ground truth of
 :mod:`leviathan.sonar._ground_truth` (primary, top-K, counts, truncation,
 validity, ``primary_basis``), and returns the cell channels over
@@ -45,7 +48,14 @@ from leviathan.sonar._ground_truth import (
     cell_ground_truth,
     channel_layout,
 )
-from leviathan.sonar._physics import Medium, Samples, integrated_samples, medium_at, sample_terms
+from leviathan.sonar._physics import (
+    Medium,
+    Samples,
+    compiled_samples,
+    integrated_samples,
+    medium_at,
+    sample_terms,
+)
 from leviathan.specs import WaterSpec
 
 __all__ = ["SPECKLE_EFFECT", "FanRays", "FanRender", "fan_rays", "render_fan"]
@@ -256,25 +266,35 @@ def render_fan(
     )
     lap("trace")
 
-    samples = integrated_samples(
-        hits,
-        o,
-        d,
-        scene=scene,
-        prepared=prepared,
-        window=window,
-        ray_column=rays.column,
-        ray_row=rays.row,
-        column_count=C,
-    )
     medium = medium_at(frequency_hz, water, depth_m=float(sensor_pose.translation[2]))
-    terms = sample_terms(
-        samples,
-        None,
-        medium,
-        ray_two_way_gain=rays.two_way_gain,
-        ray_solid_angle_sr=rays.solid_angle_sr,
-    )
+    physics_inputs = {
+        "scene": scene,
+        "prepared": prepared,
+        "window": window,
+        "ray_column": rays.column,
+        "ray_row": rays.row,
+        "column_count": C,
+    }
+    if backend == "reference":
+        # The numpy reference throughout: the authority the compiled stage is held to.
+        samples = integrated_samples(hits, o, d, **physics_inputs)
+        terms = sample_terms(
+            samples,
+            None,
+            medium,
+            ray_two_way_gain=rays.two_way_gain,
+            ray_solid_angle_sr=rays.solid_angle_sr,
+        )
+    else:
+        samples, terms = compiled_samples(
+            hits,
+            o,
+            d,
+            **physics_inputs,
+            medium=medium,
+            ray_two_way_gain=rays.two_way_gain,
+            ray_solid_angle_sr=rays.solid_angle_sr,
+        )
     lap("physics")
 
     binned = bin_samples(

@@ -22,7 +22,15 @@ from leviathan.scene import Scene
 from leviathan.sonar._binning import range_bin
 from leviathan.specs import WaterSpec
 
-__all__ = ["Medium", "Samples", "integrated_samples", "medium_at", "sample_terms"]
+__all__ = [
+    "Medium",
+    "Samples",
+    "compiled_samples",
+    "integrated_samples",
+    "medium_at",
+    "sample_geometry",
+    "sample_terms",
+]
 
 
 class Samples(NamedTuple):
@@ -106,15 +114,66 @@ def integrated_samples(
 
     The returned ``elevation_index`` is the ray's row and ``bearing_index`` its column.
     """
+    index = _sample_index(
+        hits,
+        window=window,
+        bearing_count=bearing_count,
+        ray_column=ray_column,
+        ray_row=ray_row,
+        column_count=column_count,
+    )
+    ray, R, inst, tri = index["ray"], index["range_m"], index["instance"], index["triangle"]
+
+    normal = _sample_normals(inst, tri, scene=scene, prepared=prepared)
+    point, cos_inc = sample_geometry(origins[ray], directions[ray], R, normal)
+
+    status = scene.instance_tables["acoustic_status"][inst]
+    return Samples(
+        **index,
+        point=point,
+        normal=normal,
+        cos_incidence=cos_inc,
+        status=status,
+        mu=_instance_mu(scene)[inst],
+        known=status == int(AcousticStatus.KNOWN),
+    )
+
+
+def sample_geometry(
+    origins: np.ndarray, directions: np.ndarray, range_m: np.ndarray, normal: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """Hit point ``o + R d`` and ``|cos θ| = |n . d|`` of each sample, float64 [n, 3] and [n].
+
+    Args:
+        origins, directions: The samples' rays in world NED, float64 [n, 3].
+        range_m: Slant range R [m], float64 [n].
+        normal: Unit normal of the hit triangle in world NED, float64 [n, 3].
+
+    Component by component: ``ox + R * dx`` etc., and ``|(nx dx + ny dy) + nz dz|``.
+    """
+    d = directions
+    point = np.array(origins, dtype=np.float64)
+    point += range_m[:, None] * d
+    cos_inc = np.abs((normal[:, 0] * d[:, 0] + normal[:, 1] * d[:, 1]) + normal[:, 2] * d[:, 2])
+    return point, cos_inc
+
+
+def _sample_index(
+    hits: TraceResult,
+    *,
+    window: dict[str, float | int],
+    bearing_count: int | None,
+    ray_column: np.ndarray | None,
+    ray_row: np.ndarray | None,
+    column_count: int | None,
+) -> dict[str, np.ndarray]:
+    """The integrated samples' rays, ranges, hits and cells (integer bookkeeping)."""
     # An integrated sample is exactly a hit that range_bin gives a bin; binning here
     # and in every re-binning (display, users) goes through that one function.
     t = hits.t
     ray_bin = range_bin(t, **window)
     inside = (hits.instance >= 0) & (ray_bin >= 0)
     ray = np.nonzero(inside)[0]
-    R = t[ray]
-    inst = hits.instance[ray].astype(np.int64)
-    tri = hits.triangle[ray].astype(np.int64)
     if bearing_count is not None:
         B = bearing_count
         j = ray // B
@@ -127,19 +186,20 @@ def integrated_samples(
         B = column_count
         j = ray_row[ray]
         i = ray_column[ray]
-    cell = ray_bin[ray] * B + i
+    return {
+        "ray": ray,
+        "range_m": t[ray],
+        "instance": hits.instance[ray].astype(np.int64),
+        "triangle": hits.triangle[ray].astype(np.int64),
+        "elevation_index": j,
+        "bearing_index": i,
+        "cell": ray_bin[ray] * B + i,
+    }
 
-    # One gather of whole rows, then the same per-component arithmetic:
-    # ``o + R * d`` component by component is ``ox + R * dx`` etc.
-    d = directions[ray]
-    dx, dy, dz = d[:, 0], d[:, 1], d[:, 2]
-    point = origins[ray].astype(np.float64, copy=False)
-    point += R[:, None] * d
-    normal = _sample_normals(inst, tri, scene=scene, prepared=prepared)
-    cos_inc = np.abs((normal[:, 0] * dx + normal[:, 1] * dy) + normal[:, 2] * dz)
 
-    status = scene.instance_tables["acoustic_status"][inst]
-    mu_by_instance = np.array(
+def _instance_mu(scene: Scene) -> np.ndarray:
+    """Lambert ``mu`` per instance, NaN where none (the sea surface's last), float64 [I + 1]."""
+    return np.array(
         [
             inst_.material.mu.value if isinstance(inst_.material, LambertMaterial) else np.nan
             for inst_ in scene.instances
@@ -147,21 +207,23 @@ def integrated_samples(
         + [np.nan],
         dtype=np.float64,
     )
-    return Samples(
-        ray=ray,
-        range_m=R,
-        instance=inst,
-        triangle=tri,
-        elevation_index=j,
-        bearing_index=i,
-        cell=cell,
-        point=point,
-        normal=normal,
-        cos_incidence=cos_inc,
-        status=status,
-        mu=mu_by_instance[inst],
-        known=status == int(AcousticStatus.KNOWN),
+
+
+def _normal_table(scene: Scene, prepared: PreparedScene) -> tuple[np.ndarray, np.ndarray]:
+    """Every instance's normals stacked, the sea surface's last; and each instance's first row.
+
+    Returns ``(rows, start)``: float64 [M, 3] and int64 [I + 1], where the sea
+    surface's entry ``start[I]`` is its one row.
+    """
+    tables = [prep.normal for prep in prepared.instances]
+    starts = [0]
+    for table in tables:
+        starts.append(starts[-1] + int(table.shape[0]))
+    offset = np.array(starts, dtype=np.int64)  # first row of each instance; the sea surface last
+    stacked = np.concatenate(
+        [*tables, np.asarray(scene.sea_surface.normal_world, dtype=np.float64).reshape(1, 3)]
     )
+    return stacked, offset
 
 
 def _sample_normals(
@@ -172,17 +234,78 @@ def _sample_normals(
     The instances' normal tables are stacked, with the sea surface's normal as the
     last row, so one gather serves every instance.
     """
-    tables = [prep.normal for prep in prepared.instances]
-    starts = [0]
-    for table in tables:
-        starts.append(starts[-1] + int(table.shape[0]))
-    offset = np.array(starts, dtype=np.int64)  # first row of each instance; the sea surface last
-    stacked = np.concatenate(
-        [*tables, np.asarray(scene.sea_surface.normal_world, dtype=np.float64).reshape(1, 3)]
-    )
+    stacked, offset = _normal_table(scene, prepared)
     surface = inst == scene.sea_surface_instance
     row = np.where(surface, offset[-1], offset[np.where(surface, 0, inst)] + tri)
     return stacked[row]
+
+
+def compiled_samples(
+    hits: TraceResult,
+    origins: np.ndarray,
+    directions: np.ndarray,
+    *,
+    scene: Scene,
+    prepared: PreparedScene,
+    window: dict[str, float | int],
+    ray_column: np.ndarray,
+    ray_row: np.ndarray,
+    column_count: int,
+    medium: Medium,
+    ray_two_way_gain: np.ndarray,
+    ray_solid_angle_sr: np.ndarray,
+) -> tuple[Samples, dict[str, np.ndarray]]:
+    """:func:`integrated_samples` and :func:`sample_terms` in one compiled pass, bit for bit.
+
+    The integer bookkeeping (which rays are samples, their cells) is this module's;
+    the per-sample float64 work runs in :func:`leviathan.kernels.host_stage.sample_physics`
+    (Warp ``cpu`` kernels calling the C library's ``pow``, as the reference does).
+    Arguments as for the two functions it replaces; returns ``(samples, terms)``.
+    """
+    from leviathan.kernels.host_stage import sample_physics
+
+    index = _sample_index(
+        hits,
+        window=window,
+        bearing_count=None,
+        ray_column=ray_column,
+        ray_row=ray_row,
+        column_count=column_count,
+    )
+    rows, start = _normal_table(scene, prepared)
+    if start.shape[0] != scene.sea_surface_instance + 1:
+        raise AssertionError("compiled_samples: the sea surface is not the last instance")
+    out = sample_physics(
+        sample_ray=index["ray"],
+        hit_t=hits.t,
+        hit_instance=hits.instance,
+        hit_triangle=hits.triangle,
+        origins=origins,
+        directions=directions,
+        normal_rows=rows,
+        normal_start=start,
+        sea_surface_instance=scene.sea_surface_instance,
+        instance_status=scene.instance_tables["acoustic_status"],
+        instance_mu=_instance_mu(scene),
+        known_status=int(AcousticStatus.KNOWN),
+        two_way_gain=ray_two_way_gain,
+        solid_angle_sr=ray_solid_angle_sr,
+        alpha_db_per_m=medium.absorption_db_per_m,
+    )
+    samples = Samples(
+        **index,
+        point=out["point"],
+        normal=out["normal"],
+        cos_incidence=out["cos_incidence"],
+        status=out["status"],
+        mu=out["mu"],
+        known=out["status"] == int(AcousticStatus.KNOWN),
+    )
+    terms = {
+        name: out[name]
+        for name in ("geometric_weight_no_absorption", "geometric_weight", "contribution")
+    }
+    return samples, terms
 
 
 def medium_at(frequency_hz: float, water: WaterSpec, *, depth_m: float) -> Medium:

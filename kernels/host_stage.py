@@ -1,0 +1,143 @@
+"""The compiled host stage: the acoustic fan's per-sample physics as Warp ``cpu`` kernels.
+
+:func:`sample_physics` gives, for the integrated samples of one ping, what
+:func:`leviathan.sonar._physics.integrated_samples` (hit point, normal,
+``|cos θ|``, acoustic status, Lambert ``mu``) and
+:func:`leviathan.reference_cpu.sonar.sample_physics` (the three return terms)
+give, bit for bit, from one pass of :func:`leviathan.kernels.physics.sample_physics`
+over the samples. It runs on the host for every tracing device (the C library's
+``pow`` is the reference's; see :mod:`leviathan.kernels.physics`), in batches of
+consecutive samples launched from the tracing stage's thread pool; each batch
+owns its samples' output slots, so the result does not depend on the number of
+threads.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+
+from leviathan._interrupt import checkpoint, interrupt_requested
+from leviathan._warp_output import init_warp
+from leviathan.kernels.backend import _pool, cpu_trace_threads, load_kernels
+
+__all__ = ["HOST_BATCH_SAMPLES", "HOST_SAMPLES_PER_THREAD", "sample_physics"]
+
+#: Samples per batch handed to one pool thread.
+HOST_BATCH_SAMPLES = 32768
+#: Samples per Warp thread within a launch (the CPU pays a fixed cost per thread).
+HOST_SAMPLES_PER_THREAD = 256
+
+_FLOAT_OUTPUTS = (
+    "cos_incidence",
+    "mu",
+    "geometric_weight_no_absorption",
+    "geometric_weight",
+    "contribution",
+)
+
+
+def sample_physics(
+    *,
+    sample_ray: np.ndarray,
+    hit_t: np.ndarray,
+    hit_instance: np.ndarray,
+    hit_triangle: np.ndarray,
+    origins: np.ndarray,
+    directions: np.ndarray,
+    normal_rows: np.ndarray,
+    normal_start: np.ndarray,
+    sea_surface_instance: int,
+    instance_status: np.ndarray,
+    instance_mu: np.ndarray,
+    known_status: int,
+    two_way_gain: np.ndarray,
+    solid_angle_sr: np.ndarray,
+    alpha_db_per_m: float | None,
+    threads: int | None = None,
+) -> dict[str, np.ndarray]:
+    """Geometry, surface and return terms of every integrated sample (Warp ``cpu``).
+
+    Args:
+        sample_ray: Ray of each sample, int64 [n] (ascending).
+        hit_t, hit_instance, hit_triangle: The nearest hit of every ray: float64,
+            int32, int32 [R].
+        origins, directions: The rays in world NED, float64 [R, 3].
+        normal_rows: Every instance's unit triangle normals stacked, the sea surface's
+            one normal last, float64 [M, 3].
+        normal_start: First row of each instance in ``normal_rows``, int64 [I + 1]
+            (the sea surface's entry is its row).
+        sea_surface_instance: The sea surface's instance index (the last).
+        instance_status: Acoustic status code per instance, uint8 [I + 1].
+        instance_mu: Lambert ``mu`` per instance, NaN where none, float64 [I + 1].
+        known_status: The KNOWN status code.
+        two_way_gain, solid_angle_sr: ``G²`` and ``dΩ`` [sr] per ray, float64 [R].
+        alpha_db_per_m: Absorption [dB/m], ``None`` when the medium is unsupported.
+        threads: Pool threads (default: the tracing stage's, one per allowed core).
+
+    Returns:
+        ``point``, ``normal`` float64 [n, 3]; ``cos_incidence``, ``mu`` and the three
+        terms float64 [n]; ``status`` uint8 [n].
+    """
+    load_kernels("cpu")
+    wp = init_warp()
+    from leviathan.kernels.physics import launch_sample_physics
+
+    n = int(sample_ray.shape[0])
+    out = {
+        "point": np.empty((n, 3), dtype=np.float64),
+        "normal": np.empty((n, 3), dtype=np.float64),
+        "status": np.empty(n, dtype=np.uint8),
+        **{name: np.empty(n, dtype=np.float64) for name in _FLOAT_OUTPUTS},
+    }
+
+    def on_cpu(a: np.ndarray, dtype) -> object:
+        return wp.array(np.ascontiguousarray(a), dtype=dtype, device="cpu", copy=False)
+
+    shared = {
+        "hit_t": on_cpu(hit_t, wp.float64),
+        "hit_instance": on_cpu(hit_instance, wp.int32),
+        "hit_triangle": on_cpu(hit_triangle, wp.int32),
+        "origins": on_cpu(origins, wp.vec3d),
+        "directions": on_cpu(directions, wp.vec3d),
+        "normal_rows": on_cpu(normal_rows, wp.vec3d),
+        "normal_start": on_cpu(normal_start, wp.int64),
+        "instance_status": on_cpu(instance_status, wp.uint8),
+        "instance_mu": on_cpu(instance_mu, wp.float64),
+        "two_way_gain": on_cpu(two_way_gain, wp.float64),
+        "solid_angle_sr": on_cpu(solid_angle_sr, wp.float64),
+    }
+    out_dtypes = {"point": wp.vec3d, "normal": wp.vec3d, "status": wp.uint8}
+    batches = list(itertools.pairwise([*range(0, n, HOST_BATCH_SAMPLES), n]))
+    skipped: list[tuple[int, int]] = []
+
+    def run(batch: tuple[int, int]) -> None:
+        if interrupt_requested():
+            skipped.append(batch)
+            return
+        a, b = batch
+        launch_sample_physics(
+            sample_ray=on_cpu(sample_ray[a:b], wp.int64),
+            **shared,
+            sea_surface_instance=sea_surface_instance,
+            known_status=known_status,
+            alpha_db_per_m=alpha_db_per_m,
+            outputs={
+                name: on_cpu(array[a:b], out_dtypes.get(name, wp.float64))
+                for name, array in out.items()
+            },
+            samples_per_thread=HOST_SAMPLES_PER_THREAD,
+        )
+
+    threads = cpu_trace_threads() if threads is None else threads
+    if threads == 1 or len(batches) <= 1:
+        for batch in batches:
+            run(batch)
+    else:
+        list(_pool(threads).map(run, batches))
+    wp.synchronize_device("cpu")
+    checkpoint()
+    if skipped:
+        raise KeyboardInterrupt
+    return out

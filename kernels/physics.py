@@ -1,0 +1,173 @@
+"""Warp per-sample physics of the acoustic fan: the compiled host stage's first kernel.
+
+Mirrors :func:`leviathan.reference_cpu.sonar.sample_physics` and the gathers of
+:func:`leviathan.sonar._physics.integrated_samples` operation for operation, in
+float64, in the same written order (see the reference module's docstring for
+the formulas)::
+
+    point   = o + R * d                                  # component by component
+    cos_inc = |(nx * dx + ny * dy) + nz * dz|
+    area    = ((R * R) * dOmega) / cos_inc
+    gw0     = (G2 * area) / ((R * R) * (R * R))
+    gw      = gw0 * pow(10, -((alpha * (2 * R)) / 10))    # NaN: medium unsupported
+    c       = (mu * (cos_inc * cos_inc)) * gw             # NaN: status not KNOWN
+
+The module compiles with ``fuse_fp=False`` (no FMA contraction) and
+``fast_math=False`` (IEEE division), so each ``+ - * /`` rounds as numpy's does.
+It runs on Warp's ``cpu`` device only: there ``wp.pow`` is the C library's
+``::pow``, the very function ``math.pow`` calls in the reference (CUDA's ``pow``
+is another algorithm, whose last bit differs). Constants are typed
+``wp.float64``; the NaN written where a term has no value is numpy's
+``np.nan`` bit pattern, ``0x7ff8000000000000``.
+
+Each thread owns a run of consecutive samples (``samples_per_thread``; Warp's CPU
+launch pays a fixed entry cost per thread) and writes only their slots.
+"""
+
+from __future__ import annotations
+
+import warp as wp
+
+wp.set_module_options(
+    {"fuse_fp": False, "fast_math": False, "enable_backward": False, "optimization_level": 3}
+)
+
+__all__ = ["launch_sample_physics", "sample_physics"]
+
+TWO = wp.constant(wp.float64(2.0))
+TEN = wp.constant(wp.float64(10.0))
+# float("nan") is 0x7ff8000000000000, numpy's np.nan; a float32 NaN widened is the same.
+NAN = wp.constant(wp.float64(float("nan")))
+
+
+@wp.kernel
+def sample_physics(
+    sample_ray: wp.array(dtype=wp.int64),
+    hit_t: wp.array(dtype=wp.float64),
+    hit_instance: wp.array(dtype=wp.int32),
+    hit_triangle: wp.array(dtype=wp.int32),
+    origins: wp.array(dtype=wp.vec3d),
+    directions: wp.array(dtype=wp.vec3d),
+    normal_rows: wp.array(dtype=wp.vec3d),
+    normal_start: wp.array(dtype=wp.int64),
+    sea_surface_instance: wp.int32,
+    instance_status: wp.array(dtype=wp.uint8),
+    instance_mu: wp.array(dtype=wp.float64),
+    known_status: wp.uint8,
+    two_way_gain: wp.array(dtype=wp.float64),
+    solid_angle_sr: wp.array(dtype=wp.float64),
+    alpha_db_per_m: wp.float64,
+    medium_supported: wp.int32,
+    sample_count: wp.int32,
+    samples_per_thread: wp.int32,
+    point: wp.array(dtype=wp.vec3d),
+    normal: wp.array(dtype=wp.vec3d),
+    cos_incidence: wp.array(dtype=wp.float64),
+    status: wp.array(dtype=wp.uint8),
+    mu: wp.array(dtype=wp.float64),
+    geometric_weight_no_absorption: wp.array(dtype=wp.float64),
+    geometric_weight: wp.array(dtype=wp.float64),
+    contribution: wp.array(dtype=wp.float64),
+):
+    """One run of samples: geometry, surface and the return terms of each."""
+    first = wp.tid() * samples_per_thread
+    last = wp.min(first + samples_per_thread, sample_count)
+    for s in range(first, last):
+        r = sample_ray[s]
+        R = hit_t[r]
+        inst = hit_instance[r]
+        o = origins[r]
+        d = directions[r]
+        p = wp.vec3d(o[0] + R * d[0], o[1] + R * d[1], o[2] + R * d[2])
+        # The sea surface (the last instance index) has one normal row, whatever the triangle.
+        row = normal_start[inst]
+        if inst != sea_surface_instance:
+            row = row + wp.int64(hit_triangle[r])
+        n = normal_rows[row]
+        ci = wp.abs((n[0] * d[0] + n[1] * d[1]) + n[2] * d[2])
+        code = instance_status[inst]
+        m = instance_mu[inst]
+        r2 = R * R
+        area = (r2 * solid_angle_sr[r]) / ci
+        gw0 = (two_way_gain[r] * area) / (r2 * r2)
+        gw = NAN
+        c = NAN
+        if medium_supported != 0:
+            x = (alpha_db_per_m * (TWO * R)) / TEN
+            gw = gw0 * wp.pow(TEN, -x)
+            if code == known_status:
+                c = (m * (ci * ci)) * gw
+        point[s] = p
+        normal[s] = n
+        cos_incidence[s] = ci
+        status[s] = code
+        mu[s] = m
+        geometric_weight_no_absorption[s] = gw0
+        geometric_weight[s] = gw
+        contribution[s] = c
+
+
+def launch_sample_physics(
+    *,
+    sample_ray,
+    hit_t,
+    hit_instance,
+    hit_triangle,
+    origins,
+    directions,
+    normal_rows,
+    normal_start,
+    sea_surface_instance: int,
+    instance_status,
+    instance_mu,
+    known_status: int,
+    two_way_gain,
+    solid_angle_sr,
+    alpha_db_per_m: float | None,
+    outputs: dict,
+    samples_per_thread: int,
+) -> None:
+    """Launches :func:`sample_physics` over every sample on the ``cpu`` device.
+
+    ``alpha_db_per_m`` ``None`` means the medium is unsupported (``gw`` and ``c`` NaN).
+    ``outputs`` holds the eight output arrays by the kernel's parameter names.
+    """
+    count = int(sample_ray.shape[0])
+    if count == 0:
+        return
+    threads = -(-count // samples_per_thread)
+    wp.launch(
+        sample_physics,
+        dim=threads,
+        inputs=[
+            sample_ray,
+            hit_t,
+            hit_instance,
+            hit_triangle,
+            origins,
+            directions,
+            normal_rows,
+            normal_start,
+            wp.int32(sea_surface_instance),
+            instance_status,
+            instance_mu,
+            wp.uint8(known_status),
+            two_way_gain,
+            solid_angle_sr,
+            wp.float64(0.0 if alpha_db_per_m is None else alpha_db_per_m),
+            wp.int32(0 if alpha_db_per_m is None else 1),
+            wp.int32(count),
+            wp.int32(samples_per_thread),
+        ],
+        outputs=[
+            outputs["point"],
+            outputs["normal"],
+            outputs["cos_incidence"],
+            outputs["status"],
+            outputs["mu"],
+            outputs["geometric_weight_no_absorption"],
+            outputs["geometric_weight"],
+            outputs["contribution"],
+        ],
+        device="cpu",
+    )

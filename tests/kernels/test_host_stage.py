@@ -1,0 +1,325 @@
+"""The compiled host stage (Warp ``cpu`` kernels) against the numpy reference, bit for bit.
+
+Three layers: each expression of :mod:`leviathan.kernels.physics` over ten million
+seeded inputs chosen to reach every branch and IEEE corner (subnormals, ±0, NaN,
+±inf, overflow of ``R⁴``, ``cos θ = 0``, the status and medium branches); the
+kernel's ``pow`` shown to be the C library's (``math.pow``'s) on inputs where that
+differs from the correctly rounded value and from numpy's; and whole pings of random
+scenes through :func:`leviathan.sonar._physics.compiled_samples` against
+:func:`integrated_samples` + :func:`sample_terms`, every sample field compared.
+Comparisons are on the float64 bit patterns (``view(np.uint64)``); a NaN equals any
+NaN (its sign is not part of the contract: published channels are canonical), and the
+NaN the kernel writes for a missing value is numpy's own.
+"""
+
+from __future__ import annotations
+
+import math
+from decimal import Decimal, getcontext
+
+import numpy as np
+import pytest
+
+from leviathan.frames import Transform
+from leviathan.kernels import host_stage
+from leviathan.kernels import physics as kp
+from leviathan.materials import AcousticStatus
+from leviathan.raycast import prepare_scene, trace_rays
+from leviathan.reference_cpu import sonar as ref
+from leviathan.sonar._physics import (
+    compiled_samples,
+    integrated_samples,
+    medium_at,
+    sample_geometry,
+    sample_terms,
+)
+from leviathan.specs import WaterSpec
+
+KNOWN = int(AcousticStatus.KNOWN)
+INPUTS_PER_EXPRESSION = 10_000_000
+CHUNK = 1_000_000
+
+
+def _bits(a: np.ndarray) -> np.ndarray:
+    return np.ascontiguousarray(a).view(np.uint64)
+
+
+def _corner_floats(rng: np.random.Generator, n: int) -> np.ndarray:
+    """float64 [n]: mostly ordinary ranges, with every IEEE corner mixed in.
+
+    Ranges are never below -0.0 (a slant range; ``math.pow`` in the reference raises
+    on an overflowing ``10**-x``, which needs a negative range).
+    """
+    corners = np.array(
+        [
+            0.0,
+            -0.0,
+            5e-324,
+            -5e-324,
+            2.2250738585072014e-308,
+            1e-300,
+            1.0,
+            1e154,  # R⁴ overflows to inf
+            1.4e77,  # R⁴ near the top of float64
+            1e300,
+            np.inf,
+            np.nan,
+            np.finfo(np.float64).max,
+        ]
+    )
+    kind = rng.integers(0, 10, n)
+    a = rng.uniform(0.0, 120.0, n)
+    a[kind == 1] = rng.exponential(1e-3, int((kind == 1).sum()))
+    a[kind == 2] = rng.choice(corners, int((kind == 2).sum()))
+    a[kind == 3] = np.ldexp(rng.uniform(0.5, 1.0, int((kind == 3).sum())), -1060)  # subnormal
+    a[kind == 4] = rng.uniform(0.0, 1e-6, int((kind == 4).sum()))
+    return a
+
+
+def _case(rng: np.random.Generator, n: int, instances: int) -> dict:
+    """One chunk of kernel inputs: n samples, each its own ray, over ``instances`` meshes."""
+    triangles = rng.integers(1, 40, instances)
+    start = np.concatenate([[0], np.cumsum(triangles)]).astype(np.int64)  # sea surface last
+    rows = rng.normal(size=(int(start[-1]) + 1, 3))
+    rows[rng.random(rows.shape[0]) < 0.02] = 0.0  # cos θ = 0: area = inf
+    flat = rows.reshape(-1)
+    flat[rng.random(flat.shape[0]) < 0.005] = np.nan
+    inst = rng.integers(0, instances + 1, n).astype(np.int32)  # instances = the sea surface
+    tri = np.where(
+        inst == instances,
+        0,
+        rng.integers(0, 1 << 30, n) % triangles[np.minimum(inst, instances - 1)],
+    )
+    status = rng.integers(0, 5, instances + 1).astype(np.uint8)
+    status[:2] = KNOWN
+    mu = rng.uniform(0.0, 1.0, instances + 1)
+    mu[rng.random(instances + 1) < 0.1] = np.nan
+    mu[-1] = np.nan
+    o = rng.uniform(-50.0, 50.0, (n, 3))
+    odd = rng.random(n) < 0.01
+    o[odd] = _corner_floats(rng, 3 * int(odd.sum())).reshape(-1, 3) * rng.choice(
+        [-1.0, 1.0], (int(odd.sum()), 3)
+    )
+    d = rng.normal(size=(n, 3))
+    d /= np.sqrt((d * d).sum(axis=1))[:, None]
+    d[rng.random(n) < 0.01, 0] = np.nan
+    gain = rng.uniform(0.0, 1.0, n)
+    gain[rng.random(n) < 0.02] = 0.0
+    domega = rng.uniform(0.0, 1e-4, n)
+    domega[rng.random(n) < 0.01] = 5e-324
+    return {
+        "sample_ray": np.arange(n, dtype=np.int64),
+        "hit_t": _corner_floats(rng, n),
+        "hit_instance": inst,
+        "hit_triangle": tri.astype(np.int32),
+        "origins": o,
+        "directions": d,
+        "normal_rows": rows,
+        "normal_start": start,
+        "sea_surface_instance": instances,
+        "instance_status": status,
+        "instance_mu": mu,
+        "known_status": KNOWN,
+        "two_way_gain": gain,
+        "solid_angle_sr": domega,
+    }
+
+
+_reference_terms = ref.sample_physics
+
+
+def _reference(case: dict, alpha: float | None) -> dict[str, np.ndarray]:
+    """The reference's arithmetic on the same inputs (gathers are exact index lookups)."""
+    ray = case["sample_ray"]
+    inst = case["hit_instance"][ray].astype(np.int64)
+    surface = inst == case["sea_surface_instance"]
+    row = case["normal_start"][inst] + np.where(surface, 0, case["hit_triangle"][ray])
+    normal = case["normal_rows"][row]
+    R = case["hit_t"][ray]
+    with np.errstate(all="ignore"):
+        point, cos_inc = sample_geometry(case["origins"][ray], case["directions"][ray], R, normal)
+    status = case["instance_status"][inst]
+    mu = case["instance_mu"][inst]
+    with np.errstate(all="ignore"):  # the corners overflow on purpose
+        terms = _reference_terms(
+            range_m=R,
+            cos_incidence=cos_inc,
+            two_way_gain=case["two_way_gain"][ray],
+            solid_angle_sr=case["solid_angle_sr"][ray],
+            mu=mu,
+            known=status == KNOWN,
+            alpha_db_per_m=alpha,
+        )
+    return {
+        "point": point,
+        "normal": normal,
+        "cos_incidence": cos_inc,
+        "status": status,
+        "mu": mu,
+        **terms,
+    }
+
+
+def _assert_same(got: dict, want: dict) -> None:
+    assert set(got) == set(want)
+    for name, w in want.items():
+        g = got[name]
+        assert g.dtype == w.dtype and g.shape == w.shape, name
+        if w.dtype == np.float64:
+            # A NaN is a NaN: which operand's sign a NaN result carries is the compiler's
+            # operand order (and differs between x86 and ARM); every channel a frame
+            # publishes is made canonical (canonical_nan), which the parity suite holds.
+            nan = np.isnan(w)
+            np.testing.assert_array_equal(np.isnan(g), nan, err_msg=name)
+            np.testing.assert_array_equal(_bits(g)[~nan], _bits(w)[~nan], err_msg=name)
+        else:
+            np.testing.assert_array_equal(g, w, err_msg=name)
+
+
+@pytest.mark.slow
+def test_every_expression_equals_the_reference_on_ten_million_inputs() -> None:
+    rng = np.random.default_rng(20261202)
+    alphas = (None, 0.0, 5e-324, 0.0123, 0.5, 3.7, 1e5)
+    branches = {"nan_range": 0, "inf_area": 0, "overflow": 0, "subnormal": 0, "known": 0}
+    for chunk in range(INPUTS_PER_EXPRESSION // CHUNK):
+        case = _case(rng, CHUNK, instances=int(rng.integers(1, 60)))
+        alpha = alphas[chunk % len(alphas)]
+        want = _reference(case, alpha)
+        got = host_stage.sample_physics(**case, alpha_db_per_m=alpha, threads=2)
+        _assert_same(got, want)
+        r = case["hit_t"]
+        branches["nan_range"] += int(np.isnan(r).sum())
+        branches["inf_area"] += int(np.isinf(want["geometric_weight_no_absorption"]).sum())
+        with np.errstate(over="ignore"):
+            branches["overflow"] += int((np.isfinite(r) & np.isinf(r * r * (r * r))).sum())
+        branches["subnormal"] += int(((r != 0) & (np.abs(r) < 2.2250738585072014e-308)).sum())
+        branches["known"] += int((want["status"] == KNOWN).sum())
+    assert all(count > 1000 for count in branches.values()), branches
+
+
+def test_the_nan_the_kernel_writes_is_numpys() -> None:
+    case = _case(np.random.default_rng(3), 1000, instances=4)
+    got = host_stage.sample_physics(**case, alpha_db_per_m=None)
+    assert _bits(got["geometric_weight"])[0] == _bits(np.array([np.nan]))[0]
+    assert _bits(got["contribution"])[0] == np.uint64(0x7FF8000000000000)
+
+
+def _correctly_rounded_pow10(x: float) -> float:
+    getcontext().prec = 60
+    return float(Decimal(10) ** Decimal(x))
+
+
+def test_the_kernels_pow_is_the_c_librarys_not_numpys_nor_correct_rounding() -> None:
+    # Find inputs where libm's pow(10, -x) is not the correctly rounded value: a
+    # kernel computing a correctly rounded pow (or numpy's SIMD power) would differ
+    # from the reference there; the compiled stage must equal math.pow on all of them.
+    rng = np.random.default_rng(11)
+    R = rng.uniform(0.0, 30.0, 400_000)
+    x = (5.0 * (2.0 * R)) / 10.0  # the kernel's exponent with alpha = 5 dB/m, as it rounds
+    libm = np.array([math.pow(10.0, -v) for v in x.tolist()])
+    candidates = np.nonzero(np.power(10.0, -x) != libm)[0]
+    not_cr = [k for k in candidates.tolist()[:4000] if libm[k] != _correctly_rounded_pow10(-x[k])]
+    numpy_differs = candidates.shape[0]
+    n = x.shape[0]
+    case = _case(np.random.default_rng(5), n, instances=1)
+    case["hit_t"] = R
+    case["normal_rows"][:] = (0.0, 0.0, 1.0)
+    case["directions"][:] = (0.0, 0.0, 1.0)
+    case["two_way_gain"][:] = 1.0
+    case["solid_angle_sr"][:] = 1.0
+    got = host_stage.sample_physics(**case, alpha_db_per_m=5.0)
+    gw0 = got["geometric_weight_no_absorption"]
+    with np.errstate(all="ignore"):
+        want_gw = gw0 * libm
+    np.testing.assert_array_equal(_bits(got["geometric_weight"]), _bits(want_gw))
+    assert numpy_differs > 1000, "numpy's power should differ from libm somewhere"
+    assert len(not_cr) > 0, "no input where libm's pow is not correctly rounded was found"
+    cr_gw = gw0[not_cr] * np.array([_correctly_rounded_pow10(-x[k]) for k in not_cr])
+    assert (cr_gw != got["geometric_weight"][not_cr]).any()
+
+
+def test_results_do_not_depend_on_the_thread_count() -> None:
+    case = _case(np.random.default_rng(8), 200_000, instances=7)
+    one = host_stage.sample_physics(**case, alpha_db_per_m=0.2, threads=1)
+    for threads in (2, 3, 7):
+        _assert_same(host_stage.sample_physics(**case, alpha_db_per_m=0.2, threads=threads), one)
+
+
+def test_no_samples_give_empty_outputs() -> None:
+    case = _case(np.random.default_rng(9), 10, instances=2)
+    case["sample_ray"] = np.zeros(0, dtype=np.int64)
+    got = host_stage.sample_physics(**case, alpha_db_per_m=0.2)
+    assert got["point"].shape == (0, 3) and got["contribution"].shape == (0,)
+
+
+def test_the_physics_module_compiles_without_contraction_or_fast_math() -> None:
+    options = kp.sample_physics.module.options
+    assert options["fuse_fp"] is False
+    assert options["fast_math"] is False
+
+
+@pytest.fixture(scope="module")
+def survey() -> tuple:
+    """The demo's survey scene (a small seabed, its targets) and the catalogue sonar, coarser."""
+    from leviathan.bench import survey_scene
+    from leviathan.catalogue import get_vehicle
+
+    spec = get_vehicle("reference_survey_vehicle").sensor("sonar")
+    return survey_scene(3000), spec.model_copy(update={"elevation_sample_count": 97})
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_compiled_samples_equal_the_reference_stage_on_random_pings(seed: int, survey) -> None:
+    from leviathan.sonar._render import _fan_rays_for
+
+    rng = np.random.default_rng(seed)
+    scene, spec = survey
+    pose = Transform.from_euler(
+        float(rng.uniform(-0.3, 0.3)),
+        float(rng.uniform(-0.2, 0.6)),
+        float(rng.uniform(-3.0, 3.0)),
+        translation=(float(rng.uniform(-5, 5)), float(rng.uniform(-5, 5)), 20.0),
+    )
+    rays = _fan_rays_for(spec)
+    d = pose.apply_direction(rays.directions)
+    o = np.ascontiguousarray(np.broadcast_to(pose.translation, d.shape))
+    prepared = prepare_scene(scene)
+    hits = trace_rays(
+        prepared, o, d, t_max=spec.range_max_m, sea_surface_instance=scene.sea_surface_instance
+    )
+    water = WaterSpec() if seed % 3 else WaterSpec(salinity_psu=0.2)  # unsupported medium
+    medium = medium_at(spec.frequency_hz, water, depth_m=20.0)
+    window = {
+        "range_min_m": spec.range_min_m,
+        "range_max_m": spec.range_max_m,
+        "range_bin_count": spec.range_bin_count,
+    }
+    common = {
+        "scene": scene,
+        "prepared": prepared,
+        "window": window,
+        "ray_column": rays.column,
+        "ray_row": rays.row,
+        "column_count": rays.column_count,
+    }
+    want_samples = integrated_samples(hits, o, d, **common)
+    want_terms = sample_terms(
+        want_samples,
+        None,
+        medium,
+        ray_two_way_gain=rays.two_way_gain,
+        ray_solid_angle_sr=rays.solid_angle_sr,
+    )
+    got_samples, got_terms = compiled_samples(
+        hits,
+        o,
+        d,
+        **common,
+        medium=medium,
+        ray_two_way_gain=rays.two_way_gain,
+        ray_solid_angle_sr=rays.solid_angle_sr,
+    )
+    assert want_samples.ray.shape[0] > 100
+    assert medium.support.supported == bool(seed % 3)
+    _assert_same(got_samples._asdict(), want_samples._asdict())
+    _assert_same(got_terms, want_terms)
