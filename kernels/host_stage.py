@@ -22,7 +22,7 @@ from leviathan._interrupt import checkpoint, interrupt_requested
 from leviathan._warp_output import init_warp
 from leviathan.kernels.backend import _pool, cpu_trace_threads, load_kernels
 
-__all__ = ["HOST_BATCH_SAMPLES", "HOST_SAMPLES_PER_THREAD", "sample_physics"]
+__all__ = ["HOST_BATCH_SAMPLES", "HOST_SAMPLES_PER_THREAD", "acos_clipped", "sample_physics"]
 
 #: Samples per batch handed to one pool thread.
 HOST_BATCH_SAMPLES = 32768
@@ -141,3 +141,27 @@ def sample_physics(
     if skipped:
         raise KeyboardInterrupt
     return out
+
+
+def acos_clipped(x: np.ndarray) -> np.ndarray:
+    """:func:`leviathan.reference_cpu.sonar.acos_clipped` compiled: the C library's ``acos``.
+
+    Args:
+        x: ``|cos θ|`` values, float64 [n] (NaN allowed: it stays NaN).
+
+    Returns:
+        ``acos(min(x, 1))`` [rad], float64 [n], bit for bit the reference's.
+    """
+    load_kernels("cpu")
+    wp = init_warp()
+    from leviathan.kernels.physics import launch_acos_clipped
+
+    x = np.ascontiguousarray(x, dtype=np.float64)
+    angle = np.empty_like(x)
+    launch_acos_clipped(
+        x=wp.array(x, dtype=wp.float64, device="cpu", copy=False),
+        angle=wp.array(angle, dtype=wp.float64, device="cpu", copy=False),
+        per_thread=HOST_SAMPLES_PER_THREAD,
+    )
+    wp.synchronize_device("cpu")
+    return angle

@@ -32,8 +32,9 @@ wp.set_module_options(
     {"fuse_fp": False, "fast_math": False, "enable_backward": False, "optimization_level": 3}
 )
 
-__all__ = ["launch_sample_physics", "sample_physics"]
+__all__ = ["acos_clipped", "launch_acos_clipped", "launch_sample_physics", "sample_physics"]
 
+ONE = wp.constant(wp.float64(1.0))
 TWO = wp.constant(wp.float64(2.0))
 TEN = wp.constant(wp.float64(10.0))
 # float("nan") is 0x7ff8000000000000, numpy's np.nan; a float32 NaN widened is the same.
@@ -105,6 +106,42 @@ def sample_physics(
         geometric_weight_no_absorption[s] = gw0
         geometric_weight[s] = gw
         contribution[s] = c
+
+
+@wp.kernel
+def acos_clipped(
+    x: wp.array(dtype=wp.float64),
+    count: wp.int32,
+    per_thread: wp.int32,
+    angle: wp.array(dtype=wp.float64),
+):
+    """``acos(min(x, 1))`` of a run of values; NaN stays NaN (numpy's ``minimum`` keeps it).
+
+    ``wp.acos`` also clamps below at -1 (the reference's ``math.acos`` would raise
+    there); the values are ``|cos θ|``, never below 0.
+    """
+    first = wp.tid() * per_thread
+    last = wp.min(first + per_thread, count)
+    for k in range(first, last):
+        v = x[k]
+        if wp.isnan(v):
+            angle[k] = v
+        else:
+            angle[k] = wp.acos(wp.min(v, ONE))
+
+
+def launch_acos_clipped(*, x, angle, per_thread: int) -> None:
+    """Launches :func:`acos_clipped` over every value on the ``cpu`` device."""
+    count = int(x.shape[0])
+    if count == 0:
+        return
+    wp.launch(
+        acos_clipped,
+        dim=-(-count // per_thread),
+        inputs=[x, wp.int32(count), wp.int32(per_thread)],
+        outputs=[angle],
+        device="cpu",
+    )
 
 
 def launch_sample_physics(

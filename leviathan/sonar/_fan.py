@@ -39,6 +39,7 @@ from leviathan._frozen import frozen_array
 from leviathan.frames import Transform
 from leviathan.random import exponential
 from leviathan.raycast import PreparedScene, TraceResult, prepare_scene, trace_rays
+from leviathan.reference_cpu.sonar import acos_clipped
 from leviathan.scene import Scene
 from leviathan.sonar._binning import _range_window, bin_samples
 from leviathan.sonar._frame import _ChannelBuffer, _FrozenChannels
@@ -203,6 +204,12 @@ class FanRender(NamedTuple):
     directions: np.ndarray
 
 
+def _compiled_acos() -> Callable[[np.ndarray], np.ndarray]:
+    from leviathan.kernels.host_stage import acos_clipped as compiled
+
+    return compiled
+
+
 def render_fan(
     scene: Scene,
     rays: FanRays,
@@ -340,6 +347,7 @@ def render_fan(
         status=samples.status,
         tables=scene.instance_tables,
         terms=terms,
+        incidence=_compiled_acos() if backend != "reference" else acos_clipped,
     )
     lap("channels")
 

@@ -323,3 +323,22 @@ def test_compiled_samples_equal_the_reference_stage_on_random_pings(seed: int, s
     assert medium.support.supported == bool(seed % 3)
     _assert_same(got_samples._asdict(), want_samples._asdict())
     _assert_same(got_terms, want_terms)
+
+
+@pytest.mark.slow
+def test_acos_clipped_equals_the_reference_on_ten_million_inputs() -> None:
+    rng = np.random.default_rng(77)
+    corners = np.array([0.0, -0.0, 5e-324, 1.0, np.nextafter(1.0, 0.0), np.nextafter(1.0, 2.0)])
+    for _ in range(INPUTS_PER_EXPRESSION // CHUNK):
+        x = rng.uniform(0.0, 1.0, CHUNK)
+        kind = rng.integers(0, 8, CHUNK)
+        x[kind == 1] = rng.choice(corners, int((kind == 1).sum()))
+        x[kind == 2] = np.ldexp(rng.uniform(0.5, 1.0, int((kind == 2).sum())), -1060)
+        x[kind == 3] = rng.uniform(1.0, 3.0, int((kind == 3).sum()))  # clipped to 1
+        x[kind == 4] = 1.0 - rng.exponential(1e-12, int((kind == 4).sum()))
+        x[rng.random(CHUNK) < 0.001] = np.nan
+        want = ref.acos_clipped(x)
+        got = host_stage.acos_clipped(x)
+        assert got.dtype == np.float64 and got.shape == x.shape
+        np.testing.assert_array_equal(np.isnan(got), np.isnan(want))
+        np.testing.assert_array_equal(_bits(got)[~np.isnan(want)], _bits(want)[~np.isnan(want)])
