@@ -115,7 +115,8 @@ def check_device(device: str) -> str:
 def load_kernels(device: str = "cpu") -> CompileReport:
     """Compiles (or loads from Warp's kernel cache) the tracing kernels on ``device``.
 
-    The compiled host stage's kernels (:mod:`leviathan.kernels.physics`) are loaded
+    The compiled host stage's kernels (:mod:`leviathan.kernels.physics`,
+    :mod:`leviathan.kernels.ground_truth`) are loaded
     on the ``cpu`` device with them, where they always run.
 
     The first call per device is timed and reported (logged at INFO on
@@ -127,13 +128,14 @@ def load_kernels(device: str = "cpu") -> CompileReport:
         report = _reports.get(device)
         if report is None:
             wp = _warp()
-            from leviathan.kernels import physics, trace
+            from leviathan.kernels import ground_truth, physics, trace
 
             t0 = time.perf_counter()
             with quiet_warp():
                 wp.load_module(trace, device=device)
                 # The compiled host stage runs on the CPU whatever device traces.
                 wp.load_module(physics, device="cpu")
+                wp.load_module(ground_truth, device="cpu")
             report = CompileReport(device, time.perf_counter() - t0, wp.config.version)
             _reports[device] = report
             _log.info(

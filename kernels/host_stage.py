@@ -165,3 +165,122 @@ def acos_clipped(x: np.ndarray) -> np.ndarray:
     )
     wp.synchronize_device("cpu")
     return angle
+
+
+#: Cells per Warp thread in the ground-truth kernel, and per batch handed to a pool thread.
+HOST_CELLS_PER_THREAD = 64
+HOST_BATCH_CELLS = 16384
+
+
+def cell_ground_truth(
+    *,
+    top_k: int,
+    medium_supported: bool,
+    sample_cell: np.ndarray,
+    sample_elevation: np.ndarray,
+    sample_instance: np.ndarray,
+    sample_range: np.ndarray,
+    sample_status: np.ndarray,
+    contribution: np.ndarray,
+    geometric_weight: np.ndarray,
+    geometric_weight_no_absorption: np.ndarray,
+    sample_count: np.ndarray,
+    linear_return: np.ndarray,
+    threads: int | None = None,
+) -> dict[str, np.ndarray]:
+    """:func:`leviathan.sonar._ground_truth.cell_ground_truth` compiled, bit for bit.
+
+    Same arguments and outputs (``primary_basis``, ``validity``, ``truncation``,
+    ``sample_rank``, ``sample_dominance``); ``threads`` as for :func:`sample_physics`.
+    The samples are grouped by cell with a counting sort (one thread), then the cells
+    are split into batches of consecutive cells, each owning its cells' slots and its
+    samples' slots.
+    """
+    load_kernels("cpu")
+    wp = init_warp()
+    from leviathan.kernels import ground_truth as kg
+
+    n = int(sample_cell.shape[0])
+    cells = int(sample_count.shape[0])
+    if n >= 2**31 or cells >= 2**31:
+        raise ValueError(f"cell_ground_truth: {n} samples over {cells} cells exceed int32 slots")
+    count = np.ascontiguousarray(sample_count, dtype=np.int32)
+    start = np.zeros(cells, dtype=np.int32)
+    if cells > 1:
+        np.cumsum(count[:-1], out=start[1:])
+    out = {
+        "primary_basis": np.empty(cells, dtype=np.uint8),
+        "validity": np.empty(cells, dtype=np.uint16),
+        "truncation": np.empty(cells, dtype=np.float64),
+        "sample_rank": np.empty(n, dtype=np.int64),
+        "sample_dominance": np.empty(n, dtype=np.float64),
+    }
+    grouped = np.empty(n, dtype=np.int32)
+    order = np.empty(n, dtype=np.int32)
+    scratch = np.empty(n, dtype=np.int32)
+
+    def on_cpu(a: np.ndarray, dtype) -> object:
+        return wp.array(np.ascontiguousarray(a), dtype=dtype, device="cpu", copy=False)
+
+    cell = np.ascontiguousarray(sample_cell, dtype=np.int64)
+    if n:
+        wp.launch(
+            kg.group_by_cell,
+            dim=1,
+            inputs=[on_cpu(cell, wp.int64), wp.int32(n), on_cpu(start.copy(), wp.int32)],
+            outputs=[on_cpu(grouped, wp.int32)],
+            device="cpu",
+        )
+    arrays = [
+        on_cpu(start, wp.int32),
+        on_cpu(count, wp.int32),
+        on_cpu(np.ascontiguousarray(linear_return, dtype=np.float64), wp.float64),
+        on_cpu(grouped, wp.int32),
+        on_cpu(np.ascontiguousarray(sample_instance, dtype=np.int64), wp.int64),
+        on_cpu(np.ascontiguousarray(sample_range, dtype=np.float64), wp.float64),
+        on_cpu(np.ascontiguousarray(sample_elevation, dtype=np.int64), wp.int64),
+        on_cpu(np.ascontiguousarray(sample_status, dtype=np.uint8), wp.uint8),
+        on_cpu(contribution, wp.float64),
+        on_cpu(geometric_weight, wp.float64),
+        on_cpu(geometric_weight_no_absorption, wp.float64),
+        wp.int32(top_k),
+        wp.int32(1 if medium_supported else 0),
+    ]
+    outputs = [
+        on_cpu(order, wp.int32),
+        on_cpu(scratch, wp.int32),
+        on_cpu(out["sample_dominance"], wp.float64),
+        on_cpu(out["sample_rank"], wp.int64),
+        on_cpu(out["primary_basis"], wp.uint8),
+        on_cpu(out["validity"], wp.uint16),
+        on_cpu(out["truncation"], wp.float64),
+    ]
+    batches = list(itertools.pairwise([*range(0, cells, HOST_BATCH_CELLS), cells]))
+    skipped: list[tuple[int, int]] = []
+
+    def run(batch: tuple[int, int]) -> None:
+        if interrupt_requested():
+            skipped.append(batch)
+            return
+        a, b = batch
+        # Every array is whole; the batch is a range of cells, each owning its own
+        # slots and those of its samples.
+        wp.launch(
+            kg.cell_ground_truth,
+            dim=-(-(b - a) // HOST_CELLS_PER_THREAD),
+            inputs=[*arrays, wp.int32(a), wp.int32(b), wp.int32(HOST_CELLS_PER_THREAD)],
+            outputs=outputs,
+            device="cpu",
+        )
+
+    threads = cpu_trace_threads() if threads is None else threads
+    if threads == 1 or len(batches) <= 1:
+        for batch in batches:
+            run(batch)
+    else:
+        list(_pool(threads).map(run, batches))
+    wp.synchronize_device("cpu")
+    checkpoint()
+    if skipped:
+        raise KeyboardInterrupt
+    return out

@@ -47,6 +47,7 @@ PACKAGE_ROOTS = ("leviathan", "reference_cpu", "kernels", "usd")
 CANONICAL_MODULES = (
     "kernels/__init__.py",
     "kernels/backend.py",
+    "kernels/ground_truth.py",
     "kernels/host_stage.py",
     "kernels/physics.py",
     "kernels/trace.py",
@@ -379,6 +380,12 @@ ALLOWLIST: tuple[Allowed, ...] = (
         "render_camera",
         "T_world_sensor @ T_SENSOR_CAMERA",
         _TRANSFORM_AT,
+    ),
+    Allowed(
+        "kernels/host_stage.py",
+        "cell_ground_truth",
+        "np.cumsum(count[:-1], out=start[1:])",
+        "int32 per-cell sample counts: an integer prefix sum is exact in any order",
     ),
     Allowed(
         "reference_cpu/trace.py",

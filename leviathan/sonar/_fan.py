@@ -16,15 +16,18 @@ rays in the sensor frame, with for each ray
 and a slant-range window with its bin count. :func:`render_fan` then runs the
 stages of :mod:`leviathan.sonar._render` on them: the shared scene preparation
 and ``raycast`` tracing (every backend gives the same bits), the per-sample
-physics (:func:`leviathan.reference_cpu.sonar.sample_physics` on the
-``"reference"`` backend; on every Warp backend its compiled twin,
-:func:`leviathan.kernels.host_stage.sample_physics`, which runs on the host and
-gives the same bits),
+physics (:func:`leviathan.reference_cpu.sonar.sample_physics`),
 binning (:func:`leviathan.sonar.range_bin`) and the per-cell ground truth of
 :mod:`leviathan.sonar._ground_truth` (primary, top-K, counts, truncation,
 validity, ``primary_basis``), and returns the cell channels over
 ``[range_bin, column]``. The imaging sonar's frames are this function's output
 for its rays (``r = j * B + i``: column ``i``, row ``j``), bit for bit.
+
+The ``"reference"`` backend runs the numpy stages throughout: the authority. Every
+Warp backend runs the compiled host stage instead (:mod:`leviathan.kernels.host_stage`:
+the per-sample physics, the incidence angle and the per-cell ground truth as Warp
+``cpu`` kernels, on the host whatever device traces), which gives the same bits —
+the three frozen fixtures and ``tests/kernels/test_host_stage.py`` hold it to that.
 """
 
 from __future__ import annotations
@@ -210,6 +213,12 @@ def _compiled_acos() -> Callable[[np.ndarray], np.ndarray]:
     return compiled
 
 
+def _compiled_ground_truth() -> Callable[..., dict[str, np.ndarray]]:
+    from leviathan.kernels.host_stage import cell_ground_truth as compiled
+
+    return compiled
+
+
 def render_fan(
     scene: Scene,
     rays: FanRays,
@@ -314,7 +323,8 @@ def render_fan(
     )
     lap("binning")
 
-    truth = cell_ground_truth(
+    ground_truth = cell_ground_truth if backend == "reference" else _compiled_ground_truth()
+    truth = ground_truth(
         top_k=K,
         medium_supported=medium.support.supported,
         sample_cell=samples.cell,

@@ -342,3 +342,86 @@ def test_acos_clipped_equals_the_reference_on_ten_million_inputs() -> None:
         assert got.dtype == np.float64 and got.shape == x.shape
         np.testing.assert_array_equal(np.isnan(got), np.isnan(want))
         np.testing.assert_array_equal(_bits(got)[~np.isnan(want)], _bits(want)[~np.isnan(want)])
+
+
+def _crowded_samples(seed: int, *, columns: int, elevations: int, bins: int) -> dict:
+    """Samples in ray order (``r = j * columns + c``), one per (cell, elevation), crowded
+    cells (beyond the insertion sort's run), ties in dominance and range, signed zeros,
+    NaN contributions of both signs and every acoustic status."""
+    rng = np.random.default_rng(seed)
+    ray = np.nonzero(rng.random(elevations * columns) < 0.6)[0]
+    j, c = ray // columns, ray % columns
+    k = np.where(c % 3 == 0, rng.integers(0, 2, ray.shape[0]), rng.integers(0, bins, ray.shape[0]))
+    n = ray.shape[0]
+    status = rng.choice(np.array([1, 1, 1, 1, 1, 1, 2, 3, 4, 0], dtype=np.uint8), n)
+    gw0 = rng.choice(np.array([1e-3, 2e-3, 2e-3, 5e-4, 0.0, -0.0]), n)
+    gw = gw0 * 0.5
+    contribution = np.where(status == KNOWN, gw * 0.25, np.nan)
+    contribution[status == 2] = -np.nan
+    contribution[rng.random(n) < 0.02] = np.inf
+    cell = (k * columns + c).astype(np.int64)
+    cells = bins * columns
+    count = np.bincount(cell, minlength=cells).astype(np.int32)
+    ret = np.zeros(cells)
+    for row in range(elevations):
+        sel = j == row
+        ret[cell[sel]] += contribution[sel]
+    return {
+        "sample_cell": cell,
+        "sample_elevation": j.astype(np.int64),
+        "sample_instance": rng.integers(0, 3, n).astype(np.int64),
+        "sample_range": rng.choice(np.array([5.0, 5.5, 6.0, 7.25]), n),
+        "sample_status": status,
+        "contribution": contribution,
+        "geometric_weight": gw,
+        "geometric_weight_no_absorption": gw0,
+        "sample_count": count,
+        "linear_return": ret,
+    }
+
+
+@pytest.mark.parametrize("top_k", [1, 2, 4, 16])
+@pytest.mark.parametrize("supported", [True, False])
+@pytest.mark.parametrize("seed", [1, 2])
+def test_compiled_ground_truth_equals_the_numpy_stage(
+    seed: int, supported: bool, top_k: int
+) -> None:
+    from leviathan.sonar._ground_truth import cell_ground_truth
+
+    s = _crowded_samples(seed, columns=12, elevations=300, bins=40)
+    if not supported:
+        s["geometric_weight"] = np.full_like(s["geometric_weight"], np.nan)
+    assert int(s["sample_count"].max()) > 64  # the merge sort runs, not only insertion
+    want = cell_ground_truth(top_k=top_k, medium_supported=supported, **s)
+    for threads in (1, 2):
+        got = host_stage.cell_ground_truth(
+            top_k=top_k, medium_supported=supported, threads=threads, **s
+        )
+        assert set(got) == set(want)
+        for name, w in want.items():
+            assert got[name].dtype == w.dtype and got[name].shape == w.shape, name
+            assert got[name].tobytes() == w.tobytes(), name
+
+
+def test_compiled_ground_truth_of_no_samples_marks_every_cell_empty() -> None:
+    from leviathan.sonar._ground_truth import cell_ground_truth
+
+    s = _crowded_samples(3, columns=4, elevations=5, bins=6)
+    empty = {k: v[:0] for k, v in s.items() if k not in ("sample_count", "linear_return")}
+    zero = {"sample_count": np.zeros(24, dtype=np.int32), "linear_return": np.zeros(24)}
+    want = cell_ground_truth(top_k=2, medium_supported=True, **empty, **zero)
+    got = host_stage.cell_ground_truth(top_k=2, medium_supported=True, **empty, **zero)
+    for name, w in want.items():
+        assert got[name].tobytes() == w.tobytes(), name
+
+
+def test_the_ground_truth_kernels_codes_are_the_numpy_stages() -> None:
+    from leviathan.kernels import ground_truth as kg
+    from leviathan.sonar import _ground_truth as gt
+
+    names = [n for n in dir(kg) if n.startswith(("FLAG_", "BASIS_", "STATUS_"))]
+    assert len(names) == 16
+    for name in names:
+        theirs = getattr(gt, f"_{name}" if name.startswith("STATUS_") else name)
+        assert int(getattr(kg, name)) == theirs, name
+    assert kg.STATUS_KNOWN == int(AcousticStatus.KNOWN)
