@@ -116,7 +116,7 @@ def load_kernels(device: str = "cpu") -> CompileReport:
     """Compiles (or loads from Warp's kernel cache) the tracing kernels on ``device``.
 
     The compiled host stage's kernels (:mod:`leviathan.kernels.physics`,
-    :mod:`leviathan.kernels.ground_truth`) are loaded
+    :mod:`leviathan.kernels.ground_truth`, :mod:`leviathan.kernels.channels`) are loaded
     on the ``cpu`` device with them, where they always run.
 
     The first call per device is timed and reported (logged at INFO on
@@ -128,7 +128,7 @@ def load_kernels(device: str = "cpu") -> CompileReport:
         report = _reports.get(device)
         if report is None:
             wp = _warp()
-            from leviathan.kernels import ground_truth, physics, trace
+            from leviathan.kernels import channels, ground_truth, physics, trace
 
             t0 = time.perf_counter()
             with quiet_warp():
@@ -136,6 +136,7 @@ def load_kernels(device: str = "cpu") -> CompileReport:
                 # The compiled host stage runs on the CPU whatever device traces.
                 wp.load_module(physics, device="cpu")
                 wp.load_module(ground_truth, device="cpu")
+                wp.load_module(channels, device="cpu")
             report = CompileReport(device, time.perf_counter() - t0, wp.config.version)
             _reports[device] = report
             _log.info(

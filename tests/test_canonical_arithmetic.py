@@ -47,6 +47,7 @@ PACKAGE_ROOTS = ("leviathan", "reference_cpu", "kernels", "usd")
 CANONICAL_MODULES = (
     "kernels/__init__.py",
     "kernels/backend.py",
+    "kernels/channels.py",
     "kernels/ground_truth.py",
     "kernels/host_stage.py",
     "kernels/physics.py",

@@ -42,7 +42,6 @@ from leviathan._frozen import frozen_array
 from leviathan.frames import Transform
 from leviathan.random import exponential
 from leviathan.raycast import PreparedScene, TraceResult, prepare_scene, trace_rays
-from leviathan.reference_cpu.sonar import acos_clipped
 from leviathan.scene import Scene
 from leviathan.sonar._binning import _range_window, bin_samples
 from leviathan.sonar._frame import _ChannelBuffer, _FrozenChannels
@@ -207,12 +206,6 @@ class FanRender(NamedTuple):
     directions: np.ndarray
 
 
-def _compiled_acos() -> Callable[[np.ndarray], np.ndarray]:
-    from leviathan.kernels.host_stage import acos_clipped as compiled
-
-    return compiled
-
-
 def _compiled_ground_truth() -> Callable[..., dict[str, np.ndarray]]:
     from leviathan.kernels.host_stage import cell_ground_truth as compiled
 
@@ -338,27 +331,47 @@ def render_fan(
         **binned,
     )
     lap("ground_truth")
-    buffer = _ChannelBuffer(
-        channel_layout((N, C), K, speckle=speckle_key is not None, angles=tuple(rays.angles))
-    )
-    cell_channels(
-        buffer=buffer,
-        shape=(N, C),
-        top_k=K,
-        cells={**binned, **truth},
-        sample_cell=samples.cell,
-        inst=samples.instance,
-        tri=samples.triangle,
-        R=samples.range_m,
-        angles={name: a[samples.ray] for name, a in rays.angles.items()},
-        cos_incidence=samples.cos_incidence,
-        point=samples.point,
-        normal=samples.normal,
-        status=samples.status,
-        tables=scene.instance_tables,
-        terms=terms,
-        incidence=_compiled_acos() if backend != "reference" else acos_clipped,
-    )
+    layout = channel_layout((N, C), K, speckle=speckle_key is not None, angles=tuple(rays.angles))
+    buffer = _ChannelBuffer(layout)
+    if backend == "reference":
+        cell_channels(
+            buffer=buffer,
+            shape=(N, C),
+            top_k=K,
+            cells={**binned, **truth},
+            sample_cell=samples.cell,
+            inst=samples.instance,
+            tri=samples.triangle,
+            R=samples.range_m,
+            angles={name: a[samples.ray] for name, a in rays.angles.items()},
+            cos_incidence=samples.cos_incidence,
+            point=samples.point,
+            normal=samples.normal,
+            status=samples.status,
+            tables=scene.instance_tables,
+            terms=terms,
+        )
+    else:
+        from leviathan.kernels.host_stage import cell_channels as compiled_channels
+
+        compiled_channels(
+            channels={
+                name: buffer.unfilled(name) for name, _, _ in layout if name != "speckle_return"
+            },
+            top_k=K,
+            cells={**binned, **truth},
+            sample_ray=samples.ray,
+            inst=samples.instance,
+            tri=samples.triangle,
+            R=samples.range_m,
+            ray_angles=dict(rays.angles),
+            cos_incidence=samples.cos_incidence,
+            point=samples.point,
+            normal=samples.normal,
+            status=samples.status,
+            tables=scene.instance_tables,
+            terms=terms,
+        )
     lap("channels")
 
     if speckle_key is None:

@@ -183,6 +183,10 @@ class _ChannelBuffer:
         a.fill(fill)
         return a
 
+    def unfilled(self, name: str) -> np.ndarray:
+        """The writable array of channel ``name`` as it is: for a writer of every element."""
+        return self._view(self._writable, name)
+
     def finish(self) -> _FrozenChannels:
         """Read-only channels over the immutable bytes; the writable views end here."""
         memory = self._bytes if self._bytes is not None else bytes(self._memory)

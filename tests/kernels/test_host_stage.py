@@ -397,10 +397,14 @@ def test_compiled_ground_truth_equals_the_numpy_stage(
         got = host_stage.cell_ground_truth(
             top_k=top_k, medium_supported=supported, threads=threads, **s
         )
-        assert set(got) == set(want)
+        assert set(got) == set(want) | {"contributor_order", "cell_start"}
         for name, w in want.items():
             assert got[name].dtype == w.dtype and got[name].shape == w.shape, name
             assert got[name].tobytes() == w.tobytes(), name
+        # The order cell_channels reads: each cell's samples by rank.
+        ranks = got["sample_rank"][got["contributor_order"]]
+        starts = np.repeat(got["cell_start"], s["sample_count"])
+        np.testing.assert_array_equal(ranks, np.arange(ranks.shape[0]) - starts)
 
 
 def test_compiled_ground_truth_of_no_samples_marks_every_cell_empty() -> None:
@@ -425,3 +429,77 @@ def test_the_ground_truth_kernels_codes_are_the_numpy_stages() -> None:
         theirs = getattr(gt, f"_{name}" if name.startswith("STATUS_") else name)
         assert int(getattr(kg, name)) == theirs, name
     assert kg.STATUS_KNOWN == int(AcousticStatus.KNOWN)
+
+
+@pytest.mark.parametrize(
+    "angle_names", [("elevation_rad",), ("across_track_rad", "along_track_rad")]
+)
+@pytest.mark.parametrize("top_k", [1, 4])
+@pytest.mark.parametrize("supported", [True, False])
+def test_compiled_channels_equal_the_numpy_stage_byte_for_byte(
+    supported: bool, top_k: int, angle_names: tuple[str, ...]
+) -> None:
+    from leviathan.sonar._frame import _ChannelBuffer
+    from leviathan.sonar._ground_truth import cell_channels, cell_ground_truth, channel_layout
+
+    columns, elevations, bins = 12, 300, 40
+    s = _crowded_samples(7, columns=columns, elevations=elevations, bins=bins)
+    if not supported:
+        s["geometric_weight"] = np.full_like(s["geometric_weight"], np.nan)
+    rng = np.random.default_rng(70)
+    n = s["sample_cell"].shape[0]
+    ray = np.sort(rng.choice(elevations * columns * 2, n, replace=False)).astype(np.int64)
+    ray_angles = {a: rng.normal(size=elevations * columns * 2) for a in angle_names}
+    ray_angles[angle_names[0]][rng.random(ray_angles[angle_names[0]].shape[0]) < 0.01] = -np.nan
+    cos = rng.uniform(0.0, 1.2, n)  # beyond 1: clipped
+    cos[rng.random(n) < 0.01] = np.nan
+    samples = {
+        "inst": s["sample_instance"],
+        "tri": rng.integers(0, 1 << 20, n).astype(np.int64),
+        "R": s["sample_range"],
+        "cos_incidence": cos,
+        "point": rng.normal(size=(n, 3)),
+        "normal": rng.normal(size=(n, 3)),
+        "status": s["sample_status"],
+        "tables": {
+            "object_index": np.array([0, 1, 1, 2], dtype=np.int32),
+            "semantic_index": np.array([3, 4, 5, 6], dtype=np.int32),
+            "moving": np.array([0, 1, 0, 1], dtype=np.uint8),
+        },
+        "terms": {"contribution": s["contribution"], "geometric_weight": s["geometric_weight"]},
+    }
+    samples["point"][rng.random(n) < 0.01, 1] = -np.nan
+    binned = {"sample_count": s["sample_count"], "linear_return": s["linear_return"]}
+    truth = host_stage.cell_ground_truth(top_k=top_k, medium_supported=supported, **s)
+    layout = channel_layout((bins, columns), top_k, speckle=False, angles=angle_names)
+
+    want_buffer = _ChannelBuffer(layout)
+    cell_channels(
+        buffer=want_buffer,
+        shape=(bins, columns),
+        top_k=top_k,
+        cells={**binned, **cell_ground_truth(top_k=top_k, medium_supported=supported, **s)},
+        sample_cell=s["sample_cell"],
+        angles={a: v[ray] for a, v in ray_angles.items()},
+        **samples,
+    )
+    want = want_buffer.finish()
+    for threads in (1, 2):
+        got_buffer = _ChannelBuffer(layout)
+        channels = {name: got_buffer.unfilled(name) for name, _, _ in layout}
+        for a in channels.values():
+            a.view(np.uint8)[...] = 0xA5  # garbage: every byte must be written
+        host_stage.cell_channels(
+            channels=channels,
+            top_k=top_k,
+            cells={**binned, **truth},
+            sample_ray=ray,
+            ray_angles=ray_angles,
+            threads=threads,
+            **samples,
+        )
+        got = got_buffer.finish()
+        assert list(got) == list(want)
+        for name in want:
+            assert got[name].dtype == want[name].dtype and got[name].shape == want[name].shape
+            assert got[name].tobytes() == want[name].tobytes(), name
