@@ -8,7 +8,7 @@ contributor's channels (rank 0 of the contributor order that
 the top-K slots in rank order or their sentinels — instead of a sentinel fill
 followed by scatters. Every float written passes through :func:`canonical`
 (numpy's one NaN, ``0x7ff8000000000000``), as ``canonical_nan`` does; the incidence
-is ``acos(min(|cos θ|, 1))`` with the C library's ``acos``; the energy fraction is
+is :func:`leviathan.kernels.physics.clipped_acos`, the C library's ``acos``; the energy fraction is
 ``contribution / linear_return`` where the return is positive, else NaN. Only
 copies, one ``acos`` and one ``/`` per value: compiled with ``fuse_fp=False`` and
 ``fast_math=False`` like the other modules.
@@ -22,6 +22,8 @@ from __future__ import annotations
 
 import warp as wp
 
+from leviathan.kernels.physics import clipped_acos
+
 wp.set_module_options(
     {"fuse_fp": False, "fast_math": False, "enable_backward": False, "optimization_level": 3}
 )
@@ -29,7 +31,6 @@ wp.set_module_options(
 __all__ = ["canonical", "cell_channels"]
 
 ZERO = wp.constant(wp.float64(0.0))
-ONE = wp.constant(wp.float64(1.0))
 NAN = wp.constant(wp.float64(float("nan")))
 
 
@@ -119,11 +120,7 @@ def cell_channels(
                 out_primary_angle0[c] = canonical(ray_angle0[ray])
             if angle_count > 1:
                 out_primary_angle1[c] = canonical(ray_angle1[ray])
-            ci = cos_incidence[s]
-            incidence = ci
-            if not wp.isnan(ci):
-                incidence = wp.acos(wp.min(ci, ONE))
-            out_primary_incidence_rad[c] = canonical(incidence)
+            out_primary_incidence_rad[c] = canonical(clipped_acos(cos_incidence[s]))
             for k in range(3):
                 out_primary_hit_point_world[c * 3 + k] = canonical(point[s * 3 + k])
                 out_primary_normal_world[c * 3 + k] = canonical(normal[s * 3 + k])

@@ -32,7 +32,13 @@ wp.set_module_options(
     {"fuse_fp": False, "fast_math": False, "enable_backward": False, "optimization_level": 3}
 )
 
-__all__ = ["acos_clipped", "launch_acos_clipped", "launch_sample_physics", "sample_physics"]
+__all__ = [
+    "acos_clipped",
+    "clipped_acos",
+    "launch_acos_clipped",
+    "launch_sample_physics",
+    "sample_physics",
+]
 
 ONE = wp.constant(wp.float64(1.0))
 TWO = wp.constant(wp.float64(2.0))
@@ -108,6 +114,18 @@ def sample_physics(
         contribution[s] = c
 
 
+@wp.func
+def clipped_acos(v: wp.float64) -> wp.float64:
+    """``acos(min(v, 1))`` with the C library's ``acos``; NaN stays NaN (numpy's ``minimum``).
+
+    ``wp.acos`` also clamps below at -1 (the reference's ``math.acos`` would raise
+    there); the values are ``|cos θ|``, never below 0.
+    """
+    if wp.isnan(v):
+        return v
+    return wp.acos(wp.min(v, ONE))
+
+
 @wp.kernel
 def acos_clipped(
     x: wp.array(dtype=wp.float64),
@@ -115,19 +133,11 @@ def acos_clipped(
     per_thread: wp.int32,
     angle: wp.array(dtype=wp.float64),
 ):
-    """``acos(min(x, 1))`` of a run of values; NaN stays NaN (numpy's ``minimum`` keeps it).
-
-    ``wp.acos`` also clamps below at -1 (the reference's ``math.acos`` would raise
-    there); the values are ``|cos θ|``, never below 0.
-    """
+    """:func:`clipped_acos` of a run of values (the channels kernel calls the same func)."""
     first = wp.tid() * per_thread
     last = wp.min(first + per_thread, count)
     for k in range(first, last):
-        v = x[k]
-        if wp.isnan(v):
-            angle[k] = v
-        else:
-            angle[k] = wp.acos(wp.min(v, ONE))
+        angle[k] = clipped_acos(x[k])
 
 
 def launch_acos_clipped(*, x, angle, per_thread: int) -> None:
