@@ -30,7 +30,7 @@ wp.set_module_options(
     {"fuse_fp": False, "fast_math": False, "enable_backward": False, "optimization_level": 3}
 )
 
-__all__ = ["cell_ground_truth", "group_by_cell", "sample_before"]
+__all__ = ["bin_cells", "cell_ground_truth", "group_by_cell", "sample_before"]
 
 ZERO = wp.constant(wp.float64(0.0))
 NAN = wp.constant(wp.float64(float("nan")))
@@ -115,6 +115,49 @@ def group_by_cell(
         c = sample_cell[s]
         grouped[cursor[c]] = s
         cursor[c] = cursor[c] + 1
+
+
+@wp.kernel
+def bin_cells(
+    cell_start: wp.array(dtype=wp.int32),
+    count: wp.array(dtype=wp.int32),
+    sample_row: wp.array(dtype=wp.int64),
+    contribution: wp.array(dtype=wp.float64),
+    cell_first: wp.int32,
+    cell_end: wp.int32,
+    cells_per_thread: wp.int32,
+    grouped: wp.array(dtype=wp.int32),
+    linear_return: wp.array(dtype=wp.float64),
+):
+    """A run of cells: their samples put in ascending row, their contributions summed so.
+
+    :func:`leviathan.sonar._binning.bin_samples`'s sum, ``((0 + c_0) + c_1) + ...`` in
+    ascending row (elevation) order; an insertion sort of the cell's slice of
+    ``grouped`` (already ascending for the fans whose rows ascend with the ray index,
+    when it costs one pass).
+    """
+    first = cell_first + wp.tid() * cells_per_thread
+    last = wp.min(first + cells_per_thread, cell_end)
+    for c in range(first, last):
+        start = cell_start[c]
+        end = start + count[c]
+        for g in range(start + 1, end):
+            s = grouped[g]
+            h = g
+            moving = bool(True)  # a typed variable, as Warp needs
+            while moving:
+                if h == start:
+                    moving = False
+                elif sample_row[s] < sample_row[grouped[h - 1]]:
+                    grouped[h] = grouped[h - 1]
+                    h = h - 1
+                else:
+                    moving = False
+            grouped[h] = s
+        total = ZERO
+        for g in range(start, end):
+            total = total + contribution[grouped[g]]
+        linear_return[c] = total
 
 
 @wp.func

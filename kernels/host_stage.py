@@ -15,6 +15,7 @@ threads.
 from __future__ import annotations
 
 import itertools
+from typing import Any
 
 import numpy as np
 
@@ -194,10 +195,14 @@ def cell_ground_truth(
     geometric_weight: np.ndarray,
     geometric_weight_no_absorption: np.ndarray,
     sample_count: np.ndarray,
-    linear_return: np.ndarray,
+    linear_return: np.ndarray | None,
     threads: int | None = None,
 ) -> dict[str, np.ndarray]:
     """:func:`leviathan.sonar._ground_truth.cell_ground_truth` compiled, bit for bit.
+
+    With ``linear_return=None`` the cells are binned here too
+    (:func:`leviathan.sonar._binning.bin_samples`'s sums, in ascending
+    ``sample_elevation``), and the output adds ``linear_return``.
 
     Same arguments and outputs (``primary_basis``, ``validity``, ``truncation``,
     ``sample_rank``, ``sample_dominance``), plus what :func:`cell_channels` reads:
@@ -243,6 +248,28 @@ def cell_ground_truth(
             outputs=[on_cpu(grouped, wp.int32)],
             device="cpu",
         )
+    binned_here = linear_return is None
+    if binned_here:
+        linear_return = np.empty(cells, dtype=np.float64)
+        _run_cell_batches(
+            lambda a, b: wp.launch(
+                kg.bin_cells,
+                dim=-(-(b - a) // HOST_CELLS_PER_THREAD),
+                inputs=[
+                    on_cpu(start, wp.int32),
+                    on_cpu(count, wp.int32),
+                    on_cpu(np.ascontiguousarray(sample_elevation, dtype=np.int64), wp.int64),
+                    on_cpu(contribution, wp.float64),
+                    wp.int32(a),
+                    wp.int32(b),
+                    wp.int32(HOST_CELLS_PER_THREAD),
+                ],
+                outputs=[on_cpu(grouped, wp.int32), on_cpu(linear_return, wp.float64)],
+                device="cpu",
+            ),
+            cells,
+            threads,
+        )
     arrays = [
         on_cpu(start, wp.int32),
         on_cpu(count, wp.int32),
@@ -267,6 +294,33 @@ def cell_ground_truth(
         on_cpu(out["validity"], wp.uint16),
         on_cpu(out["truncation"], wp.float64),
     ]
+    # Every array is whole; a batch is a range of cells, each owning its own slots
+    # and those of its samples.
+    _run_cell_batches(
+        lambda a, b: wp.launch(
+            kg.cell_ground_truth,
+            dim=-(-(b - a) // HOST_CELLS_PER_THREAD),
+            inputs=[*arrays, wp.int32(a), wp.int32(b), wp.int32(HOST_CELLS_PER_THREAD)],
+            outputs=outputs,
+            device="cpu",
+        ),
+        cells,
+        threads,
+    )
+    out["contributor_order"] = order
+    out["cell_start"] = start
+    if binned_here:
+        out["linear_return"] = linear_return
+    return out
+
+
+def _run_cell_batches(launch: Any, cells: int, threads: int | None) -> None:
+    """Calls ``launch(first, end)`` for batches of consecutive cells on the pool, then syncs.
+
+    Each batch owns its cells' slots. After a Ctrl-C no new batch starts, and the
+    call raises :class:`KeyboardInterrupt` rather than hand back a partial result.
+    """
+    wp = init_warp()
     batches = list(itertools.pairwise([*range(0, cells, HOST_BATCH_CELLS), cells]))
     skipped: list[tuple[int, int]] = []
 
@@ -274,16 +328,7 @@ def cell_ground_truth(
         if interrupt_requested():
             skipped.append(batch)
             return
-        a, b = batch
-        # Every array is whole; the batch is a range of cells, each owning its own
-        # slots and those of its samples.
-        wp.launch(
-            kg.cell_ground_truth,
-            dim=-(-(b - a) // HOST_CELLS_PER_THREAD),
-            inputs=[*arrays, wp.int32(a), wp.int32(b), wp.int32(HOST_CELLS_PER_THREAD)],
-            outputs=outputs,
-            device="cpu",
-        )
+        launch(*batch)
 
     threads = cpu_trace_threads() if threads is None else threads
     if threads == 1 or len(batches) <= 1:
@@ -295,9 +340,6 @@ def cell_ground_truth(
     checkpoint()
     if skipped:
         raise KeyboardInterrupt
-    out["contributor_order"] = order
-    out["cell_start"] = start
-    return out
 
 
 _CHANNEL_DTYPES = {
@@ -443,29 +485,14 @@ def cell_channels(
         out("topk_geometric_weight"),
         out("topk_energy_fraction"),
     ]
-    batches = list(itertools.pairwise([*range(0, cell_count, HOST_BATCH_CELLS), cell_count]))
-    skipped: list[tuple[int, int]] = []
-
-    def run(batch: tuple[int, int]) -> None:
-        if interrupt_requested():
-            skipped.append(batch)
-            return
-        a, b = batch
-        wp.launch(
+    _run_cell_batches(
+        lambda a, b: wp.launch(
             kc.cell_channels,
             dim=-(-(b - a) // HOST_CELLS_PER_THREAD),
             inputs=[*inputs, wp.int32(a), wp.int32(b), wp.int32(HOST_CELLS_PER_THREAD)],
             outputs=outputs,
             device="cpu",
-        )
-
-    threads = cpu_trace_threads() if threads is None else threads
-    if threads == 1 or len(batches) <= 1:
-        for batch in batches:
-            run(batch)
-    else:
-        list(_pool(threads).map(run, batches))
-    wp.synchronize_device("cpu")
-    checkpoint()
-    if skipped:
-        raise KeyboardInterrupt
+        ),
+        cell_count,
+        threads,
+    )

@@ -206,12 +206,6 @@ class FanRender(NamedTuple):
     directions: np.ndarray
 
 
-def _compiled_ground_truth() -> Callable[..., dict[str, np.ndarray]]:
-    from leviathan.kernels.host_stage import cell_ground_truth as compiled
-
-    return compiled
-
-
 def render_fan(
     scene: Scene,
     rays: FanRays,
@@ -306,30 +300,51 @@ def render_fan(
         )
     lap("physics")
 
-    binned = bin_samples(
-        range_bin_count=N,
-        bearing_count=C,
-        elevation_count=rays.row_count,
-        sample_cell=samples.cell,
-        sample_elevation=samples.elevation_index,
-        contribution=terms["contribution"],
-    )
-    lap("binning")
+    if backend == "reference":
+        binned = bin_samples(
+            range_bin_count=N,
+            bearing_count=C,
+            elevation_count=rays.row_count,
+            sample_cell=samples.cell,
+            sample_elevation=samples.elevation_index,
+            contribution=terms["contribution"],
+        )
+        lap("binning")
+        truth = cell_ground_truth(
+            top_k=K,
+            medium_supported=medium.support.supported,
+            sample_cell=samples.cell,
+            sample_elevation=samples.elevation_index,
+            sample_instance=samples.instance,
+            sample_range=samples.range_m,
+            sample_status=samples.status,
+            contribution=terms["contribution"],
+            geometric_weight=terms["geometric_weight"],
+            geometric_weight_no_absorption=terms["geometric_weight_no_absorption"],
+            **binned,
+        )
+    else:
+        from leviathan.kernels.host_stage import cell_ground_truth as compiled_ground_truth
 
-    ground_truth = cell_ground_truth if backend == "reference" else _compiled_ground_truth()
-    truth = ground_truth(
-        top_k=K,
-        medium_supported=medium.support.supported,
-        sample_cell=samples.cell,
-        sample_elevation=samples.elevation_index,
-        sample_instance=samples.instance,
-        sample_range=samples.range_m,
-        sample_status=samples.status,
-        contribution=terms["contribution"],
-        geometric_weight=terms["geometric_weight"],
-        geometric_weight_no_absorption=terms["geometric_weight_no_absorption"],
-        **binned,
-    )
+        # The cell sums are the ground-truth kernels' first pass (binning's lap
+        # times the counts only).
+        count = np.bincount(samples.cell, minlength=N * C).astype(np.int32)
+        lap("binning")
+        truth = compiled_ground_truth(
+            top_k=K,
+            medium_supported=medium.support.supported,
+            sample_cell=samples.cell,
+            sample_elevation=samples.elevation_index,
+            sample_instance=samples.instance,
+            sample_range=samples.range_m,
+            sample_status=samples.status,
+            contribution=terms["contribution"],
+            geometric_weight=terms["geometric_weight"],
+            geometric_weight_no_absorption=terms["geometric_weight_no_absorption"],
+            sample_count=count,
+            linear_return=None,
+        )
+        binned = {"sample_count": count, "linear_return": truth.pop("linear_return")}
     lap("ground_truth")
     layout = channel_layout((N, C), K, speckle=speckle_key is not None, angles=tuple(rays.angles))
     buffer = _ChannelBuffer(layout)
