@@ -31,6 +31,7 @@ __all__ = [
     "acos_clipped",
     "cell_channels",
     "cell_ground_truth",
+    "sample_index",
     "sample_physics",
 ]
 
@@ -46,6 +47,116 @@ _FLOAT_OUTPUTS = (
     "geometric_weight",
     "contribution",
 )
+
+
+def sample_index(
+    *,
+    hit_t: np.ndarray,
+    hit_instance: np.ndarray,
+    hit_triangle: np.ndarray,
+    ray_column: np.ndarray,
+    ray_row: np.ndarray,
+    column_count: int,
+    range_min_m: float,
+    range_max_m: float,
+    range_bin_width_m: float,
+    range_bin_count: int,
+) -> dict[str, np.ndarray]:
+    """Which rays are integrated samples, in ray order, with their bookkeeping (Warp ``cpu``).
+
+    The twin of :func:`leviathan.sonar._physics._sample_index`: a ray is a sample when
+    it hit (instance >= 0) and :func:`leviathan.sonar.range_bin` gives its range a bin
+    (:func:`leviathan.kernels.physics.range_bin`, the same operations, with the host's
+    ``range_bin_width_m = (r_max - r_min) / N``). One pass counts each run's samples,
+    a prefix over the runs places them, a second pass writes them.
+
+    Returns:
+        ``ray``, ``range_m``, ``instance``, ``triangle``, ``elevation_index`` (the
+        row), ``bearing_index`` (the column) and ``cell`` (``bin * C + column``),
+        one entry per sample [n]: int64, float64 for ``range_m``.
+    """
+    load_kernels("cpu")
+    wp = init_warp()
+    from leviathan.kernels import physics as kp
+
+    rays = int(hit_t.shape[0])
+    if rays >= 2**31:
+        raise ValueError(f"sample_index: {rays} rays exceed int32 slots")
+    per_thread = HOST_SAMPLES_PER_THREAD
+    threads = max(1, -(-rays // per_thread))
+
+    def on_cpu(a: np.ndarray, dtype) -> object:
+        return wp.array(np.ascontiguousarray(a), dtype=dtype, device="cpu", copy=False)
+
+    ray_bin = np.empty(rays, dtype=np.int64)
+    found = np.zeros(threads, dtype=np.int32)
+    t_dev = on_cpu(hit_t, wp.float64)
+    inst_dev = on_cpu(hit_instance, wp.int32)
+    bin_dev = on_cpu(ray_bin, wp.int64)
+    if rays:
+        wp.launch(
+            kp.count_samples,
+            dim=threads,
+            inputs=[
+                t_dev,
+                inst_dev,
+                wp.float64(range_min_m),
+                wp.float64(range_max_m),
+                wp.float64(range_bin_width_m),
+                wp.int64(range_bin_count),
+                wp.int32(rays),
+                wp.int32(per_thread),
+            ],
+            outputs=[bin_dev, on_cpu(found, wp.int32)],
+            device="cpu",
+        )
+        wp.synchronize_device("cpu")
+    first = np.zeros(threads, dtype=np.int32)
+    if threads > 1:
+        np.cumsum(found[:-1], out=first[1:])
+    n = int(first[-1]) + int(found[-1])
+    out = {
+        "ray": np.empty(n, dtype=np.int64),
+        "range_m": np.empty(n, dtype=np.float64),
+        "instance": np.empty(n, dtype=np.int64),
+        "triangle": np.empty(n, dtype=np.int64),
+        "elevation_index": np.empty(n, dtype=np.int64),
+        "bearing_index": np.empty(n, dtype=np.int64),
+        "cell": np.empty(n, dtype=np.int64),
+    }
+    if n:
+        wp.launch(
+            kp.compact_samples,
+            dim=threads,
+            inputs=[
+                bin_dev,
+                on_cpu(first, wp.int32),
+                t_dev,
+                inst_dev,
+                on_cpu(hit_triangle, wp.int32),
+                on_cpu(np.ascontiguousarray(ray_column, dtype=np.int64), wp.int64),
+                on_cpu(np.ascontiguousarray(ray_row, dtype=np.int64), wp.int64),
+                wp.int64(column_count),
+                wp.int32(rays),
+                wp.int32(per_thread),
+            ],
+            outputs=[
+                on_cpu(out[name], wp.float64 if name == "range_m" else wp.int64)
+                for name in (
+                    "ray",
+                    "range_m",
+                    "instance",
+                    "triangle",
+                    "elevation_index",
+                    "bearing_index",
+                    "cell",
+                )
+            ],
+            device="cpu",
+        )
+        wp.synchronize_device("cpu")
+    checkpoint()
+    return out
 
 
 def sample_physics(

@@ -35,8 +35,11 @@ wp.set_module_options(
 __all__ = [
     "acos_clipped",
     "clipped_acos",
+    "compact_samples",
+    "count_samples",
     "launch_acos_clipped",
     "launch_sample_physics",
+    "range_bin",
     "sample_physics",
 ]
 
@@ -45,6 +48,86 @@ TWO = wp.constant(wp.float64(2.0))
 TEN = wp.constant(wp.float64(10.0))
 # float("nan") is 0x7ff8000000000000, numpy's np.nan; a float32 NaN widened is the same.
 NAN = wp.constant(wp.float64(float("nan")))
+
+
+@wp.func
+def range_bin(
+    r: wp.float64, range_min_m: wp.float64, range_max_m: wp.float64, width: wp.float64, n: wp.int64
+) -> wp.int64:
+    """:func:`leviathan.sonar.range_bin` of one range: ``min(floor((R - r_min) / width), N - 1)``.
+
+    -1 outside the half-open window ``[r_min, r_max)`` or for NaN; ``width`` is the
+    host's ``(r_max - r_min) / N``.
+    """
+    if r >= range_min_m and r < range_max_m:
+        return wp.min(wp.int64(wp.floor((r - range_min_m) / width)), n - wp.int64(1))
+    return wp.int64(-1)
+
+
+@wp.kernel
+def count_samples(
+    hit_t: wp.array(dtype=wp.float64),
+    hit_instance: wp.array(dtype=wp.int32),
+    range_min_m: wp.float64,
+    range_max_m: wp.float64,
+    width: wp.float64,
+    bin_count: wp.int64,
+    ray_count: wp.int32,
+    rays_per_thread: wp.int32,
+    ray_bin: wp.array(dtype=wp.int64),
+    thread_samples: wp.array(dtype=wp.int32),
+):
+    """A run of rays: each ray's range bin (-1: no sample) and the run's sample count."""
+    t = wp.tid()
+    first = t * rays_per_thread
+    last = wp.min(first + rays_per_thread, ray_count)
+    found = int(0)
+    for r in range(first, last):
+        k = wp.int64(-1)
+        if hit_instance[r] >= 0:
+            k = range_bin(hit_t[r], range_min_m, range_max_m, width, bin_count)
+        ray_bin[r] = k
+        if k >= wp.int64(0):
+            found = found + 1
+    thread_samples[t] = found
+
+
+@wp.kernel
+def compact_samples(
+    ray_bin: wp.array(dtype=wp.int64),
+    thread_first_sample: wp.array(dtype=wp.int32),
+    hit_t: wp.array(dtype=wp.float64),
+    hit_instance: wp.array(dtype=wp.int32),
+    hit_triangle: wp.array(dtype=wp.int32),
+    ray_column: wp.array(dtype=wp.int64),
+    ray_row: wp.array(dtype=wp.int64),
+    column_count: wp.int64,
+    ray_count: wp.int32,
+    rays_per_thread: wp.int32,
+    sample_ray: wp.array(dtype=wp.int64),
+    range_m: wp.array(dtype=wp.float64),
+    instance: wp.array(dtype=wp.int64),
+    triangle: wp.array(dtype=wp.int64),
+    row: wp.array(dtype=wp.int64),
+    column: wp.array(dtype=wp.int64),
+    cell: wp.array(dtype=wp.int64),
+):
+    """A run of rays: its samples, in ray order, from the run's first slot on."""
+    t = wp.tid()
+    first = t * rays_per_thread
+    last = wp.min(first + rays_per_thread, ray_count)
+    s = thread_first_sample[t]
+    for r in range(first, last):
+        k = ray_bin[r]
+        if k >= wp.int64(0):
+            sample_ray[s] = wp.int64(r)
+            range_m[s] = hit_t[r]
+            instance[s] = wp.int64(hit_instance[r])
+            triangle[s] = wp.int64(hit_triangle[r])
+            row[s] = ray_row[r]
+            column[s] = ray_column[r]
+            cell[s] = k * column_count + ray_column[r]
+            s = s + 1
 
 
 @wp.kernel

@@ -19,7 +19,7 @@ from leviathan.materials import AcousticStatus, LambertMaterial
 from leviathan.raycast import PreparedScene, TraceResult
 from leviathan.reference_cpu import sonar as ref
 from leviathan.scene import Scene
-from leviathan.sonar._binning import range_bin
+from leviathan.sonar._binning import _range_window, range_bin
 from leviathan.specs import WaterSpec
 
 __all__ = [
@@ -257,20 +257,26 @@ def compiled_samples(
 ) -> tuple[Samples, dict[str, np.ndarray]]:
     """:func:`integrated_samples` and :func:`sample_terms` in one compiled pass, bit for bit.
 
-    The integer bookkeeping (which rays are samples, their cells) is this module's;
-    the per-sample float64 work runs in :func:`leviathan.kernels.host_stage.sample_physics`
-    (Warp ``cpu`` kernels calling the C library's ``pow``, as the reference does).
+    Which rays are samples and their cells come from
+    :func:`leviathan.kernels.host_stage.sample_index`, the per-sample float64 work
+    from :func:`leviathan.kernels.host_stage.sample_physics` (Warp ``cpu`` kernels
+    calling the C library's ``pow``, as the reference does).
     Arguments as for the two functions it replaces; returns ``(samples, terms)``.
     """
-    from leviathan.kernels.host_stage import sample_physics
+    from leviathan.kernels.host_stage import sample_index, sample_physics
 
-    index = _sample_index(
-        hits,
-        window=window,
-        bearing_count=None,
+    r_min, r_max, bin_count, width = _range_window(**window)
+    index = sample_index(
+        hit_t=hits.t,
+        hit_instance=hits.instance,
+        hit_triangle=hits.triangle,
         ray_column=ray_column,
         ray_row=ray_row,
         column_count=column_count,
+        range_min_m=r_min,
+        range_max_m=r_max,
+        range_bin_width_m=width,
+        range_bin_count=bin_count,
     )
     rows, start = _normal_table(scene, prepared)
     if start.shape[0] != scene.sea_surface_instance + 1:
