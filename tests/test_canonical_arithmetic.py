@@ -49,6 +49,7 @@ CANONICAL_MODULES = (
     "kernels/backend.py",
     "kernels/trace.py",
     "leviathan/__init__.py",
+    "leviathan/_fan_product.py",
     "leviathan/_frozen.py",
     "leviathan/_rational.py",
     "leviathan/_validation.py",

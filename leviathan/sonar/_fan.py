@@ -32,13 +32,14 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from leviathan._fan_product import FrozenChannels
 from leviathan._frozen import frozen_array
 from leviathan.frames import Transform
 from leviathan.random import exponential
 from leviathan.raycast import PreparedScene, TraceResult, prepare_scene, trace_rays
 from leviathan.scene import Scene
 from leviathan.sonar._binning import _range_window, bin_samples
-from leviathan.sonar._frame import _ChannelBuffer, _FrozenChannels
+from leviathan.sonar._frame import _ChannelBuffer
 from leviathan.sonar._ground_truth import (
     canonical_nan,
     cell_channels,
@@ -183,7 +184,7 @@ class FanRender(NamedTuple):
         origins, directions: The rays in world NED, float64 [R, 3].
     """
 
-    channels: _FrozenChannels
+    channels: FrozenChannels
     speckle: dict[str, Any]
     medium: Medium
     samples: Samples
