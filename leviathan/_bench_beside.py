@@ -5,7 +5,9 @@ sensor's ``sample(scene, T_world_body, k, backend, device)`` (which returns the
 sample's content hash), then the reference survey sonar's ping at the same pose.
 The first pose of each tracer warms the caches and is not timed; medians of the
 others are reported, with whether every tracer's samples are bit-identical to the
-reference tracer's. The side-scan and multibeam benches name the figures.
+reference tracer's. The side-scan and multibeam benches name the figures and the
+table's columns (:class:`BesideFigures`); :func:`bench_beside_sonar` and
+:func:`format_beside_bench` do the rest for both.
 """
 
 from __future__ import annotations
@@ -14,11 +16,19 @@ import platform
 import statistics
 import time
 from collections.abc import Callable
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, NamedTuple
 
 import numpy as np
 
-__all__ = ["machine", "time_beside_sonar"]
+__all__ = [
+    "BesideFigures",
+    "Column",
+    "bench_beside_sonar",
+    "format_beside_bench",
+    "machine",
+    "time_beside_sonar",
+]
 
 Sample = Callable[[Any, Any, int, str, str], str]
 
@@ -110,3 +120,136 @@ def time_beside_sonar(
             )
         seabeds.append({"triangles": scene.triangle_count, "tracers": rows})
     return seabeds, compile_reports
+
+
+class Column(NamedTuple):
+    """One figure of a tracer's row: its JSON key, its table header and column width."""
+
+    key: str
+    header: str
+    width: int
+
+
+@dataclass(frozen=True)
+class BesideFigures:
+    """What one sensor's bench calls its figures, in the JSON result and in the table.
+
+    Attributes:
+        sensor: Result key of the sensor's description (``"multibeam"``).
+        title: Start of the table's first line (``"multibeam bench"``).
+        counted: What the second line says the medians are of (``"pings each"``).
+        sensor_median_s, sensor_per_s: The sensor's median sample time [s] and samples/s.
+        sensor_rays_per_s: JSON key of the sensor's rays/s (not in the table).
+        sonar_median_s, sonar_per_s: The imaging sonar's median ping time [s] and pings/s.
+        bit_identical: JSON key and table header of the sensor's bit identity.
+    """
+
+    sensor: str
+    title: str
+    counted: str
+    sensor_median_s: Column
+    sensor_per_s: Column
+    sensor_rays_per_s: str
+    sonar_median_s: Column
+    sonar_per_s: Column
+    bit_identical: tuple[str, str]
+
+
+_REAL_TIME = Column("real_time_factor", "x real time", 11)
+
+
+def bench_beside_sonar(
+    sample: Sample,
+    figures: BesideFigures,
+    *,
+    description: str,
+    rays: int,
+    period_s: float,
+    triangle_counts: list[int],
+    pings: int,
+    backend: str,
+    device: str | None,
+    bearings: int,
+    elevations: int,
+) -> dict[str, Any]:
+    """Times ``sample`` beside the imaging sonar and names the figures as ``figures`` says.
+
+    Args:
+        sample: The sensor's sample function (see :func:`time_beside_sonar`).
+        figures: The names of the figures.
+        description: What was timed, stored under ``figures.sensor``.
+        rays: The sensor's rays per sample.
+        period_s: The sensor's sample period [s] (real-time factor: period over median).
+        triangle_counts, pings, backend, device, bearings, elevations: As
+            :func:`time_beside_sonar`.
+
+    Returns:
+        A JSON-friendly dict: the two sensors, machine, per seabed per tracer the
+        median times of both, samples/s, rays/s, the real-time factor, bit identity.
+    """
+    timed, compile_reports = time_beside_sonar(
+        sample,
+        triangle_counts=triangle_counts,
+        pings=pings,
+        backend=backend,
+        device=device,
+        bearings=bearings,
+        elevations=elevations,
+    )
+    f = figures
+    seabeds = [
+        {
+            "triangles": s["triangles"],
+            "tracers": [
+                {
+                    "tracer": r["tracer"],
+                    f.sensor_median_s.key: r["sensor_median_s"],
+                    f.sensor_per_s.key: 1.0 / r["sensor_median_s"],
+                    f.sensor_rays_per_s: rays / r["sensor_median_s"],
+                    _REAL_TIME.key: period_s / r["sensor_median_s"],
+                    f.sonar_median_s.key: r["sonar_median_s"],
+                    f.sonar_per_s.key: 1.0 / r["sonar_median_s"],
+                    f.bit_identical[0]: r["bit_identical"],
+                }
+                for r in s["tracers"]
+            ],
+        }
+        for s in timed
+    ]
+    return {
+        f.sensor: description,
+        "sonar": f"reference survey sonar, {bearings} bearings x {elevations} elevations",
+        "pings_per_seabed": pings,
+        "warp_compile_or_load_s": compile_reports,
+        "machine": machine(),
+        "seabeds": seabeds,
+    }
+
+
+def format_beside_bench(result: dict[str, Any], figures: BesideFigures) -> str:
+    """A readable table of :func:`bench_beside_sonar`'s result."""
+    f = figures
+    columns = (
+        (f.sensor_median_s, 3),
+        (f.sensor_per_s, 2),
+        (_REAL_TIME, 2),
+        (f.sonar_median_s, 3),
+        (f.sonar_per_s, 2),
+    )
+    lines = [
+        f"{f.title}: {result[f.sensor]}",
+        f"beside: {result['sonar']}; median of {result['pings_per_seabed']} {f.counted}",
+    ]
+    for s in result["seabeds"]:
+        lines.append("")
+        lines.append(f"seabed {s['triangles']} triangles")
+        headers = " ".join(f"{c.header:>{c.width}}" for c, _ in columns)
+        lines.append(f"  {'tracer':<14} {headers}  {f.bit_identical[1]}")
+        for r in s["tracers"]:
+            same = r[f.bit_identical[0]]
+            values = " ".join(f"{r[c.key]:>{c.width}.{digits}f}" for c, digits in columns)
+            lines.append(
+                f"  {r['tracer']:<14} {values}  "
+                + ("-" if same is None else ("yes" if same else "NO"))
+            )
+    return "\n".join(lines)

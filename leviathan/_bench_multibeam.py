@@ -13,7 +13,22 @@ from __future__ import annotations
 
 from typing import Any
 
+from leviathan._bench_beside import BesideFigures, Column, bench_beside_sonar, format_beside_bench
+
 __all__ = ["bench_multibeam", "format_multibeam_bench"]
+
+
+_FIGURES = BesideFigures(
+    sensor="multibeam",
+    title="multibeam bench",
+    counted="pings each",
+    sensor_median_s=Column("multibeam_median_s", "mb ping s", 9),
+    sensor_per_s=Column("multibeam_pings_per_s", "mb pings/s", 10),
+    sensor_rays_per_s="multibeam_rays_per_s",
+    sonar_median_s=Column("sonar_median_s", "sonar s", 8),
+    sonar_per_s=Column("sonar_pings_per_s", "sonar pings/s", 13),
+    bit_identical=("multibeam_bit_identical_to_reference", "multibeam bit-identical"),
+)
 
 
 def bench_multibeam(
@@ -37,7 +52,6 @@ def bench_multibeam(
         A JSON-friendly dict: the two sensors, machine, per seabed per tracer the
         median ping times of both, pings/s, the multibeam's real-time factor, bit identity.
     """
-    from leviathan._bench_beside import machine, time_beside_sonar
     from leviathan.catalogue import get_vehicle
     from leviathan.identity import content_hash
     from leviathan.multibeam import multibeam_ping, multibeam_rays
@@ -59,8 +73,15 @@ def bench_multibeam(
         )
         return content_hash({"channels": ping.channels, "meta": ping.metadata})
 
-    timed, compile_reports = time_beside_sonar(
+    return bench_beside_sonar(
         sample,
+        _FIGURES,
+        description=(
+            f"reference_mapping_auv multibeam, {multibeam.beam_count} beams, {ping_rays} "
+            f"rays/ping, {multibeam.range_bin_count} bins, ping period {period_s:g} s"
+        ),
+        rays=ping_rays,
+        period_s=period_s,
         triangle_counts=triangle_counts,
         pings=pings,
         backend=backend,
@@ -68,57 +89,8 @@ def bench_multibeam(
         bearings=bearings,
         elevations=elevations,
     )
-    seabeds = [
-        {
-            "triangles": s["triangles"],
-            "tracers": [
-                {
-                    "tracer": r["tracer"],
-                    "multibeam_median_s": r["sensor_median_s"],
-                    "multibeam_pings_per_s": 1.0 / r["sensor_median_s"],
-                    "multibeam_rays_per_s": ping_rays / r["sensor_median_s"],
-                    "real_time_factor": period_s / r["sensor_median_s"],
-                    "sonar_median_s": r["sonar_median_s"],
-                    "sonar_pings_per_s": 1.0 / r["sonar_median_s"],
-                    "multibeam_bit_identical_to_reference": r["bit_identical"],
-                }
-                for r in s["tracers"]
-            ],
-        }
-        for s in timed
-    ]
-    return {
-        "multibeam": (
-            f"reference_mapping_auv multibeam, {multibeam.beam_count} beams, {ping_rays} "
-            f"rays/ping, {multibeam.range_bin_count} bins, ping period {period_s:g} s"
-        ),
-        "sonar": f"reference survey sonar, {bearings} bearings x {elevations} elevations",
-        "pings_per_seabed": pings,
-        "warp_compile_or_load_s": compile_reports,
-        "machine": machine(),
-        "seabeds": seabeds,
-    }
 
 
 def format_multibeam_bench(result: dict[str, Any]) -> str:
     """A readable table of :func:`bench_multibeam`'s result."""
-    lines = [
-        f"multibeam bench: {result['multibeam']}",
-        f"beside: {result['sonar']}; median of {result['pings_per_seabed']} pings each",
-    ]
-    for s in result["seabeds"]:
-        lines.append("")
-        lines.append(f"seabed {s['triangles']} triangles")
-        lines.append(
-            f"  {'tracer':<14} {'mb ping s':>9} {'mb pings/s':>10} {'x real time':>11} "
-            f"{'sonar s':>8} {'sonar pings/s':>13}  multibeam bit-identical"
-        )
-        for r in s["tracers"]:
-            same = r["multibeam_bit_identical_to_reference"]
-            lines.append(
-                f"  {r['tracer']:<14} {r['multibeam_median_s']:>9.3f} "
-                f"{r['multibeam_pings_per_s']:>10.2f} {r['real_time_factor']:>11.2f} "
-                f"{r['sonar_median_s']:>8.3f} {r['sonar_pings_per_s']:>13.2f}  "
-                + ("-" if same is None else ("yes" if same else "NO"))
-            )
-    return "\n".join(lines)
+    return format_beside_bench(result, _FIGURES)

@@ -12,7 +12,22 @@ from __future__ import annotations
 
 from typing import Any
 
+from leviathan._bench_beside import BesideFigures, Column, bench_beside_sonar, format_beside_bench
+
 __all__ = ["bench_side_scan", "format_side_scan_bench"]
+
+
+_FIGURES = BesideFigures(
+    sensor="side_scan",
+    title="side-scan bench",
+    counted="lines/pings",
+    sensor_median_s=Column("line_median_s", "line s", 8),
+    sensor_per_s=Column("lines_per_s", "lines/s", 8),
+    sensor_rays_per_s="side_scan_rays_per_s",
+    sonar_median_s=Column("ping_median_s", "ping s", 8),
+    sonar_per_s=Column("pings_per_s", "pings/s", 8),
+    bit_identical=("lines_bit_identical_to_reference", "lines bit-identical"),
+)
 
 
 def bench_side_scan(
@@ -36,7 +51,6 @@ def bench_side_scan(
         A JSON-friendly dict: the two sensors, machine, per seabed per tracer the
         median line and ping times, lines/s, pings/s, real-time factor, bit identity.
     """
-    from leviathan._bench_beside import machine, time_beside_sonar
     from leviathan.catalogue import get_vehicle
     from leviathan.side_scan import render as render_line
     from leviathan.side_scan import side_scan_fan
@@ -59,8 +73,15 @@ def bench_side_scan(
         )
         return line.content_hash
 
-    timed, compile_reports = time_beside_sonar(
+    return bench_beside_sonar(
         sample,
+        _FIGURES,
+        description=(
+            f"reference_mapping_auv side-scan, {line_rays} rays/line, 2 x "
+            f"{side_scan.range_bin_count} cells, ping period {period_s:g} s"
+        ),
+        rays=line_rays,
+        period_s=period_s,
         triangle_counts=triangle_counts,
         pings=pings,
         backend=backend,
@@ -68,56 +89,8 @@ def bench_side_scan(
         bearings=bearings,
         elevations=elevations,
     )
-    seabeds = [
-        {
-            "triangles": s["triangles"],
-            "tracers": [
-                {
-                    "tracer": r["tracer"],
-                    "line_median_s": r["sensor_median_s"],
-                    "lines_per_s": 1.0 / r["sensor_median_s"],
-                    "side_scan_rays_per_s": line_rays / r["sensor_median_s"],
-                    "real_time_factor": period_s / r["sensor_median_s"],
-                    "ping_median_s": r["sonar_median_s"],
-                    "pings_per_s": 1.0 / r["sonar_median_s"],
-                    "lines_bit_identical_to_reference": r["bit_identical"],
-                }
-                for r in s["tracers"]
-            ],
-        }
-        for s in timed
-    ]
-    return {
-        "side_scan": (
-            f"reference_mapping_auv side-scan, {line_rays} rays/line, 2 x "
-            f"{side_scan.range_bin_count} cells, ping period {period_s:g} s"
-        ),
-        "sonar": f"reference survey sonar, {bearings} bearings x {elevations} elevations",
-        "pings_per_seabed": pings,
-        "warp_compile_or_load_s": compile_reports,
-        "machine": machine(),
-        "seabeds": seabeds,
-    }
 
 
 def format_side_scan_bench(result: dict[str, Any]) -> str:
     """A readable table of :func:`bench_side_scan`'s result."""
-    lines = [
-        f"side-scan bench: {result['side_scan']}",
-        f"beside: {result['sonar']}; median of {result['pings_per_seabed']} lines/pings",
-    ]
-    for s in result["seabeds"]:
-        lines.append("")
-        lines.append(f"seabed {s['triangles']} triangles")
-        lines.append(
-            f"  {'tracer':<14} {'line s':>8} {'lines/s':>8} {'x real time':>11} "
-            f"{'ping s':>8} {'pings/s':>8}  lines bit-identical"
-        )
-        for r in s["tracers"]:
-            same = r["lines_bit_identical_to_reference"]
-            lines.append(
-                f"  {r['tracer']:<14} {r['line_median_s']:>8.3f} {r['lines_per_s']:>8.2f} "
-                f"{r['real_time_factor']:>11.2f} {r['ping_median_s']:>8.3f} "
-                f"{r['pings_per_s']:>8.2f}  " + ("-" if same is None else ("yes" if same else "NO"))
-            )
-    return "\n".join(lines)
+    return format_beside_bench(result, _FIGURES)
