@@ -1,13 +1,21 @@
-"""The timing loop of ``leviathan bench sonar --sensor KIND``: a sensor beside the imaging sonar.
+"""``leviathan bench sonar --sensor KIND``: a sensor beside the imaging sonar, in one run.
 
 Both are timed in the same run, on the same seabeds and poses, per tracer: the
 sensor's ``sample(scene, T_world_body, k, backend, device)`` (which returns the
 sample's content hash), then the reference survey sonar's ping at the same pose.
 The first pose of each tracer warms the caches and is not timed; medians of the
-others are reported, with whether every tracer's samples are bit-identical to the
-reference tracer's. The side-scan and multibeam benches name the figures and the
-table's columns (:class:`BesideFigures`); :func:`bench_beside_sonar` and
-:func:`format_beside_bench` do the rest for both.
+others are reported, with the sensor's real-time factor (its ping period over its
+median sample time: at least 1 keeps up with its own ping rate) and whether every
+tracer's samples are bit-identical to the reference tracer's.
+
+The sensors (:data:`BESIDE_SENSORS`), all ``reference_mapping_auv``'s from the
+catalogue, rays as declared:
+
+* ``side_scan``: one line per pose (its ``content_hash``);
+* ``multibeam``: one ping per pose (the content hash of the whole sample: water
+  column, detections, soundings, truth).
+
+Each names its figures and the table's columns (:class:`BesideFigures`).
 """
 
 from __future__ import annotations
@@ -22,9 +30,11 @@ from typing import Any, NamedTuple
 import numpy as np
 
 __all__ = [
+    "BESIDE_SENSORS",
     "BesideFigures",
+    "BesideSensor",
     "Column",
-    "bench_beside_sonar",
+    "bench_beside",
     "format_beside_bench",
     "machine",
     "time_beside_sonar",
@@ -158,37 +168,143 @@ class BesideFigures:
 _REAL_TIME = Column("real_time_factor", "x real time", 11)
 
 
-def bench_beside_sonar(
-    sample: Sample,
-    figures: BesideFigures,
+class BesideSensor(NamedTuple):
+    """One sensor to time beside the imaging sonar: its sample function and what it is."""
+
+    sample: Sample
+    description: str
+    rays: int
+    period_s: float
+
+
+def _side_scan() -> BesideSensor:
+    from leviathan.catalogue import get_vehicle
+    from leviathan.side_scan import render as render_line
+    from leviathan.side_scan import side_scan_fan
+
+    side_scan = get_vehicle("reference_mapping_auv").sensor("side_scan")
+    line_rays = side_scan_fan(side_scan)[1].ray_count
+    period_s = side_scan.schedule.period_ns / 1e9
+
+    def sample(scene: Any, body: Any, k: int, backend_name: str, dev: str) -> str:
+        line = render_line(
+            scene,
+            side_scan,
+            body @ side_scan.mount.transform(),
+            sensor_id="bench/side_scan",
+            sample_index=k,
+            time_ns=k * side_scan.schedule.period_ns,
+            backend=backend_name,
+            device=dev,
+            sampling_warnings=False,
+        )
+        return line.content_hash
+
+    description = (
+        f"reference_mapping_auv side-scan, {line_rays} rays/line, 2 x "
+        f"{side_scan.range_bin_count} cells, ping period {period_s:g} s"
+    )
+    return BesideSensor(sample, description, line_rays, period_s)
+
+
+def _multibeam() -> BesideSensor:
+    from leviathan.catalogue import get_vehicle
+    from leviathan.identity import content_hash
+    from leviathan.multibeam import multibeam_ping, multibeam_rays
+
+    multibeam = get_vehicle("reference_mapping_auv").sensor("multibeam")
+    ping_rays = multibeam_rays(multibeam)[1].directions.shape[0]
+    period_s = multibeam.schedule.period_ns / 1e9
+
+    def sample(scene: Any, body: Any, k: int, backend_name: str, dev: str) -> str:
+        ping = multibeam_ping(
+            scene,
+            multibeam,
+            body @ multibeam.mount.transform(),
+            sensor_id="bench/multibeam",
+            sample_index=k,
+            time_ns=k * multibeam.schedule.period_ns,
+            backend=backend_name,
+            device=dev,
+        )
+        return content_hash({"channels": ping.channels, "meta": ping.metadata})
+
+    description = (
+        f"reference_mapping_auv multibeam, {multibeam.beam_count} beams, {ping_rays} "
+        f"rays/ping, {multibeam.range_bin_count} bins, ping period {period_s:g} s"
+    )
+    return BesideSensor(sample, description, ping_rays, period_s)
+
+
+#: The sensors ``bench sonar --sensor`` times beside the imaging sonar: how to build
+#: each one's :class:`BesideSensor`, and the names of its figures.
+BESIDE_SENSORS: dict[str, tuple[Callable[[], BesideSensor], BesideFigures]] = {
+    "side_scan": (
+        _side_scan,
+        BesideFigures(
+            sensor="side_scan",
+            title="side-scan bench",
+            counted="lines/pings",
+            sensor_median_s=Column("line_median_s", "line s", 8),
+            sensor_per_s=Column("lines_per_s", "lines/s", 8),
+            sensor_rays_per_s="side_scan_rays_per_s",
+            sonar_median_s=Column("ping_median_s", "ping s", 8),
+            sonar_per_s=Column("pings_per_s", "pings/s", 8),
+            bit_identical=("lines_bit_identical_to_reference", "lines bit-identical"),
+        ),
+    ),
+    "multibeam": (
+        _multibeam,
+        BesideFigures(
+            sensor="multibeam",
+            title="multibeam bench",
+            counted="pings each",
+            sensor_median_s=Column("multibeam_median_s", "mb ping s", 9),
+            sensor_per_s=Column("multibeam_pings_per_s", "mb pings/s", 10),
+            sensor_rays_per_s="multibeam_rays_per_s",
+            sonar_median_s=Column("sonar_median_s", "sonar s", 8),
+            sonar_per_s=Column("sonar_pings_per_s", "sonar pings/s", 13),
+            bit_identical=("multibeam_bit_identical_to_reference", "multibeam bit-identical"),
+        ),
+    ),
+}
+
+
+def _sensor(sensor: str) -> tuple[Callable[[], BesideSensor], BesideFigures]:
+    if sensor not in BESIDE_SENSORS:
+        raise ValueError(f"sensor: expected one of {sorted(BESIDE_SENSORS)}, got {sensor!r}")
+    return BESIDE_SENSORS[sensor]
+
+
+def bench_beside(
+    sensor: str,
     *,
-    description: str,
-    rays: int,
-    period_s: float,
     triangle_counts: list[int],
-    pings: int,
-    backend: str,
-    device: str | None,
-    bearings: int,
-    elevations: int,
+    pings: int = 5,
+    backend: str = "all",
+    device: str | None = None,
+    bearings: int = 512,
+    elevations: int = 128,
 ) -> dict[str, Any]:
-    """Times ``sample`` beside the imaging sonar and names the figures as ``figures`` says.
+    """Times ``sensor``'s samples and imaging pings on each tracer over the survey seabeds.
 
     Args:
-        sample: The sensor's sample function (see :func:`time_beside_sonar`).
-        figures: The names of the figures.
-        description: What was timed, stored under ``figures.sensor``.
-        rays: The sensor's rays per sample.
-        period_s: The sensor's sample period [s] (real-time factor: period over median).
-        triangle_counts, pings, backend, device, bearings, elevations: As
-            :func:`time_beside_sonar`.
+        sensor: A key of :data:`BESIDE_SENSORS` (``"side_scan"``, ``"multibeam"``).
+        triangle_counts: Approximate seabed triangle counts, one seabed each.
+        pings: Samples of each sensor per seabed; medians are reported.
+        backend, device: The tracers (:func:`leviathan.bench.bench_tracers`).
+        bearings, elevations: The imaging sonar's ray grid (as ``bench sonar``).
 
     Returns:
-        A JSON-friendly dict: the two sensors, machine, per seabed per tracer the
-        median times of both, samples/s, rays/s, the real-time factor, bit identity.
+        A JSON-friendly dict, keys named by the sensor's :class:`BesideFigures`: the
+        two sensors, machine, per seabed per tracer the median times of both,
+        samples/s, rays/s, the sensor's real-time factor, bit identity.
     """
+    make, f = _sensor(sensor)
+    timed_sensor = make()
+    rays, period_s = timed_sensor.rays, timed_sensor.period_s
     timed, compile_reports = time_beside_sonar(
-        sample,
+        timed_sensor.sample,
         triangle_counts=triangle_counts,
         pings=pings,
         backend=backend,
@@ -196,7 +312,6 @@ def bench_beside_sonar(
         bearings=bearings,
         elevations=elevations,
     )
-    f = figures
     seabeds = [
         {
             "triangles": s["triangles"],
@@ -217,7 +332,7 @@ def bench_beside_sonar(
         for s in timed
     ]
     return {
-        f.sensor: description,
+        f.sensor: timed_sensor.description,
         "sonar": f"reference survey sonar, {bearings} bearings x {elevations} elevations",
         "pings_per_seabed": pings,
         "warp_compile_or_load_s": compile_reports,
@@ -226,9 +341,9 @@ def bench_beside_sonar(
     }
 
 
-def format_beside_bench(result: dict[str, Any], figures: BesideFigures) -> str:
-    """A readable table of :func:`bench_beside_sonar`'s result."""
-    f = figures
+def format_beside_bench(result: dict[str, Any], sensor: str) -> str:
+    """A readable table of :func:`bench_beside`'s result for ``sensor``."""
+    f = _sensor(sensor)[1]
     columns = (
         (f.sensor_median_s, 3),
         (f.sensor_per_s, 2),

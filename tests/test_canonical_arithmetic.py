@@ -195,8 +195,6 @@ EXCLUDED_MODULES = {
     "leviathan/_bench_dataset.py": "benchmark sizes and ratios: printed, never hashed or frozen",
     "leviathan/_behind.py": "runs a command's writer on a thread one step behind, no arithmetic",
     "leviathan/_bench_beside.py": "benchmark timings and ratios: printed, never hashed",
-    "leviathan/_bench_multibeam.py": "benchmark timings and ratios: printed, never hashed",
-    "leviathan/_bench_side_scan.py": "benchmark timings and ratios: printed, never hashed",
     "leviathan/cli/__init__.py": _CLI,
     "leviathan/cli/_base.py": _CLI,
     "leviathan/cli/_bathymetry.py": _CLI,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 
 __all__ = ["add_subparser"]
@@ -13,16 +14,14 @@ def _print(result: dict, as_json: bool, table) -> None:
 
 
 def _sonar(args: argparse.Namespace) -> int:
-    if args.sensor == "side_scan":
-        from leviathan._bench_side_scan import bench_side_scan as bench
-        from leviathan._bench_side_scan import format_side_scan_bench as table
-    elif args.sensor == "multibeam":
-        from leviathan._bench_multibeam import bench_multibeam as bench
-        from leviathan._bench_multibeam import format_multibeam_bench as table
-    else:
+    if args.sensor == "imaging_sonar":
         from leviathan.bench import bench_sonar as bench
         from leviathan.bench import format_sonar_bench as table
+    else:
+        from leviathan._bench_beside import bench_beside, format_beside_bench
 
+        bench = functools.partial(bench_beside, args.sensor)
+        table = functools.partial(format_beside_bench, sensor=args.sensor)
     result = bench(
         triangle_counts=args.triangles,
         pings=args.pings,
