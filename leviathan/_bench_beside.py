@@ -24,7 +24,6 @@ import platform
 import statistics
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -140,8 +139,7 @@ class Column(NamedTuple):
     width: int
 
 
-@dataclass(frozen=True)
-class BesideFigures:
+class BesideFigures(NamedTuple):
     """What one sensor's bench calls its figures, in the JSON result and in the table.
 
     Attributes:

@@ -11,6 +11,7 @@ that tag with the metadata and channels, never where the class lives.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, ClassVar, Self
 
@@ -69,17 +70,25 @@ def freeze_channels(channels: Mapping[str, Any], names: tuple[str, ...]) -> Froz
     return FrozenMapping._adopt(frozen)
 
 
+@dataclass(frozen=True, eq=False)
 class FanProduct:
-    """Behaviour shared by the frozen fan-product dataclasses (see the module docstring)."""
+    """The fields and behaviour of every fan product (see the module docstring).
+
+    Attributes:
+        channels: Read-only arrays by name (the subclass's ``CHANNEL_ORDER``).
+        metadata: Deep read-only description of the ping.
+        backend, device: The tracer that computed it (not hashed).
+        display: Display settings (not hashed).
+    """
 
     #: The subclass's channel names, in their fixed documented order.
     CHANNEL_ORDER: ClassVar[tuple[str, ...]] = ()
 
     channels: Mapping[str, np.ndarray]
     metadata: Mapping[str, Any]
-    backend: str
-    device: str
-    display: Mapping[str, Any]
+    backend: str = field(default="reference", compare=False)
+    device: str = field(default="cpu", compare=False)
+    display: Mapping[str, Any] = field(default_factory=dict, compare=False)
 
     def __post_init__(self) -> None:
         for name in ("channels", "metadata", "display"):
@@ -107,6 +116,12 @@ class FanProduct:
         """Ping time [ns]."""
         return self.metadata["time_ns"]
 
+    @property
+    def shape(self) -> tuple[int, int]:
+        """Shape of ``linear_return``: ``(range_bin_count, bearing_count)`` for a frame,
+        ``(2, range_bin_count)`` for a side-scan line."""
+        return tuple(self.channels["linear_return"].shape)  # type: ignore[return-value]
+
     def __content__(self) -> dict[str, Any]:
         return {"metadata": dict(self.metadata), "channels": dict(self.channels)}
 
@@ -133,7 +148,7 @@ class FanProduct:
         attributes: Mapping[str, Any],
     ) -> Self:
         """The product a dataset stored (see :meth:`record_attributes`); same ``content_hash``."""
-        return cls(  # type: ignore[call-arg]
+        return cls(
             channels=channels,
             metadata=metadata,
             backend=attributes["backend"],

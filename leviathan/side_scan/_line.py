@@ -10,11 +10,8 @@ recorded, not hashed.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass, field
-from typing import Any, ClassVar
-
-import numpy as np
+from dataclasses import dataclass
+from typing import ClassVar
 
 from leviathan._fan_product import FanProduct
 
@@ -70,15 +67,4 @@ class SideScanLine(FanProduct):
 
     __content_type__ = "leviathan.side_scan.SideScanLine"
 
-    channels: Mapping[str, np.ndarray]
-    metadata: Mapping[str, Any]
-    backend: str = field(default="reference", compare=False)
-    device: str = field(default="cpu", compare=False)
-    display: Mapping[str, Any] = field(default_factory=dict, compare=False)
-
     CHANNEL_ORDER: ClassVar[tuple[str, ...]] = SIDE_SCAN_CHANNEL_NAMES
-
-    @property
-    def shape(self) -> tuple[int, int]:
-        """``(2, range_bin_count)``."""
-        return tuple(self.channels["linear_return"].shape)  # type: ignore[return-value]

@@ -17,8 +17,7 @@ from __future__ import annotations
 import ctypes
 import math
 import sys
-from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import numpy as np
@@ -197,18 +196,7 @@ class SonarFrame(FanProduct):
 
     __content_type__ = "leviathan.sonar.frame.SonarFrame"
 
-    channels: Mapping[str, np.ndarray]
-    metadata: Mapping[str, Any]
-    backend: str = field(default="reference", compare=False)
-    device: str = field(default="cpu", compare=False)
-    display: Mapping[str, Any] = field(default_factory=dict, compare=False)
-
     CHANNEL_ORDER: ClassVar[tuple[str, ...]] = CHANNEL_NAMES
-
-    @property
-    def shape(self) -> tuple[int, int]:
-        """Image shape ``(range_bin_count, bearing_count)``."""
-        return tuple(self.channels["linear_return"].shape)  # type: ignore[return-value]
 
     # Display products (separate identities; never part of content_hash).
     def db_image(self, *, dynamic_range_db: float | None = None) -> np.ndarray:
