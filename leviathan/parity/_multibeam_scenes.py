@@ -27,10 +27,11 @@ from leviathan.parity._scene_parts import (
     _at,
     build_case,
     case_register,
+    fixture_spec,
 )
 from leviathan.parity._scene_parts import _seabed as seabed
 from leviathan.scene import Instance, Scene, TriangleMesh
-from leviathan.specs import MountSpec, MultibeamSpec, ScheduleSpec, WaterSpec
+from leviathan.specs import MultibeamSpec, WaterSpec
 
 __all__ = [
     "MULTIBEAM_SCENE_NAMES",
@@ -84,14 +85,8 @@ def _spec(**over: object) -> MultibeamSpec:
         range_min_m=0.5,
         range_max_m=60.0,
         range_bin_count=238,
-        top_k=4,
-        speckle=False,
-        schedule=ScheduleSpec(period_ns=_PERIOD_NS),
-        mount=MountSpec(translation_m=(0.0, 0.0, 0.0)),
-        hardware_note="parity fixture test value",
     )
-    base.update(over)
-    return MultibeamSpec(**base)
+    return fixture_spec(MultibeamSpec, base, period_ns=_PERIOD_NS, over=over)
 
 
 def _pose(depth: float, *, x: float = 0.0, y: float = 0.0, roll: float = 0.0) -> Transform:

@@ -88,6 +88,7 @@ class SceneCase(FixtureCase):
 Builder = Callable[[], dict]
 Entry = tuple[str, str, Builder]
 _Case = TypeVar("_Case", bound=FixtureCase)
+_Spec = TypeVar("_Spec")
 
 
 def case_register(cases: list[Entry]) -> Callable[[str], Callable[[Builder], Builder]]:
@@ -130,6 +131,21 @@ def build_case(
     raise KeyError(f"scene: unknown {what} {name!r}; available: {names}")
 
 
+def fixture_spec(
+    spec_type: type[_Spec], fields: dict[str, object], *, period_ns: int, over: dict[str, object]
+) -> _Spec:
+    """A fixture's sensor spec: its ``fields``, what every fixture's sensor shares (top-K 4,
+    no speckle, ``period_ns``, mounted at the body origin, the hardware note), then ``over``."""
+    shared: dict[str, object] = dict(
+        top_k=4,
+        speckle=False,
+        schedule=ScheduleSpec(period_ns=period_ns),
+        mount=MountSpec(translation_m=(0.0, 0.0, 0.0)),
+        hardware_note="parity fixture test value",
+    )
+    return spec_type(**{**fields, **shared, **over})
+
+
 def _spec(**over: object) -> ImagingSonarSpec:
     base: dict[str, object] = dict(
         name="sonar",
@@ -144,14 +160,8 @@ def _spec(**over: object) -> ImagingSonarSpec:
         beam_pattern=BeamPatternSpec(
             kind="gaussian", azimuth_3db_full_width_deg=60.0, elevation_3db_full_width_deg=20.0
         ),
-        top_k=4,
-        speckle=False,
-        schedule=ScheduleSpec(period_ns=_PERIOD_NS),
-        mount=MountSpec(translation_m=(0.0, 0.0, 0.0)),
-        hardware_note="parity fixture test value",
     )
-    base.update(over)
-    return ImagingSonarSpec(**base)
+    return fixture_spec(ImagingSonarSpec, base, period_ns=_PERIOD_NS, over=over)
 
 
 def _gauss(az: float, el: float) -> BeamPatternSpec:

@@ -32,12 +32,11 @@ from leviathan.parity._scene_parts import (
     _seabed,
     build_case,
     case_register,
+    fixture_spec,
 )
 from leviathan.scene import Instance, Scene, TriangleMesh
 from leviathan.side_scan import SideScanLine
 from leviathan.specs import (
-    MountSpec,
-    ScheduleSpec,
     SideScanBeamPatternSpec,
     SideScanSonarSpec,
     WaterSpec,
@@ -89,14 +88,8 @@ def _spec(**over: object) -> SideScanSonarSpec:
             along_track_3db_full_width_deg=0.5,
             across_track_3db_full_width_deg=50.0,
         ),
-        top_k=4,
-        speckle=False,
-        schedule=ScheduleSpec(period_ns=_PERIOD_NS),
-        mount=MountSpec(translation_m=(0.0, 0.0, 0.0)),
-        hardware_note="parity fixture test value",
     )
-    base.update(over)
-    return SideScanSonarSpec(**base)
+    return fixture_spec(SideScanSonarSpec, base, period_ns=_PERIOD_NS, over=over)
 
 
 def _pose(
