@@ -36,7 +36,6 @@ from pathlib import Path
 from typing import Any
 
 from leviathan._files import atomic_directory, write_atomically
-from leviathan.identity import content_hash
 from leviathan.specs import SpecError
 
 __all__ = [
@@ -128,6 +127,7 @@ def _world_products(staging: Path, task: RunTask) -> tuple[dict[str, Any], dict[
     from leviathan.datasets import RUN_DATASET_NAME, DatasetRecorder
     from leviathan.sensors import PreviewWriter
     from leviathan.sweep._documents import build_world, tick_count
+    from leviathan.world import run_summary
 
     document = task.document
     outputs = document["outputs"]
@@ -194,16 +194,7 @@ def _world_products(staging: Path, task: RunTask) -> tuple[dict[str, Any], dict[
         "key": task.key,
         "kind": "world",
         "tier": "canonical",
-        "simulated_ns": world.time_ns,
-        "tick_ns": world.clock.step_ns,
-        "root_seed": world.root_seed,
-        "vehicles": {name: world.vehicle_spec(name).name for name in world.vehicle_names},
-        "environment_hash": world.environment.content_hash,
-        "snapshot_hash": snapshot.content_hash,
-        "off_tick_samples": list(world.off_tick_samples),
-        "capture_groups": groups_out,
-        # As the survey demo and the dataset files define it.
-        "run_hash": content_hash([g["content_hash"] for g in groups_out]),
+        **run_summary(world, snapshot, groups_out),
         "figures": figures,
     }
     return manifest, {"backend": world.tracing[0], "device": world.tracing[1]}
