@@ -187,15 +187,7 @@ def multibeam_ping(
         backend, device: Tracing backend and device; every backend gives the same bits.
     """
     water = check_ping_inputs(
-        scene,
-        spec,
-        MultibeamSpec,
-        sensor_pose,
-        sensor_id=sensor_id,
-        sample_index=sample_index,
-        time_ns=time_ns,
-        seed=seed,
-        water=water,
+        scene, spec, MultibeamSpec, sensor_pose, sensor_id, sample_index, time_ns, seed, water
     )
     backend, device = resolve_backend(backend, device)
     geometry, rays = multibeam_rays(spec)

@@ -187,15 +187,7 @@ def render(
             last[0] = now
 
     water = check_ping_inputs(
-        scene,
-        spec,
-        SideScanSonarSpec,
-        sensor_pose,
-        sensor_id=sensor_id,
-        sample_index=sample_index,
-        time_ns=time_ns,
-        seed=seed,
-        water=water,
+        scene, spec, SideScanSonarSpec, sensor_pose, sensor_id, sample_index, time_ns, seed, water
     )
     if stage_times_s is not None and not isinstance(stage_times_s, dict):
         raise TypeError(

@@ -207,7 +207,6 @@ def check_ping_inputs(
     spec: Any,
     spec_type: type,
     sensor_pose: Any,
-    *,
     sensor_id: Any,
     sample_index: Any,
     time_ns: Any,
