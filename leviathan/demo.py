@@ -425,22 +425,13 @@ def _write_products(
             # On the writer thread: files, content hashes, previews, manifest rows.
             recorder.write(batch)
             for group in batch.groups:
-                members = {}
                 for sensor_id, sample in group.samples.items():
-                    members[sensor_id] = sample.content_hash
                     previews.write(sensor_id, sample)
                     if isinstance(sample, SideScanLine):
                         side_scan_lines.setdefault(sensor_id, []).append(sample)
                     if getattr(sample, "kind", None) == "multibeam":  # for the bathymetry
                         soundings.append(usable_soundings(sample))
-                groups_out.append(
-                    {
-                        "tick": group.tick,
-                        "time_ns": group.time_ns,
-                        "content_hash": group.content_hash,
-                        "members": members,
-                    }
-                )
+                groups_out.append(group.manifest_entry())
 
         behind = Behind(write)
         done = 0

@@ -156,20 +156,11 @@ def _world_products(staging: Path, task: RunTask) -> tuple[dict[str, Any], dict[
             if recorder is not None:
                 recorder.record(groups)
             for group in groups:
-                members = {}
                 for sensor_id, sample in group.samples.items():
-                    members[sensor_id] = sample.content_hash
                     samples[sensor_id] = samples.get(sensor_id, 0) + 1
                     if previews is not None:
                         previews.write(sensor_id, sample)
-                groups_out.append(
-                    {
-                        "tick": group.tick,
-                        "time_ns": group.time_ns,
-                        "content_hash": group.content_hash,
-                        "members": members,
-                    }
-                )
+                groups_out.append(group.manifest_entry())
             done += n
         snapshot = world.snapshot()
         if recorder is not None:

@@ -95,6 +95,16 @@ class CaptureGroup:
         """SHA-256 over the tick, time and members' content hashes."""
         return content_hash(self)
 
+    def manifest_entry(self) -> dict[str, Any]:
+        """The group as a run manifest lists it: ``tick``, ``time_ns``, ``content_hash``
+        and ``members`` (sensor id -> the sample's content hash)."""
+        return {
+            "tick": self.tick,
+            "time_ns": self.time_ns,
+            "content_hash": self.content_hash,
+            "members": {k: s.content_hash for k, s in self.samples.items()},
+        }
+
 
 @dataclass(frozen=True, eq=False)
 class WorldSnapshot:
