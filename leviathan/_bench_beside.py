@@ -1,11 +1,21 @@
-"""The timing loop of ``leviathan bench sonar --sensor KIND``: a sensor beside the imaging sonar.
+"""``leviathan bench sonar --sensor KIND``: a sensor beside the imaging sonar, in one run.
 
 Both are timed in the same run, on the same seabeds and poses, per tracer: the
 sensor's ``sample(scene, T_world_body, k, backend, device)`` (which returns the
 sample's content hash), then the reference survey sonar's ping at the same pose.
 The first pose of each tracer warms the caches and is not timed; medians of the
-others are reported, with whether every tracer's samples are bit-identical to the
-reference tracer's. The side-scan and multibeam benches name the figures.
+others are reported, with the sensor's real-time factor (its ping period over its
+median sample time: at least 1 keeps up with its own ping rate) and whether every
+tracer's samples are bit-identical to the reference tracer's.
+
+The sensors (:data:`BESIDE_SENSORS`), all ``reference_mapping_auv``'s from the
+catalogue, rays as declared:
+
+* ``side_scan``: one line per pose (its ``content_hash``);
+* ``multibeam``: one ping per pose (the content hash of the whole sample: water
+  column, detections, soundings, truth).
+
+Each names its figures and the table's columns (:class:`BesideFigures`).
 """
 
 from __future__ import annotations
@@ -14,11 +24,20 @@ import platform
 import statistics
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
-__all__ = ["machine", "time_beside_sonar"]
+__all__ = [
+    "BESIDE_SENSORS",
+    "BesideFigures",
+    "BesideSensor",
+    "Column",
+    "bench_beside",
+    "format_beside_bench",
+    "machine",
+    "time_beside_sonar",
+]
 
 Sample = Callable[[Any, Any, int, str, str], str]
 
@@ -110,3 +129,240 @@ def time_beside_sonar(
             )
         seabeds.append({"triangles": scene.triangle_count, "tracers": rows})
     return seabeds, compile_reports
+
+
+class Column(NamedTuple):
+    """One figure of a tracer's row: its JSON key, its table header and column width."""
+
+    key: str
+    header: str
+    width: int
+
+
+class BesideFigures(NamedTuple):
+    """What one sensor's bench calls its figures, in the JSON result and in the table.
+
+    Attributes:
+        sensor: Result key of the sensor's description (``"multibeam"``).
+        title: Start of the table's first line (``"multibeam bench"``).
+        counted: What the second line says the medians are of (``"pings each"``).
+        sensor_median_s, sensor_per_s: The sensor's median sample time [s] and samples/s.
+        sensor_rays_per_s: JSON key of the sensor's rays/s (not in the table).
+        sonar_median_s, sonar_per_s: The imaging sonar's median ping time [s] and pings/s.
+        bit_identical: JSON key and table header of the sensor's bit identity.
+    """
+
+    sensor: str
+    title: str
+    counted: str
+    sensor_median_s: Column
+    sensor_per_s: Column
+    sensor_rays_per_s: str
+    sonar_median_s: Column
+    sonar_per_s: Column
+    bit_identical: tuple[str, str]
+
+
+_REAL_TIME = Column("real_time_factor", "x real time", 11)
+
+
+class BesideSensor(NamedTuple):
+    """One sensor to time beside the imaging sonar: its sample function and what it is."""
+
+    sample: Sample
+    description: str
+    rays: int
+    period_s: float
+
+
+def _side_scan() -> BesideSensor:
+    from leviathan.catalogue import get_vehicle
+    from leviathan.side_scan import render as render_line
+    from leviathan.side_scan import side_scan_fan
+
+    side_scan = get_vehicle("reference_mapping_auv").sensor("side_scan")
+    line_rays = side_scan_fan(side_scan)[1].ray_count
+    period_s = side_scan.schedule.period_ns / 1e9
+
+    def sample(scene: Any, body: Any, k: int, backend_name: str, dev: str) -> str:
+        line = render_line(
+            scene,
+            side_scan,
+            body @ side_scan.mount.transform(),
+            sensor_id="bench/side_scan",
+            sample_index=k,
+            time_ns=k * side_scan.schedule.period_ns,
+            backend=backend_name,
+            device=dev,
+            sampling_warnings=False,
+        )
+        return line.content_hash
+
+    description = (
+        f"reference_mapping_auv side-scan, {line_rays} rays/line, 2 x "
+        f"{side_scan.range_bin_count} cells, ping period {period_s:g} s"
+    )
+    return BesideSensor(sample, description, line_rays, period_s)
+
+
+def _multibeam() -> BesideSensor:
+    from leviathan.catalogue import get_vehicle
+    from leviathan.identity import content_hash
+    from leviathan.multibeam import multibeam_ping, multibeam_rays
+
+    multibeam = get_vehicle("reference_mapping_auv").sensor("multibeam")
+    ping_rays = multibeam_rays(multibeam)[1].directions.shape[0]
+    period_s = multibeam.schedule.period_ns / 1e9
+
+    def sample(scene: Any, body: Any, k: int, backend_name: str, dev: str) -> str:
+        ping = multibeam_ping(
+            scene,
+            multibeam,
+            body @ multibeam.mount.transform(),
+            sensor_id="bench/multibeam",
+            sample_index=k,
+            time_ns=k * multibeam.schedule.period_ns,
+            backend=backend_name,
+            device=dev,
+        )
+        return content_hash({"channels": ping.channels, "meta": ping.metadata})
+
+    description = (
+        f"reference_mapping_auv multibeam, {multibeam.beam_count} beams, {ping_rays} "
+        f"rays/ping, {multibeam.range_bin_count} bins, ping period {period_s:g} s"
+    )
+    return BesideSensor(sample, description, ping_rays, period_s)
+
+
+#: The sensors ``bench sonar --sensor`` times beside the imaging sonar: how to build
+#: each one's :class:`BesideSensor`, and the names of its figures.
+BESIDE_SENSORS: dict[str, tuple[Callable[[], BesideSensor], BesideFigures]] = {
+    "side_scan": (
+        _side_scan,
+        BesideFigures(
+            sensor="side_scan",
+            title="side-scan bench",
+            counted="lines/pings",
+            sensor_median_s=Column("line_median_s", "line s", 8),
+            sensor_per_s=Column("lines_per_s", "lines/s", 8),
+            sensor_rays_per_s="side_scan_rays_per_s",
+            sonar_median_s=Column("ping_median_s", "ping s", 8),
+            sonar_per_s=Column("pings_per_s", "pings/s", 8),
+            bit_identical=("lines_bit_identical_to_reference", "lines bit-identical"),
+        ),
+    ),
+    "multibeam": (
+        _multibeam,
+        BesideFigures(
+            sensor="multibeam",
+            title="multibeam bench",
+            counted="pings each",
+            sensor_median_s=Column("multibeam_median_s", "mb ping s", 9),
+            sensor_per_s=Column("multibeam_pings_per_s", "mb pings/s", 10),
+            sensor_rays_per_s="multibeam_rays_per_s",
+            sonar_median_s=Column("sonar_median_s", "sonar s", 8),
+            sonar_per_s=Column("sonar_pings_per_s", "sonar pings/s", 13),
+            bit_identical=("multibeam_bit_identical_to_reference", "multibeam bit-identical"),
+        ),
+    ),
+}
+
+
+def _sensor(sensor: str) -> tuple[Callable[[], BesideSensor], BesideFigures]:
+    if sensor not in BESIDE_SENSORS:
+        raise ValueError(f"sensor: expected one of {sorted(BESIDE_SENSORS)}, got {sensor!r}")
+    return BESIDE_SENSORS[sensor]
+
+
+def bench_beside(
+    sensor: str,
+    *,
+    triangle_counts: list[int],
+    pings: int = 5,
+    backend: str = "all",
+    device: str | None = None,
+    bearings: int = 512,
+    elevations: int = 128,
+) -> dict[str, Any]:
+    """Times ``sensor``'s samples and imaging pings on each tracer over the survey seabeds.
+
+    Args:
+        sensor: A key of :data:`BESIDE_SENSORS` (``"side_scan"``, ``"multibeam"``).
+        triangle_counts: Approximate seabed triangle counts, one seabed each.
+        pings: Samples of each sensor per seabed; medians are reported.
+        backend, device: The tracers (:func:`leviathan.bench.bench_tracers`).
+        bearings, elevations: The imaging sonar's ray grid (as ``bench sonar``).
+
+    Returns:
+        A JSON-friendly dict, keys named by the sensor's :class:`BesideFigures`: the
+        two sensors, machine, per seabed per tracer the median times of both,
+        samples/s, rays/s, the sensor's real-time factor, bit identity.
+    """
+    make, f = _sensor(sensor)
+    timed_sensor = make()
+    rays, period_s = timed_sensor.rays, timed_sensor.period_s
+    timed, compile_reports = time_beside_sonar(
+        timed_sensor.sample,
+        triangle_counts=triangle_counts,
+        pings=pings,
+        backend=backend,
+        device=device,
+        bearings=bearings,
+        elevations=elevations,
+    )
+    seabeds = [
+        {
+            "triangles": s["triangles"],
+            "tracers": [
+                {
+                    "tracer": r["tracer"],
+                    f.sensor_median_s.key: r["sensor_median_s"],
+                    f.sensor_per_s.key: 1.0 / r["sensor_median_s"],
+                    f.sensor_rays_per_s: rays / r["sensor_median_s"],
+                    _REAL_TIME.key: period_s / r["sensor_median_s"],
+                    f.sonar_median_s.key: r["sonar_median_s"],
+                    f.sonar_per_s.key: 1.0 / r["sonar_median_s"],
+                    f.bit_identical[0]: r["bit_identical"],
+                }
+                for r in s["tracers"]
+            ],
+        }
+        for s in timed
+    ]
+    return {
+        f.sensor: timed_sensor.description,
+        "sonar": f"reference survey sonar, {bearings} bearings x {elevations} elevations",
+        "pings_per_seabed": pings,
+        "warp_compile_or_load_s": compile_reports,
+        "machine": machine(),
+        "seabeds": seabeds,
+    }
+
+
+def format_beside_bench(result: dict[str, Any], sensor: str) -> str:
+    """A readable table of :func:`bench_beside`'s result for ``sensor``."""
+    f = _sensor(sensor)[1]
+    columns = (
+        (f.sensor_median_s, 3),
+        (f.sensor_per_s, 2),
+        (_REAL_TIME, 2),
+        (f.sonar_median_s, 3),
+        (f.sonar_per_s, 2),
+    )
+    lines = [
+        f"{f.title}: {result[f.sensor]}",
+        f"beside: {result['sonar']}; median of {result['pings_per_seabed']} {f.counted}",
+    ]
+    for s in result["seabeds"]:
+        lines.append("")
+        lines.append(f"seabed {s['triangles']} triangles")
+        headers = " ".join(f"{c.header:>{c.width}}" for c, _ in columns)
+        lines.append(f"  {'tracer':<14} {headers}  {f.bit_identical[1]}")
+        for r in s["tracers"]:
+            same = r[f.bit_identical[0]]
+            values = " ".join(f"{r[c.key]:>{c.width}.{digits}f}" for c, digits in columns)
+            lines.append(
+                f"  {r['tracer']:<14} {values}  "
+                + ("-" if same is None else ("yes" if same else "NO"))
+            )
+    return "\n".join(lines)

@@ -393,9 +393,9 @@ def _write_products(
     from tqdm import tqdm
 
     from leviathan.datasets import RUN_DATASET_NAME, DatasetRecorder
-    from leviathan.identity import content_hash
     from leviathan.sensors import PreviewWriter
     from leviathan.side_scan import SideScanLine
+    from leviathan.world import run_summary
 
     (out / "previews").mkdir()
     # The default size is not passed on, so a build_demo_world with other defaults
@@ -425,22 +425,13 @@ def _write_products(
             # On the writer thread: files, content hashes, previews, manifest rows.
             recorder.write(batch)
             for group in batch.groups:
-                members = {}
                 for sensor_id, sample in group.samples.items():
-                    members[sensor_id] = sample.content_hash
                     previews.write(sensor_id, sample)
                     if isinstance(sample, SideScanLine):
                         side_scan_lines.setdefault(sensor_id, []).append(sample)
                     if getattr(sample, "kind", None) == "multibeam":  # for the bathymetry
                         soundings.append(usable_soundings(sample))
-                groups_out.append(
-                    {
-                        "tick": group.tick,
-                        "time_ns": group.time_ns,
-                        "content_hash": group.content_hash,
-                        "members": members,
-                    }
-                )
+                groups_out.append(group.manifest_entry())
 
         behind = Behind(write)
         done = 0
@@ -461,15 +452,7 @@ def _write_products(
     bathymetry = demo_bathymetry(out, world.environment.scene_at(0), soundings, progress)
     manifest = {
         "job": DEMO_JOB,
-        "simulated_ns": world.time_ns,
-        "tick_ns": TICK_NS,
-        "root_seed": world.root_seed,
-        "vehicles": {name: world.vehicle_spec(name).name for name in world.vehicle_names},
-        "environment_hash": world.environment.content_hash,
-        "snapshot_hash": snapshot.content_hash,
-        "off_tick_samples": list(world.off_tick_samples),
-        "capture_groups": groups_out,
-        "run_hash": content_hash([g["content_hash"] for g in groups_out]),
+        **run_summary(world, snapshot, groups_out),
         "usd": usd_path.name,
         "tracing": {"backend": world.tracing[0], "device": world.tracing[1]},
         "dataset": {"hdf5": RUN_DATASET_NAME, "mcap": "dataset.mcap"},

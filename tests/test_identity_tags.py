@@ -46,6 +46,10 @@ UNTAGGED_PACKAGES: dict[str, str] = {
 # Classes defined in the package that the encoder would hash by type name but that are
 # never hashed, so they carry no tag. Each entry says why.
 UNTAGGED: dict[str, str] = {
+    "leviathan.parity._scene_parts.FixtureCase": "the fields every frozen scene case shares, "
+    "never instantiated (SceneCase, SideScanCase and MultibeamCase carry their own tags)",
+    "leviathan._fan_product.FanProduct": "the behaviour SonarFrame and SideScanLine share, "
+    "never instantiated (each product dataclass carries its own tag)",
     "leviathan.specs._world_documents._AutopilotGains": "shared gain fields of the "
     "controller documents, never instantiated (each document class carries its own tag)",
     "leviathan.specs._world_documents._LambertMu": "the Lambert material document's mu "

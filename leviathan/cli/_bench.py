@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 
 __all__ = ["add_subparser"]
@@ -13,27 +14,15 @@ def _print(result: dict, as_json: bool, table) -> None:
 
 
 def _sonar(args: argparse.Namespace) -> int:
-    if args.sensor in ("side_scan", "multibeam"):
-        from leviathan._bench_multibeam import bench_multibeam, format_multibeam_bench
-        from leviathan._bench_side_scan import bench_side_scan, format_side_scan_bench
+    if args.sensor == "imaging_sonar":
+        from leviathan.bench import bench_sonar as bench
+        from leviathan.bench import format_sonar_bench as table
+    else:
+        from leviathan._bench_beside import bench_beside, format_beside_bench
 
-        bench, table = {
-            "side_scan": (bench_side_scan, format_side_scan_bench),
-            "multibeam": (bench_multibeam, format_multibeam_bench),
-        }[args.sensor]
-        result = bench(
-            triangle_counts=args.triangles,
-            pings=args.pings,
-            backend=args.backend,
-            device=args.device,
-            bearings=args.bearings,
-            elevations=args.elevations,
-        )
-        _print(result, args.json, table)
-        return 0
-    from leviathan.bench import bench_sonar, format_sonar_bench
-
-    result = bench_sonar(
+        bench = functools.partial(bench_beside, args.sensor)
+        table = functools.partial(format_beside_bench, sensor=args.sensor)
+    result = bench(
         triangle_counts=args.triangles,
         pings=args.pings,
         backend=args.backend,
@@ -41,7 +30,7 @@ def _sonar(args: argparse.Namespace) -> int:
         bearings=args.bearings,
         elevations=args.elevations,
     )
-    _print(result, args.json, format_sonar_bench)
+    _print(result, args.json, table)
     return 0
 
 

@@ -40,7 +40,6 @@ from typing import Any
 
 import numpy as np
 
-from leviathan._validation import check_sample_identifiers, check_seed
 from leviathan.acoustics import sound_speed_m_per_s
 from leviathan.frames import Transform
 from leviathan.multibeam._geometry import BeamGeometry, beam_geometry
@@ -49,7 +48,14 @@ from leviathan.raycast import resolve_backend
 from leviathan.reference_cpu import multibeam as ref
 from leviathan.reference_cpu.sonar import trapezoid_weights
 from leviathan.scene import Scene
-from leviathan.sonar import CELL_FLAGS, FanRays, fan_rays, range_bin_edges, render_fan
+from leviathan.sonar import (
+    CELL_FLAGS,
+    FanRays,
+    check_ping_inputs,
+    fan_rays,
+    range_bin_edges,
+    render_fan,
+)
 from leviathan.sonar.beams import inclusive_grid, one_way_gain
 from leviathan.specs import MultibeamSpec, WaterSpec
 
@@ -180,19 +186,9 @@ def multibeam_ping(
         water: The water (default :class:`WaterSpec` defaults).
         backend, device: Tracing backend and device; every backend gives the same bits.
     """
-    if not isinstance(scene, Scene):
-        raise TypeError(f"scene: expected a leviathan.scene.Scene, got {type(scene).__name__}")
-    if not isinstance(spec, MultibeamSpec):
-        raise TypeError(f"spec: expected a MultibeamSpec, got {type(spec).__name__}")
-    if not isinstance(sensor_pose, Transform):
-        raise TypeError(
-            f"sensor_pose: expected a Transform T_world_sensor, got {type(sensor_pose).__name__}"
-        )
-    check_sample_identifiers(sensor_id, sample_index, time_ns)
-    check_seed(seed, needed_by="speckle (the spec enables it)" if spec.speckle else None)
-    water = WaterSpec() if water is None else water
-    if not isinstance(water, WaterSpec):
-        raise TypeError(f"water: expected a WaterSpec, got {type(water).__name__}")
+    water = check_ping_inputs(
+        scene, spec, MultibeamSpec, sensor_pose, sensor_id, sample_index, time_ns, seed, water
+    )
     backend, device = resolve_backend(backend, device)
     geometry, rays = multibeam_rays(spec)
     n_bins, width = int(spec.range_bin_count), float(spec.range_bin_width_m)

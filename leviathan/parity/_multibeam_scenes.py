@@ -12,17 +12,26 @@ They sample coarsely (a few hundred rays per ping): bits, not pictures.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
 from leviathan.frames import Transform
-from leviathan.geometry import cylinder_mesh, heightfield_mesh, plane_mesh, uv_sphere_mesh
+from leviathan.geometry import cylinder_mesh, heightfield_mesh, uv_sphere_mesh
 from leviathan.materials import TEST_LAMBERT_BRIGHT, TEST_LAMBERT_MEDIUM
-from leviathan.parity._scene_parts import _UNSUPPORTED, FIXTURE_SEED, _at
+from leviathan.parity._scene_parts import (
+    _UNSUPPORTED,
+    FIXTURE_SEED,
+    Entry,
+    FixtureCase,
+    _at,
+    build_case,
+    case_register,
+    fixture_spec,
+)
+from leviathan.parity._scene_parts import _seabed as seabed
 from leviathan.scene import Instance, Scene, TriangleMesh
-from leviathan.specs import MountSpec, MultibeamSpec, ScheduleSpec, WaterSpec
+from leviathan.specs import MultibeamSpec, WaterSpec
 
 __all__ = [
     "MULTIBEAM_SCENE_NAMES",
@@ -37,20 +46,12 @@ _PERIOD_NS = 200_000_000
 
 
 @dataclass(frozen=True, eq=False)
-class MultibeamCase:
+class MultibeamCase(FixtureCase):
     """One frozen multibeam scene: everything ``leviathan.multibeam.multibeam_ping`` needs."""
 
     __content_type__ = "leviathan.parity.multibeam_scenes.MultibeamCase"
 
-    name: str
-    description: str
-    scene: Scene
     spec: MultibeamSpec
-    sensor_pose: Transform
-    sample_index: int
-    time_ns: int
-    water: WaterSpec = field(default_factory=WaterSpec)
-    seed: int | None = None
     sensor_id: str = MULTIBEAM_SENSOR_ID
 
     def render(self, *, backend: str = "reference", device: str | None = None):
@@ -58,18 +59,7 @@ class MultibeamCase:
         from leviathan.multibeam import multibeam_ping
         from leviathan.sensors import SensorSample
 
-        ping = multibeam_ping(
-            self.scene,
-            self.spec,
-            self.sensor_pose,
-            sensor_id=self.sensor_id,
-            sample_index=self.sample_index,
-            time_ns=self.time_ns,
-            seed=self.seed,
-            water=self.water,
-            backend=backend,
-            device=device,
-        )
+        ping = self._render_with(multibeam_ping, backend, device)
         return SensorSample(
             kind="multibeam",
             sensor_id=self.sensor_id,
@@ -95,14 +85,8 @@ def _spec(**over: object) -> MultibeamSpec:
         range_min_m=0.5,
         range_max_m=60.0,
         range_bin_count=238,
-        top_k=4,
-        speckle=False,
-        schedule=ScheduleSpec(period_ns=_PERIOD_NS),
-        mount=MountSpec(translation_m=(0.0, 0.0, 0.0)),
-        hardware_note="parity fixture test value",
     )
-    base.update(over)
-    return MultibeamSpec(**base)
+    return fixture_spec(MultibeamSpec, base, period_ns=_PERIOD_NS, over=over)
 
 
 def _pose(depth: float, *, x: float = 0.0, y: float = 0.0, roll: float = 0.0) -> Transform:
@@ -110,8 +94,7 @@ def _pose(depth: float, *, x: float = 0.0, y: float = 0.0, roll: float = 0.0) ->
 
 
 def _seabed(depth: float, *, tilt_deg: float = 0.0, material=TEST_LAMBERT_MEDIUM) -> Instance:
-    mesh = plane_mesh(300.0, 300.0, divisions_x=10, divisions_y=10)
-    return Instance("seabed", mesh, _at(0.0, 0.0, depth, roll=tilt_deg), "seabed", material)
+    return seabed(depth, tilt_deg=tilt_deg, size=300.0, divisions=10, material=material)
 
 
 def _step(shallow: float, deep: float, east: float) -> Instance:
@@ -139,15 +122,9 @@ def _relief(depth: float) -> Instance:
     return Instance("seabed", mesh, Transform.identity(), "seabed", TEST_LAMBERT_MEDIUM)
 
 
-def _cases() -> list[tuple[str, str, Callable[[], dict]]]:
-    cases: list[tuple[str, str, Callable[[], dict]]] = []
-
-    def case(description: str) -> Callable[[Callable[[], dict]], Callable[[], dict]]:
-        def add(builder: Callable[[], dict]) -> Callable[[], dict]:
-            cases.append((builder.__name__, description, builder))
-            return builder
-
-        return add
+def _cases() -> list[Entry]:
+    cases: list[Entry] = []
+    case = case_register(cases)
 
     @case("flat seabed 20 m below a level sensor")
     def flat_seabed() -> dict:
@@ -257,18 +234,8 @@ MULTIBEAM_SCENE_NAMES: tuple[str, ...] = tuple(name for name, _, _ in _cases())
 
 def build_multibeam_scene(name: str) -> MultibeamCase:
     """Builds one named multibeam fixture scene."""
-    for index, (case_name, description, builder) in enumerate(_cases()):
-        if case_name == name:
-            return MultibeamCase(
-                name=case_name,
-                description=description,
-                sample_index=index,
-                time_ns=index * _PERIOD_NS,
-                **builder(),
-            )
-    raise KeyError(
-        f"scene: unknown multibeam fixture scene {name!r}; available: "
-        f"{', '.join(MULTIBEAM_SCENE_NAMES)}"
+    return build_case(
+        MultibeamCase, _cases(), name, period_ns=_PERIOD_NS, what="multibeam fixture scene"
     )
 
 

@@ -1,4 +1,4 @@
-"""The frozen scenes' building blocks: the case record, the base sonar spec and pose helpers.
+"""The frozen scenes' building blocks: the case records, their registry, specs and helpers.
 
 Frozen with the fixture, like the scene list in :mod:`leviathan.parity._scenes`: a change here
 moves every scene built from it, and the parity suite will say so.
@@ -7,7 +7,9 @@ moves every scene built from it, and the parity suite will say so.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any, TypeVar
 
 from leviathan.frames import Transform
 from leviathan.geometry import plane_mesh
@@ -27,15 +29,21 @@ _PERIOD_NS = 200_000_000
 
 
 @dataclass(frozen=True, eq=False)
-class SceneCase:
-    """One frozen scene: everything ``leviathan.sonar.render`` needs."""
+class FixtureCase:
+    """The fields of one frozen scene of any fixture (each subclass carries its own tag).
 
-    __content_type__ = "leviathan.parity.scenes.SceneCase"
+    Attributes:
+        name, description: The scene's name in its fixture and what it covers.
+        scene, spec, sensor_pose: What is rendered, by which sensor, from where
+            (``T_world_sensor``).
+        sample_index, time_ns: The scene's place in its fixture (index, index x period).
+        water, seed, sensor_id: The water, the root seed (speckle) and the sensor id.
+    """
 
     name: str
     description: str
     scene: Scene
-    spec: ImagingSonarSpec
+    spec: Any
     sensor_pose: Transform
     sample_index: int
     time_ns: int
@@ -43,10 +51,8 @@ class SceneCase:
     seed: int | None = None
     sensor_id: str = SENSOR_ID
 
-    def render(self, *, backend: str = "reference", device: str | None = None) -> SonarFrame:
-        """Renders this scene with the given backend."""
-        from leviathan.sonar import render
-
+    def _render_with(self, render: Callable[..., Any], backend: str, device: str | None, **extra):
+        """``render`` (the kind's renderer) called with this scene's every argument."""
         return render(
             self.scene,
             self.spec,
@@ -58,10 +64,86 @@ class SceneCase:
             water=self.water,
             backend=backend,
             device=device,
-            # The frozen scenes sample coarsely on purpose (as few as 3 elevations):
-            # they pin the arithmetic bit for bit, not a full picture.
-            sampling_warnings=False,
+            **extra,
         )
+
+
+@dataclass(frozen=True, eq=False)
+class SceneCase(FixtureCase):
+    """One frozen scene: everything ``leviathan.sonar.render`` needs."""
+
+    __content_type__ = "leviathan.parity.scenes.SceneCase"
+
+    spec: ImagingSonarSpec
+
+    def render(self, *, backend: str = "reference", device: str | None = None) -> SonarFrame:
+        """Renders this scene with the given backend."""
+        from leviathan.sonar import render
+
+        # The frozen scenes sample coarsely on purpose (as few as 3 elevations): they pin
+        # the arithmetic bit for bit, not a full picture.
+        return self._render_with(render, backend, device, sampling_warnings=False)
+
+
+Builder = Callable[[], dict]
+Entry = tuple[str, str, Builder]
+_Case = TypeVar("_Case", bound=FixtureCase)
+_Spec = TypeVar("_Spec")
+
+
+def case_register(cases: list[Entry]) -> Callable[[str], Callable[[Builder], Builder]]:
+    """The ``@case(description)`` decorator that appends a builder to ``cases``.
+
+    Each builder is registered with its description, under its own name, in the order the
+    builders are written (the order is part of the fixture: it gives each scene its sample
+    index and time).
+    """
+
+    def case(description: str) -> Callable[[Builder], Builder]:
+        def register(builder: Builder) -> Builder:
+            cases.append((builder.__name__, description, builder))
+            return builder
+
+        return register
+
+    return case
+
+
+def build_case(
+    case_type: type[_Case], cases: list[Entry], name: str, *, period_ns: int, what: str
+) -> _Case:
+    """The scene ``name`` of ``cases`` as a ``case_type``, at its fixture index and time.
+
+    Raises:
+        KeyError: If no scene is called ``name`` (the message names the ``what`` and
+            lists the available names).
+    """
+    for index, (case_name, description, builder) in enumerate(cases):
+        if case_name == name:
+            return case_type(
+                name=case_name,
+                description=description,
+                sample_index=index,
+                time_ns=index * period_ns,
+                **builder(),
+            )
+    names = ", ".join(case_name for case_name, _, _ in cases)
+    raise KeyError(f"scene: unknown {what} {name!r}; available: {names}")
+
+
+def fixture_spec(
+    spec_type: type[_Spec], fields: dict[str, object], *, period_ns: int, over: dict[str, object]
+) -> _Spec:
+    """A fixture's sensor spec: its ``fields``, what every fixture's sensor shares (top-K 4,
+    no speckle, ``period_ns``, mounted at the body origin, the hardware note), then ``over``."""
+    shared: dict[str, object] = dict(
+        top_k=4,
+        speckle=False,
+        schedule=ScheduleSpec(period_ns=period_ns),
+        mount=MountSpec(translation_m=(0.0, 0.0, 0.0)),
+        hardware_note="parity fixture test value",
+    )
+    return spec_type(**{**fields, **shared, **over})
 
 
 def _spec(**over: object) -> ImagingSonarSpec:
@@ -78,14 +160,8 @@ def _spec(**over: object) -> ImagingSonarSpec:
         beam_pattern=BeamPatternSpec(
             kind="gaussian", azimuth_3db_full_width_deg=60.0, elevation_3db_full_width_deg=20.0
         ),
-        top_k=4,
-        speckle=False,
-        schedule=ScheduleSpec(period_ns=_PERIOD_NS),
-        mount=MountSpec(translation_m=(0.0, 0.0, 0.0)),
-        hardware_note="parity fixture test value",
     )
-    base.update(over)
-    return ImagingSonarSpec(**base)
+    return fixture_spec(ImagingSonarSpec, base, period_ns=_PERIOD_NS, over=over)
 
 
 def _gauss(az: float, el: float) -> BeamPatternSpec:
@@ -114,10 +190,16 @@ def _at(
 
 
 def _seabed(
-    depth: float, *, size: float = 200.0, divisions: int = 20, material=TEST_LAMBERT_MEDIUM
+    depth: float,
+    *,
+    tilt_deg: float = 0.0,
+    size: float = 200.0,
+    divisions: int = 20,
+    material=TEST_LAMBERT_MEDIUM,
 ) -> Instance:
+    """A flat square seabed ``depth`` [m] down, rolled ``tilt_deg`` about north."""
     mesh = plane_mesh(size, size, divisions_x=divisions, divisions_y=divisions)
-    return Instance("seabed", mesh, _at(0.0, 0.0, depth), "seabed", material)
+    return Instance("seabed", mesh, _at(0.0, 0.0, depth, roll=tilt_deg), "seabed", material)
 
 
 _UNSUPPORTED = DeclaredMaterial(

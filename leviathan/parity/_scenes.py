@@ -20,7 +20,6 @@ beams; rays aimed exactly at shared vertices and edges.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 
 from leviathan.frames import Transform
 from leviathan.geometry import box_mesh, cylinder_mesh, merge_meshes, plane_mesh, uv_sphere_mesh
@@ -33,33 +32,25 @@ from leviathan.parity._scene_parts import (
     _PERIOD_NS,
     _UNSUPPORTED,
     FIXTURE_SEED,
+    Entry,
     SceneCase,
     _at,
     _gauss,
     _pose,
     _seabed,
     _spec,
+    build_case,
+    case_register,
 )
 from leviathan.scene import Instance, Scene
 from leviathan.specs import BeamPatternSpec, WaterSpec
 
 
-def _cases() -> list[tuple[str, str, Callable[[], dict]]]:
-    """The 28 scenes as ``(name, description, builder)``, in fixture order.
-
-    Each builder is registered by :func:`case` with its description, under its own
-    name, in the order the builders are written (the order is part of the fixture:
-    it gives each scene its sample index and time).
-    """
-    cases: list[tuple[str, str, Callable[[], dict]]] = []
-
-    def case(description: str) -> Callable[[Callable[[], dict]], Callable[[], dict]]:
-        def register(builder: Callable[[], dict]) -> Callable[[], dict]:
-            cases.append((builder.__name__, description, builder))
-            return builder
-
-        return register
-
+def _cases() -> list[Entry]:
+    """The 28 scenes as ``(name, description, builder)``, in fixture order (see
+    :func:`~leviathan.parity._scene_parts.case_register`)."""
+    cases: list[Entry] = []
+    case = case_register(cases)
     survey = dict(spec=_spec(), sensor_pose=_pose(0.0, 0.0, 20.0, pitch=-30.0))
 
     @case("flat seabed at normal incidence; centre ray on a shared vertex")
@@ -406,17 +397,7 @@ SCENE_NAMES: tuple[str, ...] = tuple(name for name, _, _ in _cases())
 
 def build_scene(name: str) -> SceneCase:
     """Builds one named fixture scene."""
-    for index, (case_name, description, builder) in enumerate(_cases()):
-        if case_name == name:
-            parts = builder()
-            return SceneCase(
-                name=case_name,
-                description=description,
-                sample_index=index,
-                time_ns=index * _PERIOD_NS,
-                **parts,
-            )
-    raise KeyError(f"scene: unknown fixture scene {name!r}; available: {', '.join(SCENE_NAMES)}")
+    return build_case(SceneCase, _cases(), name, period_ns=_PERIOD_NS, what="fixture scene")
 
 
 def scene_cases() -> list[SceneCase]:

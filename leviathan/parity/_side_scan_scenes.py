@@ -16,20 +16,27 @@ uniform and sinc² beam patterns besides the Gaussian.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
 from leviathan.frames import Transform
-from leviathan.geometry import box_mesh, cylinder_mesh, plane_mesh, uv_sphere_mesh
+from leviathan.geometry import box_mesh, cylinder_mesh, uv_sphere_mesh
 from leviathan.materials import TEST_LAMBERT_BRIGHT, TEST_LAMBERT_DARK, TEST_LAMBERT_MEDIUM
-from leviathan.parity._scene_parts import _UNSUPPORTED, FIXTURE_SEED, _at
+from leviathan.parity._scene_parts import (
+    _UNSUPPORTED,
+    FIXTURE_SEED,
+    Entry,
+    FixtureCase,
+    _at,
+    _seabed,
+    build_case,
+    case_register,
+    fixture_spec,
+)
 from leviathan.scene import Instance, Scene, TriangleMesh
 from leviathan.side_scan import SideScanLine
 from leviathan.specs import (
-    MountSpec,
-    ScheduleSpec,
     SideScanBeamPatternSpec,
     SideScanSonarSpec,
     WaterSpec,
@@ -47,40 +54,20 @@ _PERIOD_NS = 100_000_000
 
 
 @dataclass(frozen=True, eq=False)
-class SideScanCase:
+class SideScanCase(FixtureCase):
     """One frozen side-scan scene: everything ``leviathan.side_scan.render`` needs."""
 
     __content_type__ = "leviathan.parity.side_scan_scenes.SideScanCase"
 
-    name: str
-    description: str
-    scene: Scene
     spec: SideScanSonarSpec
-    sensor_pose: Transform
-    sample_index: int
-    time_ns: int
-    water: WaterSpec = field(default_factory=WaterSpec)
-    seed: int | None = None
     sensor_id: str = SIDE_SCAN_SENSOR_ID
 
     def render(self, *, backend: str = "reference", device: str | None = None) -> SideScanLine:
         """Renders this scene with the given backend."""
         from leviathan.side_scan import render
 
-        return render(
-            self.scene,
-            self.spec,
-            self.sensor_pose,
-            sensor_id=self.sensor_id,
-            sample_index=self.sample_index,
-            time_ns=self.time_ns,
-            seed=self.seed,
-            water=self.water,
-            backend=backend,
-            device=device,
-            # Coarse on purpose (a few hundred rays per fan): bits, not pictures.
-            sampling_warnings=False,
-        )
+        # Coarse on purpose (a few hundred rays per fan): bits, not pictures.
+        return self._render_with(render, backend, device, sampling_warnings=False)
 
 
 def _spec(**over: object) -> SideScanSonarSpec:
@@ -101,14 +88,8 @@ def _spec(**over: object) -> SideScanSonarSpec:
             along_track_3db_full_width_deg=0.5,
             across_track_3db_full_width_deg=50.0,
         ),
-        top_k=4,
-        speckle=False,
-        schedule=ScheduleSpec(period_ns=_PERIOD_NS),
-        mount=MountSpec(translation_m=(0.0, 0.0, 0.0)),
-        hardware_note="parity fixture test value",
     )
-    base.update(over)
-    return SideScanSonarSpec(**base)
+    return fixture_spec(SideScanSonarSpec, base, period_ns=_PERIOD_NS, over=over)
 
 
 def _pose(
@@ -116,15 +97,6 @@ def _pose(
 ) -> Transform:
     return Transform.from_euler(
         math.radians(roll), 0.0, math.radians(yaw), translation=(x, y, depth)
-    )
-
-
-def _seabed(
-    depth: float, *, tilt_deg: float = 0.0, size: float = 200.0, divisions: int = 20
-) -> Instance:
-    mesh = plane_mesh(size, size, divisions_x=divisions, divisions_y=divisions)
-    return Instance(
-        "seabed", mesh, _at(0.0, 0.0, depth, roll=tilt_deg), "seabed", TEST_LAMBERT_MEDIUM
     )
 
 
@@ -146,16 +118,10 @@ def _rough_seabed(depth: float) -> Instance:
     return Instance("seabed", mesh, Transform.identity(), "seabed", TEST_LAMBERT_MEDIUM)
 
 
-def _cases() -> list[tuple[str, str, Callable[[], dict]]]:
+def _cases() -> list[Entry]:
     """The scenes as ``(name, description, builder)``, in fixture order (gives index and time)."""
-    cases: list[tuple[str, str, Callable[[], dict]]] = []
-
-    def case(description: str) -> Callable[[Callable[[], dict]], Callable[[], dict]]:
-        def register(builder: Callable[[], dict]) -> Callable[[], dict]:
-            cases.append((builder.__name__, description, builder))
-            return builder
-
-        return register
+    cases: list[Entry] = []
+    case = case_register(cases)
 
     @case("flat seabed 6 m below: a wide nadir gap, steep returns")
     def flat_altitude_6() -> dict:
@@ -312,18 +278,8 @@ SIDE_SCAN_SCENE_NAMES: tuple[str, ...] = tuple(name for name, _, _ in _cases())
 
 def build_side_scan_scene(name: str) -> SideScanCase:
     """Builds one named side-scan fixture scene."""
-    for index, (case_name, description, builder) in enumerate(_cases()):
-        if case_name == name:
-            return SideScanCase(
-                name=case_name,
-                description=description,
-                sample_index=index,
-                time_ns=index * _PERIOD_NS,
-                **builder(),
-            )
-    raise KeyError(
-        f"scene: unknown side-scan fixture scene {name!r}; available: "
-        f"{', '.join(SIDE_SCAN_SCENE_NAMES)}"
+    return build_case(
+        SideScanCase, _cases(), name, period_ns=_PERIOD_NS, what="side-scan fixture scene"
     )
 
 

@@ -220,11 +220,7 @@ class ImagingSonarSensor:
             context.scene,
             spec,
             sensor_pose(context.T_world_body, spec.mount.transform()),
-            **context.ids(),
-            seed=context.root_seed if spec.speckle else None,
-            water=context.water,
-            backend=context.backend,
-            device=context.device,
+            **context.ping_keywords(speckle=spec.speckle),
         )
 
     def footprint(self, spec: ImagingSonarSpec) -> Footprint:

@@ -35,7 +35,6 @@ from leviathan.sensors._declarations import (
 from leviathan.sensors._imaging_sonar import _CHANNELS as _SONAR_CHANNELS
 from leviathan.sensors._protocol import register_sensor_kind
 from leviathan.sensors._sample import SensorSample
-from leviathan.sonar.beams import check_ping_period
 from leviathan.specs import MultibeamSpec
 
 __all__ = ["MultibeamSensor", "measure_multibeam", "water_column_png"]
@@ -117,11 +116,7 @@ def measure_multibeam(
         context.scene,
         spec,
         sensor_pose(context.T_world_body, spec.mount.transform()),
-        **context.ids(),
-        seed=context.root_seed if spec.speckle else None,
-        water=context.water,
-        backend=context.backend,
-        device=context.device,
+        **context.ping_keywords(speckle=spec.speckle),
     )
     return SensorSample(
         kind="multibeam",
@@ -281,15 +276,7 @@ class MultibeamSensor:
 
     def sample(self, spec: MultibeamSpec, context: SampleContext) -> SensorSample:
         """One ping of ``spec``; refuses a period below ``2 R_max / c`` in this water."""
-        pose = sensor_pose(context.T_world_body, spec.mount.transform())
-        check_ping_period(
-            spec.schedule.period_ns,
-            spec.range_max_m,
-            temperature_c=context.water.temperature_c,
-            salinity_psu=context.water.salinity_psu,
-            depth_m=max(0.0, float(pose.translation[2])),
-            field=f"{context.sensor_id}: schedule.period_ns",
-        )
+        context.check_ping_period(spec, sensor_pose(context.T_world_body, spec.mount.transform()))
         return measure_multibeam(spec, context)
 
     def footprint(self, spec: MultibeamSpec) -> Footprint:

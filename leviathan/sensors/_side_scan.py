@@ -38,7 +38,6 @@ from leviathan.sensors._declarations import (
 )
 from leviathan.sensors._protocol import register_sensor_kind
 from leviathan.side_scan import SideScanLine, render
-from leviathan.sonar.beams import check_ping_period
 from leviathan.specs import SideScanBeamPatternSpec, SideScanSonarSpec
 
 __all__ = ["SideScanSensor"]
@@ -209,25 +208,8 @@ class SideScanSensor:
     def sample(self, spec: SideScanSonarSpec, context: SampleContext) -> SideScanLine:
         """One ping of ``spec``; refuses a period below ``2 R_max / c`` in this water."""
         pose = sensor_pose(context.T_world_body, spec.mount.transform())
-        water = context.water
-        check_ping_period(
-            spec.schedule.period_ns,
-            spec.range_max_m,
-            temperature_c=water.temperature_c,
-            salinity_psu=water.salinity_psu,
-            depth_m=max(0.0, float(pose.translation[2])),
-            field=f"{context.sensor_id}: schedule.period_ns",
-        )
-        return render(
-            context.scene,
-            spec,
-            pose,
-            **context.ids(),
-            seed=context.root_seed if spec.speckle else None,
-            water=water,
-            backend=context.backend,
-            device=context.device,
-        )
+        context.check_ping_period(spec, pose)
+        return render(context.scene, spec, pose, **context.ping_keywords(speckle=spec.speckle))
 
     def footprint(self, spec: SideScanSonarSpec) -> Footprint:
         """Each side's fan in its own plane (along-track 0) between the range window's

@@ -10,16 +10,10 @@ recorded, not hashed.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass, field
-from functools import cached_property
-from typing import Any
+from dataclasses import dataclass
+from typing import ClassVar
 
-import numpy as np
-
-from leviathan._frozen import FrozenMapping, freeze, frozen_array
-from leviathan._validation import check_mapping
-from leviathan.identity import content_hash
+from leviathan._fan_product import FanProduct
 
 __all__ = ["SIDES", "SIDE_SCAN_CHANNEL_NAMES", "SideScanLine"]
 
@@ -59,7 +53,7 @@ SIDE_SCAN_CHANNEL_NAMES: tuple[str, ...] = (
 
 
 @dataclass(frozen=True, eq=False)
-class SideScanLine:
+class SideScanLine(FanProduct):
     """One side-scan ping: a line of ``2 x range_bin_count`` cells with per-cell truth.
 
     Attributes:
@@ -73,85 +67,4 @@ class SideScanLine:
 
     __content_type__ = "leviathan.side_scan.SideScanLine"
 
-    channels: Mapping[str, np.ndarray]
-    metadata: Mapping[str, Any]
-    backend: str = field(default="reference", compare=False)
-    device: str = field(default="cpu", compare=False)
-    display: Mapping[str, Any] = field(default_factory=dict, compare=False)
-
-    def __post_init__(self) -> None:
-        for name in ("channels", "metadata", "display"):
-            check_mapping(name, getattr(self, name))
-        unknown = set(self.channels) - set(SIDE_SCAN_CHANNEL_NAMES)
-        if unknown:
-            raise ValueError(f"channels: unknown channel names {sorted(unknown)}")
-        frozen = {}
-        for name in SIDE_SCAN_CHANNEL_NAMES:
-            if name in self.channels:
-                a = np.asarray(self.channels[name])
-                if a.dtype.hasobject:
-                    raise TypeError(f"channels[{name!r}]: expected a numeric array, got {a.dtype}")
-                if a.dtype.kind == "f":
-                    a = np.array(a, copy=True, order="C")
-                    a[np.isnan(a)] = np.nan
-                frozen[name] = frozen_array(a)
-        object.__setattr__(self, "channels", FrozenMapping._adopt(frozen))
-        object.__setattr__(self, "metadata", freeze(self.metadata))
-        object.__setattr__(self, "display", freeze(self.display))
-
-    def __getitem__(self, name: str) -> np.ndarray:
-        return self.channels[name]
-
-    @property
-    def sensor_id(self) -> str:
-        """Stable sensor id (``vehicle/sensor``)."""
-        return self.metadata["sensor_id"]
-
-    @property
-    def sample_index(self) -> int:
-        """Index n of this ping in the sensor's schedule."""
-        return self.metadata["sample_index"]
-
-    @property
-    def time_ns(self) -> int:
-        """Ping time [ns]."""
-        return self.metadata["time_ns"]
-
-    @property
-    def shape(self) -> tuple[int, int]:
-        """``(2, range_bin_count)``."""
-        return tuple(self.channels["linear_return"].shape)  # type: ignore[return-value]
-
-    def __content__(self) -> dict[str, Any]:
-        return {"metadata": dict(self.metadata), "channels": dict(self.channels)}
-
-    @cached_property
-    def content_hash(self) -> str:
-        """SHA-256 of the scientific content (hex)."""
-        return content_hash(self)
-
-    def channel_hashes(self) -> dict[str, str]:
-        """SHA-256 of each channel's canonical encoding, by channel name."""
-        return {name: content_hash(a) for name, a in self.channels.items()}
-
-    def record_attributes(self) -> dict[str, str | int]:
-        """The scalars a dataset stores beside the channels and metadata: the tracer."""
-        return {"backend": self.backend, "device": self.device}
-
-    @classmethod
-    def from_record(
-        cls,
-        *,
-        channels: Mapping[str, np.ndarray],
-        metadata: Mapping[str, Any],
-        display: Mapping[str, Any],
-        attributes: Mapping[str, Any],
-    ) -> SideScanLine:
-        """The line a dataset stored (see :meth:`record_attributes`); same ``content_hash``."""
-        return cls(
-            channels=channels,
-            metadata=metadata,
-            backend=attributes["backend"],
-            device=attributes["device"],
-            display=display,
-        )
+    CHANNEL_ORDER: ClassVar[tuple[str, ...]] = SIDE_SCAN_CHANNEL_NAMES

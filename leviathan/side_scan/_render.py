@@ -31,7 +31,6 @@ from typing import Any
 import numpy as np
 
 from leviathan._interrupt import checkpoint
-from leviathan._validation import check_sample_identifiers, check_seed
 from leviathan.frames import Transform
 from leviathan.raycast import resolve_backend, trace_rays
 from leviathan.reference_cpu.side_scan import side_scan_rays
@@ -41,6 +40,7 @@ from leviathan.sonar import (
     CELL_FLAGS,
     FanRays,
     SonarSamplingWarning,
+    check_ping_inputs,
     fan_rays,
     range_bin_edges,
     render_fan,
@@ -186,21 +186,13 @@ def render(
             stage_times_s[stage] = now - last[0]
             last[0] = now
 
-    if not isinstance(scene, Scene):
-        raise TypeError(f"scene: expected a leviathan.scene.Scene, got {type(scene).__name__}")
-    if not isinstance(spec, SideScanSonarSpec):
-        raise TypeError(f"spec: expected a SideScanSonarSpec, got {type(spec).__name__}")
-    if not isinstance(sensor_pose, Transform):
-        raise TypeError(f"sensor_pose: expected a Transform, got {type(sensor_pose).__name__}")
+    water = check_ping_inputs(
+        scene, spec, SideScanSonarSpec, sensor_pose, sensor_id, sample_index, time_ns, seed, water
+    )
     if stage_times_s is not None and not isinstance(stage_times_s, dict):
         raise TypeError(
             f"stage_times_s: expected None or a dict, got {type(stage_times_s).__name__}"
         )
-    check_sample_identifiers(sensor_id, sample_index, time_ns)
-    check_seed(seed, needed_by="speckle (the spec enables it)" if spec.speckle else None)
-    water = WaterSpec() if water is None else water
-    if not isinstance(water, WaterSpec):
-        raise TypeError(f"water: expected a WaterSpec, got {type(water).__name__}")
     backend, device = resolve_backend(backend, device)
     N = int(spec.range_bin_count)
     rays, fan_geometry = side_scan_fan(spec)

@@ -60,7 +60,7 @@ range with :func:`range_bin`, or search :func:`range_bin_boundaries` with
 
 from leviathan.sonar import _ground_truth
 from leviathan.sonar._binning import range_bin, range_bin_boundaries, range_bin_edges
-from leviathan.sonar._fan import FanRays, FanRender, fan_rays, render_fan
+from leviathan.sonar._fan import FanRays, FanRender, check_ping_inputs, fan_rays, render_fan
 from leviathan.sonar._frame import CHANNEL_NAMES, SonarFrame
 
 # A star import on purpose: the stage's own __all__ is the one list of the cell flags
@@ -85,6 +85,7 @@ __all__ = [
     "SonarFrame",
     "SonarSamplingWarning",
     "beam_grid_for",
+    "check_ping_inputs",
     "fan_rays",
     "range_bin",
     "range_bin_boundaries",

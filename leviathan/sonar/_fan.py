@@ -38,13 +38,15 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from leviathan._fan_product import FrozenChannels
 from leviathan._frozen import frozen_array
+from leviathan._validation import check_sample_identifiers, check_seed
 from leviathan.frames import Transform
 from leviathan.random import exponential
 from leviathan.raycast import PreparedScene, TraceResult, prepare_scene, trace_rays
 from leviathan.scene import Scene
 from leviathan.sonar._binning import _range_window, bin_samples
-from leviathan.sonar._frame import _ChannelBuffer, _FrozenChannels
+from leviathan.sonar._frame import _ChannelBuffer
 from leviathan.sonar._ground_truth import (
     canonical_nan,
     cell_channels,
@@ -61,7 +63,14 @@ from leviathan.sonar._physics import (
 )
 from leviathan.specs import WaterSpec
 
-__all__ = ["SPECKLE_EFFECT", "FanRays", "FanRender", "fan_rays", "render_fan"]
+__all__ = [
+    "SPECKLE_EFFECT",
+    "FanRays",
+    "FanRender",
+    "check_ping_inputs",
+    "fan_rays",
+    "render_fan",
+]
 
 SPECKLE_EFFECT = "speckle"
 
@@ -196,7 +205,7 @@ class FanRender(NamedTuple):
         origins, directions: The rays in world NED, float64 [R, 3].
     """
 
-    channels: _FrozenChannels
+    channels: FrozenChannels
     speckle: dict[str, Any]
     medium: Medium
     samples: Samples
@@ -204,6 +213,48 @@ class FanRender(NamedTuple):
     prepared: PreparedScene
     origins: np.ndarray
     directions: np.ndarray
+
+
+def check_ping_inputs(
+    scene: Any,
+    spec: Any,
+    spec_type: type,
+    sensor_pose: Any,
+    sensor_id: Any,
+    sample_index: Any,
+    time_ns: Any,
+    seed: Any,
+    water: Any,
+) -> WaterSpec:
+    """The argument checks of a ping function on the fan render (side-scan, multibeam).
+
+    Args:
+        scene, spec, sensor_pose: Must be a :class:`~leviathan.scene.Scene`, a
+            ``spec_type`` and a :class:`~leviathan.frames.Transform` ``T_world_sensor``.
+        sensor_id, sample_index, time_ns: The sample's identifiers.
+        seed: The root seed, required when ``spec.speckle``.
+        water: A :class:`WaterSpec` or ``None`` (its defaults).
+
+    Returns:
+        The water to render in.
+
+    Raises:
+        TypeError, ValueError: Naming the argument, what was given and what was expected.
+    """
+    if not isinstance(scene, Scene):
+        raise TypeError(f"scene: expected a leviathan.scene.Scene, got {type(scene).__name__}")
+    if not isinstance(spec, spec_type):
+        raise TypeError(f"spec: expected a {spec_type.__name__}, got {type(spec).__name__}")
+    if not isinstance(sensor_pose, Transform):
+        raise TypeError(
+            f"sensor_pose: expected a Transform T_world_sensor, got {type(sensor_pose).__name__}"
+        )
+    check_sample_identifiers(sensor_id, sample_index, time_ns)
+    check_seed(seed, needed_by="speckle (the spec enables it)" if spec.speckle else None)
+    water = WaterSpec() if water is None else water
+    if not isinstance(water, WaterSpec):
+        raise TypeError(f"water: expected a WaterSpec, got {type(water).__name__}")
+    return water
 
 
 def render_fan(

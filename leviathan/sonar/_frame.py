@@ -17,16 +17,12 @@ from __future__ import annotations
 import ctypes
 import math
 import sys
-from collections.abc import Mapping
-from dataclasses import dataclass, field
-from functools import cached_property
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, ClassVar
 
 import numpy as np
 
-from leviathan._frozen import FrozenMapping, freeze, frozen_array
-from leviathan._validation import check_mapping
-from leviathan.identity import content_hash
+from leviathan._fan_product import FanProduct, FrozenChannels
 
 __all__ = ["CHANNEL_NAMES", "SonarFrame"]
 
@@ -57,17 +53,6 @@ CHANNEL_NAMES: tuple[str, ...] = (
     "topk_geometric_weight",
     "topk_energy_fraction",
 )
-
-
-class _OwnedChannels(dict):
-    """Channels whose arrays the frame may canonicalise in place (no one else holds them)."""
-
-
-class _FrozenChannels(dict):
-    """Channels already over immutable bytes with one NaN bit pattern (a :class:`_ChannelBuffer`).
-
-    The frame adopts them as they are: no copy and no NaN pass.
-    """
 
 
 def _bytes_api() -> tuple[Any, Any] | None:
@@ -187,16 +172,16 @@ class _ChannelBuffer:
         """The writable array of channel ``name`` as it is: for a writer of every element."""
         return self._view(self._writable, name)
 
-    def finish(self) -> _FrozenChannels:
+    def finish(self) -> FrozenChannels:
         """Read-only channels over the immutable bytes; the writable views end here."""
         memory = self._bytes if self._bytes is not None else bytes(self._memory)
         self._writable = None
         self._memory = None
-        return _FrozenChannels({name: self._view(memory, name) for name in self._offsets})
+        return FrozenChannels({name: self._view(memory, name) for name in self._offsets})
 
 
 @dataclass(frozen=True, eq=False)
-class SonarFrame:
+class SonarFrame(FanProduct):
     """One imaging-sonar ping with per-cell ground truth.
 
     Attributes:
@@ -215,107 +200,7 @@ class SonarFrame:
 
     __content_type__ = "leviathan.sonar.frame.SonarFrame"
 
-    channels: Mapping[str, np.ndarray]
-    metadata: Mapping[str, Any]
-    backend: str = field(default="reference", compare=False)
-    device: str = field(default="cpu", compare=False)
-    display: Mapping[str, Any] = field(default_factory=dict, compare=False)
-
-    def __post_init__(self) -> None:
-        for name in ("channels", "metadata", "display"):
-            check_mapping(name, getattr(self, name))
-        unknown = set(self.channels) - set(CHANNEL_NAMES)
-        if unknown:
-            raise ValueError(f"channels: unknown channel names {sorted(unknown)}")
-        frozen = {}
-        # Arrays handed over by ``render`` (which keeps no reference) are canonicalised
-        # in place; anything else is copied first so the caller's arrays stay untouched.
-        # Either way the frame keeps its own copy over immutable bytes (frozen_array),
-        # so nothing can make its arrays writable again or stale its content_hash.
-        adopt = isinstance(self.channels, _OwnedChannels)
-        canonical = isinstance(self.channels, _FrozenChannels)
-        for name in CHANNEL_NAMES:
-            if name in self.channels:
-                a = np.asarray(self.channels[name])
-                if canonical:
-                    # Built by render over immutable bytes, NaNs already canonical:
-                    # frozen_array returns a new view without copying.
-                    frozen[name] = frozen_array(a)
-                    continue
-                if a.dtype.hasobject:
-                    raise TypeError(
-                        f"channels[{name!r}]: expected a numeric array, got dtype {a.dtype}"
-                    )
-                if a.dtype.kind == "f":
-                    if not (adopt and a.flags.c_contiguous and a.flags.writeable):
-                        a = np.array(a, copy=True, order="C")
-                    # One NaN bit pattern for "missing", whatever arithmetic produced it
-                    # (x86 and ARM differ in the sign of a default NaN), so channels can
-                    # be compared byte for byte across backends.
-                    a[np.isnan(a)] = np.nan
-                frozen[name] = frozen_array(a)
-        metadata = freeze(self.metadata)
-        display = freeze(self.display)
-        object.__setattr__(self, "channels", FrozenMapping._adopt(frozen))
-        object.__setattr__(self, "metadata", metadata)
-        object.__setattr__(self, "display", display)
-
-    def __getitem__(self, name: str) -> np.ndarray:
-        return self.channels[name]
-
-    @property
-    def sensor_id(self) -> str:
-        """Stable sensor id (``vehicle/sensor``)."""
-        return self.metadata["sensor_id"]
-
-    @property
-    def sample_index(self) -> int:
-        """Index n of this sample in the sensor's schedule."""
-        return self.metadata["sample_index"]
-
-    @property
-    def time_ns(self) -> int:
-        """Sample time [ns]."""
-        return self.metadata["time_ns"]
-
-    @property
-    def shape(self) -> tuple[int, int]:
-        """Image shape ``(range_bin_count, bearing_count)``."""
-        return tuple(self.channels["linear_return"].shape)  # type: ignore[return-value]
-
-    def __content__(self) -> dict[str, Any]:
-        return {"metadata": dict(self.metadata), "channels": dict(self.channels)}
-
-    @cached_property
-    def content_hash(self) -> str:
-        """SHA-256 of the scientific content (hex)."""
-        return content_hash(self)
-
-    def channel_hashes(self) -> dict[str, str]:
-        """SHA-256 of each channel's canonical encoding, by channel name."""
-        return {name: content_hash(a) for name, a in self.channels.items()}
-
-    def record_attributes(self) -> dict[str, str | int]:
-        """The scalars a dataset stores beside the channels and metadata: the tracer."""
-        return {"backend": self.backend, "device": self.device}
-
-    @classmethod
-    def from_record(
-        cls,
-        *,
-        channels: Mapping[str, np.ndarray],
-        metadata: Mapping[str, Any],
-        display: Mapping[str, Any],
-        attributes: Mapping[str, Any],
-    ) -> SonarFrame:
-        """The frame a dataset stored (see :meth:`record_attributes`); same ``content_hash``."""
-        return cls(
-            channels=channels,
-            metadata=metadata,
-            backend=attributes["backend"],
-            device=attributes["device"],
-            display=display,
-        )
+    CHANNEL_ORDER: ClassVar[tuple[str, ...]] = CHANNEL_NAMES
 
     # Display products (separate identities; never part of content_hash).
     def db_image(self, *, dynamic_range_db: float | None = None) -> np.ndarray:

@@ -36,7 +36,6 @@ from pathlib import Path
 from typing import Any
 
 from leviathan._files import atomic_directory, write_atomically
-from leviathan.identity import content_hash
 from leviathan.specs import SpecError
 
 __all__ = [
@@ -128,6 +127,7 @@ def _world_products(staging: Path, task: RunTask) -> tuple[dict[str, Any], dict[
     from leviathan.datasets import RUN_DATASET_NAME, DatasetRecorder
     from leviathan.sensors import PreviewWriter
     from leviathan.sweep._documents import build_world, tick_count
+    from leviathan.world import run_summary
 
     document = task.document
     outputs = document["outputs"]
@@ -156,20 +156,11 @@ def _world_products(staging: Path, task: RunTask) -> tuple[dict[str, Any], dict[
             if recorder is not None:
                 recorder.record(groups)
             for group in groups:
-                members = {}
                 for sensor_id, sample in group.samples.items():
-                    members[sensor_id] = sample.content_hash
                     samples[sensor_id] = samples.get(sensor_id, 0) + 1
                     if previews is not None:
                         previews.write(sensor_id, sample)
-                groups_out.append(
-                    {
-                        "tick": group.tick,
-                        "time_ns": group.time_ns,
-                        "content_hash": group.content_hash,
-                        "members": members,
-                    }
-                )
+                groups_out.append(group.manifest_entry())
             done += n
         snapshot = world.snapshot()
         if recorder is not None:
@@ -194,16 +185,7 @@ def _world_products(staging: Path, task: RunTask) -> tuple[dict[str, Any], dict[
         "key": task.key,
         "kind": "world",
         "tier": "canonical",
-        "simulated_ns": world.time_ns,
-        "tick_ns": world.clock.step_ns,
-        "root_seed": world.root_seed,
-        "vehicles": {name: world.vehicle_spec(name).name for name in world.vehicle_names},
-        "environment_hash": world.environment.content_hash,
-        "snapshot_hash": snapshot.content_hash,
-        "off_tick_samples": list(world.off_tick_samples),
-        "capture_groups": groups_out,
-        # As the survey demo and the dataset files define it.
-        "run_hash": content_hash([g["content_hash"] for g in groups_out]),
+        **run_summary(world, snapshot, groups_out),
         "figures": figures,
     }
     return manifest, {"backend": world.tracing[0], "device": world.tracing[1]}

@@ -8,7 +8,7 @@ from leviathan.world._errors import (
     WorldLimitError,
 )
 from leviathan.world._hulls import hull_triangle_mesh, scenes_seen
-from leviathan.world._records import CaptureGroup, VehicleTrackRecord, WorldSnapshot
+from leviathan.world._records import CaptureGroup, VehicleTrackRecord, WorldSnapshot, run_summary
 from leviathan.world._registry import IDLE_RELEASE_S, MAX_OPEN_WORLDS, WorldRegistry
 from leviathan.world._setup import VehicleSetup
 from leviathan.world._world import World
@@ -29,5 +29,6 @@ __all__ = [
     "WorldRegistry",
     "WorldSnapshot",
     "hull_triangle_mesh",
+    "run_summary",
     "scenes_seen",
 ]

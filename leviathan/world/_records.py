@@ -21,7 +21,7 @@ from leviathan._validation import check_integer
 from leviathan.identity import content_hash
 from leviathan.sensors import SensorProduct, product_types
 
-__all__ = ["CaptureGroup", "VehicleTrackRecord", "WorldSnapshot"]
+__all__ = ["CaptureGroup", "VehicleTrackRecord", "WorldSnapshot", "run_summary"]
 
 
 def _records(name: str, value: Any) -> tuple[Any, ...]:
@@ -94,6 +94,16 @@ class CaptureGroup:
     def content_hash(self) -> str:
         """SHA-256 over the tick, time and members' content hashes."""
         return content_hash(self)
+
+    def manifest_entry(self) -> dict[str, Any]:
+        """The group as a run manifest lists it: ``tick``, ``time_ns``, ``content_hash``
+        and ``members`` (sensor id -> the sample's content hash)."""
+        return {
+            "tick": self.tick,
+            "time_ns": self.time_ns,
+            "content_hash": self.content_hash,
+            "members": {k: s.content_hash for k, s in self.samples.items()},
+        }
 
 
 @dataclass(frozen=True, eq=False)
@@ -230,3 +240,33 @@ class VehicleTrackRecord:
             attitude_q=self.attitude_q[start:stop],
             velocity_body=self.velocity_body[start:stop],
         )
+
+
+def run_summary(
+    world: Any, snapshot: WorldSnapshot, capture_groups: list[dict[str, Any]]
+) -> dict[str, Any]:
+    """What a recorded run's manifest says of its World (the survey demo's, a sweep run's).
+
+    Args:
+        world: The World after its last step.
+        snapshot: ``world.snapshot()`` taken then.
+        capture_groups: The run's capture groups as the manifest lists them, each with
+            its ``content_hash``, in step order.
+
+    Returns:
+        In this order: ``simulated_ns``, ``tick_ns``, ``root_seed``, ``vehicles`` (name ->
+        vehicle spec name), ``environment_hash``, ``snapshot_hash``, ``off_tick_samples``,
+        ``capture_groups`` and ``run_hash``, the content hash of the groups' content hashes
+        in order (as the dataset files define it).
+    """
+    return {
+        "simulated_ns": world.time_ns,
+        "tick_ns": world.clock.step_ns,
+        "root_seed": world.root_seed,
+        "vehicles": {name: world.vehicle_spec(name).name for name in world.vehicle_names},
+        "environment_hash": world.environment.content_hash,
+        "snapshot_hash": snapshot.content_hash,
+        "off_tick_samples": list(world.off_tick_samples),
+        "capture_groups": capture_groups,
+        "run_hash": content_hash([g["content_hash"] for g in capture_groups]),
+    }

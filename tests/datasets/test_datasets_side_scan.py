@@ -6,8 +6,7 @@ import math
 
 import numpy as np
 import pytest
-from mcap.reader import make_reader
-from rosbags.typesys import Stores, get_types_from_msg, get_typestore
+from mcap_helpers import decoded_messages
 from world_cases import TICK_NS, seabed_scene, with_sensor
 
 from leviathan.catalogue import get_vehicle
@@ -94,17 +93,12 @@ def test_hdf5_keeps_every_line_with_its_complete_truth(run) -> None:
 
 def test_mcap_projected_sonar_image_with_two_beams_read_by_rosbags(run) -> None:
     folder, _, lines = run
-    with open(folder / "run.mcap", "rb") as stream:
-        reader = make_reader(stream, validate_crcs=True)
-        summary = reader.get_summary()
-        store = get_typestore(Stores.EMPTY)
-        for schema in summary.schemas.values():
-            store.register(get_types_from_msg(schema.data.decode(), schema.name))
-        decoded = [
-            (schema.name, store.deserialize_cdr(message.data, schema.name))
-            for schema, channel, message in reader.iter_messages()
-            if channel.topic.endswith("side_scan")
-        ]
+    decoded = [
+        message
+        for topic, messages in decoded_messages(folder / "run.mcap").items()
+        if topic.endswith("side_scan")
+        for message in messages
+    ]
     assert [name for name, _ in decoded] == ["marine_acoustic_msgs/msg/ProjectedSonarImage"] * len(
         lines
     )

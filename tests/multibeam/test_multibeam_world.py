@@ -8,8 +8,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from mcap.reader import make_reader
-from rosbags.typesys import Stores, get_types_from_msg, get_typestore
+from mcap_helpers import decoded_messages
+from multibeam_cases import multibeam_spec
 from world_cases import TICK_NS, seabed_scene
 
 from leviathan.bathymetry import SEABED_FILE, bathymetry_run, run_soundings, write_true_seabed
@@ -19,26 +19,17 @@ from leviathan.controllers import Autopilot
 from leviathan.datasets import export_world, read_hdf5
 from leviathan.reference_cpu.multibeam import DETECTION_FLAGS as F
 from leviathan.ros import frd_to_flu
-from leviathan.specs import MountSpec, MultibeamSpec, ScheduleSpec, VehicleSpec
+from leviathan.specs import MountSpec, VehicleSpec
 from leviathan.world import VehicleSetup, World
 
-MULTIBEAM = MultibeamSpec(
-    name="multibeam",
-    frequency_hz=400e3,
+MULTIBEAM = multibeam_spec(
     swath_deg=120.0,
     beam_count=32,
     beam_spacing="equidistant",
-    along_track_width_deg=1.0,
-    across_track_width_deg=1.0,
-    beam_pattern="gaussian",
-    along_track_sample_count=3,
     across_track_sample_count=5,
-    range_min_m=0.5,
     range_max_m=40.0,
     range_bin_count=800,
-    schedule=ScheduleSpec(period_ns=200_000_000),
     mount=MountSpec(translation_m=(0.2, 0.0, 0.1)),
-    hardware_note="test value, not a device specification",
 )
 
 
@@ -100,17 +91,7 @@ def test_hdf5_round_trip_keeps_every_ping_bit_for_bit(run) -> None:
 
 def test_mcap_messages_decode_with_an_independent_reader(run) -> None:
     folder, _, groups = run
-    with open(folder / "dataset.mcap", "rb") as stream:
-        reader = make_reader(stream, validate_crcs=True)
-        summary = reader.get_summary()
-        store = get_typestore(Stores.EMPTY)
-        for schema in summary.schemas.values():
-            store.register(get_types_from_msg(schema.data.decode(), schema.name))
-        decoded: dict[str, list] = {}
-        for schema, channel, message in reader.iter_messages():
-            decoded.setdefault(channel.topic, []).append(
-                (schema.name, store.deserialize_cdr(message.data, schema.name))
-            )
+    decoded = decoded_messages(folder / "dataset.mcap")
     pings = _pings(groups)
     det = decoded["/auv/multibeam/detections"]
     assert det[0][0] == "marine_acoustic_msgs/msg/SonarDetections"

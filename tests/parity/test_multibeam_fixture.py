@@ -7,25 +7,13 @@ import math
 import numpy as np
 import pytest
 from multibeam_cases import multibeam_spec, stepped_seabed, tilted_seabed
+from parity_helpers import assert_scene_matches_fixture
 
 from leviathan.frames import Transform
 from leviathan.identity import content_hash
 from leviathan.multibeam import multibeam_ping
-from leviathan.parity import (
-    MULTIBEAM_SCENE_NAMES,
-    build_multibeam_scene,
-    check_scene,
-    default_fixture_dir,
-    load_manifest,
-)
+from leviathan.parity import MULTIBEAM_SCENE_NAMES, build_multibeam_scene
 from leviathan.reference_cpu.multibeam import DETECTION_FLAGS as F
-
-
-def _entry(name: str):
-    root = default_fixture_dir("multibeam_v1")
-    return root, next(
-        s for s in load_manifest(root, fixture="multibeam_v1")["scenes"] if s["name"] == name
-    )
 
 
 def test_the_fixture_covers_the_issue_list() -> None:
@@ -62,16 +50,12 @@ def test_frozen_scenes_show_what_they_are_named_for() -> None:
 
 @pytest.mark.parametrize("name", MULTIBEAM_SCENE_NAMES)
 def test_reference_is_bit_identical_to_frozen_multibeam_scene(name: str) -> None:
-    root, entry = _entry(name)
-    result = check_scene(name, entry, root, fixture="multibeam_v1")
-    assert result.ok, "\n".join(result.mismatches)
+    assert_scene_matches_fixture("multibeam_v1", name)
 
 
 @pytest.mark.parametrize("name", MULTIBEAM_SCENE_NAMES)
 def test_warp_is_bit_identical_to_frozen_multibeam_scene(name: str, device: str) -> None:
-    root, entry = _entry(name)
-    result = check_scene(name, entry, root, backend="warp", device=device, fixture="multibeam_v1")
-    assert result.ok, "\n".join(result.mismatches)
+    assert_scene_matches_fixture("multibeam_v1", name, backend="warp", device=device)
 
 
 @pytest.mark.parametrize("seed", range(6))

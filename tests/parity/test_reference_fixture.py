@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from parity_helpers import assert_scene_matches_fixture
 
 from leviathan.cli import main
 from leviathan.cli._parity import FIXTURE_CHOICES
@@ -12,7 +13,6 @@ from leviathan.parity import (
     SCENE_NAMES,
     build_scene,
     check_fixture,
-    check_scene,
     default_fixture_dir,
     freeze_fixture,
     load_manifest,
@@ -27,10 +27,7 @@ def test_fixture_has_exactly_28_named_scenes() -> None:
 
 @pytest.mark.parametrize("name", SCENE_NAMES)
 def test_reference_is_bit_identical_to_frozen_scene(name: str) -> None:
-    root = default_fixture_dir()
-    entry = next(s for s in load_manifest(root)["scenes"] if s["name"] == name)
-    result = check_scene(name, entry, root)
-    assert result.ok, "\n".join(result.mismatches)
+    assert_scene_matches_fixture("sonar_v1", name)
 
 
 def test_parity_cli_reports_each_fixture_by_name(capsys: pytest.CaptureFixture[str]) -> None:

@@ -6,24 +6,15 @@ import math
 
 import numpy as np
 import pytest
+from parity_helpers import assert_scene_matches_fixture
 from side_scan_cases import box_on_seabed, scene, seabed, side_scan_spec
 
 from leviathan.frames import Transform
 from leviathan.parity import (
     SIDE_SCAN_SCENE_NAMES,
     build_side_scan_scene,
-    check_scene,
-    default_fixture_dir,
-    load_manifest,
 )
 from leviathan.side_scan import render
-
-
-def _entry(name: str):
-    root = default_fixture_dir("sidescan_v1")
-    return root, next(
-        s for s in load_manifest(root, fixture="sidescan_v1")["scenes"] if s["name"] == name
-    )
 
 
 def test_the_fixture_covers_the_issue_list() -> None:
@@ -50,16 +41,12 @@ def test_the_fixture_covers_the_issue_list() -> None:
 
 @pytest.mark.parametrize("name", SIDE_SCAN_SCENE_NAMES)
 def test_reference_is_bit_identical_to_frozen_side_scan_scene(name: str) -> None:
-    root, entry = _entry(name)
-    result = check_scene(name, entry, root, fixture="sidescan_v1")
-    assert result.ok, "\n".join(result.mismatches)
+    assert_scene_matches_fixture("sidescan_v1", name)
 
 
 @pytest.mark.parametrize("name", SIDE_SCAN_SCENE_NAMES)
 def test_warp_is_bit_identical_to_frozen_side_scan_scene(name: str, device: str) -> None:
-    root, entry = _entry(name)
-    result = check_scene(name, entry, root, backend="warp", device=device, fixture="sidescan_v1")
-    assert result.ok, "\n".join(result.mismatches)
+    root, entry = assert_scene_matches_fixture("sidescan_v1", name, backend="warp", device=device)
     line = build_side_scan_scene(name).render(backend="warp", device=device)
     with np.load(root / entry["file"], allow_pickle=False) as stored:
         for channel in stored.files:

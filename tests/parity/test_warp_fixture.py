@@ -9,24 +9,19 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from parity_helpers import assert_scene_matches_fixture
 
 from leviathan.cli import main
 from leviathan.parity import (
     SCENE_NAMES,
     build_scene,
-    check_scene,
-    default_fixture_dir,
-    load_manifest,
 )
 
 
 @pytest.mark.parametrize("name", SCENE_NAMES)
 def test_warp_is_bit_identical_to_frozen_scene(name: str, device: str) -> None:
-    root = default_fixture_dir()
-    entry = next(s for s in load_manifest(root)["scenes"] if s["name"] == name)
     # The fixture checker: bytes of every channel, channel hashes, content hash.
-    result = check_scene(name, entry, root, backend="warp", device=device)
-    assert result.ok, "\n".join(result.mismatches)
+    root, entry = assert_scene_matches_fixture("sonar_v1", name, backend="warp", device=device)
     # And channel by channel with numpy, dtype and shape first.
     frame = build_scene(name).render(backend="warp", device=device)
     with np.load(root / entry["file"], allow_pickle=False) as stored:

@@ -2,47 +2,33 @@
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 import pytest
+from sonar_cases import imaging_sonar_spec, seabed
 
 from leviathan.acoustics import absorption_db_per_m
 from leviathan.frames import Transform
 from leviathan.materials import TEST_LAMBERT_MEDIUM
-from leviathan.scene import Instance, Scene, TriangleMesh
+from leviathan.scene import Scene
 from leviathan.sonar import render
 from leviathan.sonar._fan import fan_rays, render_fan
 from leviathan.sonar._render import _fan_rays_for
-from leviathan.specs import BeamPatternSpec, ImagingSonarSpec, MountSpec, ScheduleSpec, WaterSpec
-
-LOOK_DOWN = Transform.from_euler(0.0, -math.pi / 2, 0.0)
+from leviathan.specs import BeamPatternSpec, ImagingSonarSpec, WaterSpec
 
 
 def _seabed(z: float) -> Scene:
-    v = np.array([[-50, -50, z], [50, -50, z], [50, 50, z], [-50, 50, z]], dtype=np.float64)
-    mesh = TriangleMesh(v, np.array([[0, 1, 2], [0, 2, 3]]))
-    return Scene([Instance("seabed", mesh, Transform.identity(), "seabed", TEST_LAMBERT_MEDIUM)])
+    return Scene([seabed(z)])
 
 
 def _imaging() -> ImagingSonarSpec:
-    return ImagingSonarSpec(
-        name="sonar",
-        frequency_hz=900e3,
+    return imaging_sonar_spec(
         azimuth_fov_deg=60.0,
-        elevation_aperture_deg=20.0,
         bearing_count=9,
         elevation_sample_count=33,
-        range_min_m=0.5,
         range_max_m=40.0,
-        range_bin_count=64,
         beam_pattern=BeamPatternSpec(
             kind="gaussian", azimuth_3db_full_width_deg=40.0, elevation_3db_full_width_deg=12.0
         ),
-        top_k=4,
-        schedule=ScheduleSpec(period_ns=200_000_000),
-        mount=MountSpec(translation_m=(0.0, 0.0, 0.0)),
-        hardware_note="test value",
     )
 
 

@@ -9,6 +9,7 @@ import sys
 import numpy as np
 import pytest
 from reference_impls import reference_acos_clipped, reference_pow10_neg, reference_sample_normals
+from sonar_cases import LOOK_DOWN, imaging_sonar_spec, quad_mesh, seabed
 
 from leviathan import sonar
 from leviathan.acoustics import absorption_db_per_m
@@ -25,38 +26,7 @@ from leviathan.reference_cpu import sonar as ref
 from leviathan.scene import Instance, Scene, TriangleMesh
 from leviathan.sonar import render
 from leviathan.sonar._physics import _sample_normals
-from leviathan.specs import BeamPatternSpec, ImagingSonarSpec, MountSpec, ScheduleSpec, WaterSpec
-
-LOOK_DOWN = Transform.from_euler(0.0, -math.pi / 2, 0.0)  # sensor x (boresight) -> world +z
-
-
-def _quad(z: float, half: float = 50.0, tilt_rad: float = 0.0) -> TriangleMesh:
-    """Two triangles spanning [-half, half]^2 at depth z, optionally tilted about world y."""
-    xy = np.array([[-half, -half], [half, -half], [half, half], [-half, half]], dtype=np.float64)
-    zz = z + np.tan(tilt_rad) * xy[:, 0]
-    v = np.column_stack([xy, zz])
-    return TriangleMesh(v, np.array([[0, 1, 2], [0, 2, 3]]))
-
-
-def _spec(**over: object) -> ImagingSonarSpec:
-    base = dict(
-        name="sonar",
-        frequency_hz=900e3,
-        azimuth_fov_deg=90.0,
-        elevation_aperture_deg=20.0,
-        bearing_count=1,
-        elevation_sample_count=1,
-        range_min_m=0.5,
-        range_max_m=60.0,
-        range_bin_count=64,
-        beam_pattern=BeamPatternSpec(kind="uniform"),
-        top_k=4,
-        schedule=ScheduleSpec(period_ns=200_000_000),
-        mount=MountSpec(translation_m=(0.0, 0.0, 0.0)),
-        hardware_note="test value",
-    )
-    base.update(over)
-    return ImagingSonarSpec(**base)
+from leviathan.specs import BeamPatternSpec, ImagingSonarSpec, WaterSpec
 
 
 def _render(scene: Scene, spec: ImagingSonarSpec, pose: Transform, **kw: object):
@@ -65,10 +35,6 @@ def _render(scene: Scene, spec: ImagingSonarSpec, pose: Transform, **kw: object)
 
 def _scene(*instances: Instance) -> Scene:
     return Scene(list(instances))
-
-
-def _seabed(z: float = 30.0, material=TEST_LAMBERT_MEDIUM, tilt_rad: float = 0.0) -> Instance:
-    return Instance("seabed", _quad(z, tilt_rad=tilt_rad), Transform.identity(), "seabed", material)
 
 
 # ---- quadrature and beam pattern ------------------------------------------------------
@@ -147,8 +113,8 @@ def _expected_single_ray(mu: float, R: float, cos_inc: float, domega: float, alp
 
 def test_flat_plane_normal_incidence_matches_closed_form() -> None:
     h = 20.0
-    scene = _scene(_seabed(z=10.0 + h))
-    spec = _spec()
+    scene = _scene(seabed(z=10.0 + h))
+    spec = imaging_sonar_spec()
     pose = Transform.from_euler(0.0, 0.0, 0.0, translation=(0.0, 0.0, 10.0)) @ LOOK_DOWN
     frame = _render(scene, spec, pose)
     water = WaterSpec()
@@ -175,8 +141,8 @@ def test_flat_plane_normal_incidence_matches_closed_form() -> None:
 
 def test_tilted_plane_follows_lambert_and_area_terms() -> None:
     tilt = math.radians(30.0)
-    scene = _scene(_seabed(z=30.0, tilt_rad=tilt))
-    spec = _spec()
+    scene = _scene(seabed(z=30.0, tilt_rad=tilt))
+    spec = imaging_sonar_spec()
     pose = Transform.from_euler(0.0, 0.0, 0.0, translation=(0.0, 0.0, 10.0)) @ LOOK_DOWN
     frame = _render(scene, spec, pose)
     row, col = np.argwhere(frame["sample_count"] > 0)[0]
@@ -190,11 +156,11 @@ def test_tilted_plane_follows_lambert_and_area_terms() -> None:
 
 
 def test_spreading_is_inverse_square_of_range_for_fixed_solid_angle() -> None:
-    spec = _spec()
+    spec = imaging_sonar_spec()
     returns = []
     for h in (10.0, 20.0):
         pose = Transform.from_euler(0.0, 0.0, 0.0, translation=(0.0, 0.0, 5.0)) @ LOOK_DOWN
-        frame = _render(_scene(_seabed(z=5.0 + h)), spec, pose, water=WaterSpec())
+        frame = _render(_scene(seabed(z=5.0 + h)), spec, pose, water=WaterSpec())
         returns.append(float(np.nansum(frame["linear_return"])))
     alpha = absorption_db_per_m(900e3, temperature_c=10.0, salinity_psu=35.0, depth_m=5.0, ph=8.0)
     # intensity ~ dOmega / R^2 (R^2 dOmega area times 1/R^4) times absorption
@@ -207,10 +173,10 @@ def test_spreading_is_inverse_square_of_range_for_fixed_solid_angle() -> None:
 
 def test_nearer_surface_shadows_the_one_behind() -> None:
     near = Instance(
-        "plate", _quad(20.0, half=5.0), Transform.identity(), "target", TEST_LAMBERT_BRIGHT
+        "plate", quad_mesh(20.0, half=5.0), Transform.identity(), "target", TEST_LAMBERT_BRIGHT
     )
-    scene = _scene(_seabed(z=30.0), near)
-    spec = _spec(bearing_count=33, azimuth_fov_deg=60.0)
+    scene = _scene(seabed(z=30.0), near)
+    spec = imaging_sonar_spec(bearing_count=33, azimuth_fov_deg=60.0)
     pose = Transform.from_euler(0.0, 0.0, 0.0, translation=(0.0, 0.0, 10.0)) @ LOOK_DOWN
     frame = _render(scene, spec, pose)
     inst = frame["primary_instance"]
@@ -221,9 +187,9 @@ def test_nearer_surface_shadows_the_one_behind() -> None:
 
 
 def test_exact_tie_is_broken_by_lowest_instance_then_triangle() -> None:
-    a = Instance("a", _quad(30.0), Transform.identity(), "seabed", TEST_LAMBERT_MEDIUM)
-    b = Instance("b", _quad(30.0), Transform.identity(), "seabed", TEST_LAMBERT_BRIGHT)
-    spec = _spec(bearing_count=9)
+    a = Instance("a", quad_mesh(30.0), Transform.identity(), "seabed", TEST_LAMBERT_MEDIUM)
+    b = Instance("b", quad_mesh(30.0), Transform.identity(), "seabed", TEST_LAMBERT_BRIGHT)
+    spec = imaging_sonar_spec(bearing_count=9)
     pose = Transform.from_euler(0.0, 0.0, 0.0, translation=(0.0, 0.0, 10.0)) @ LOOK_DOWN
     f_ab = _render(_scene(a, b), spec, pose)
     f_ba = _render(_scene(b, a), spec, pose)
@@ -238,9 +204,9 @@ def test_exact_tie_is_broken_by_lowest_instance_then_triangle() -> None:
 
 
 def test_unknown_material_gives_nan_return_and_valid_geometry() -> None:
-    scene = _scene(_seabed(material=None))
+    scene = _scene(seabed(material=None))
     pose = Transform.from_euler(0.0, 0.0, 0.0, translation=(0.0, 0.0, 10.0)) @ LOOK_DOWN
-    frame = _render(scene, _spec(bearing_count=5), pose)
+    frame = _render(scene, imaging_sonar_spec(bearing_count=5), pose)
     filled = frame["sample_count"] > 0
     assert np.all(np.isnan(frame["linear_return"][filled]))
     assert np.all(frame["linear_return"][~filled] == 0.0)
@@ -253,19 +219,19 @@ def test_unknown_material_gives_nan_return_and_valid_geometry() -> None:
 
 def test_unsupported_material_is_flagged() -> None:
     mat = DeclaredMaterial(name="apl94-sand", model="jackson_apl94", parameters=())
-    scene = _scene(_seabed(material=mat))
+    scene = _scene(seabed(material=mat))
     pose = Transform.from_euler(0.0, 0.0, 0.0, translation=(0.0, 0.0, 10.0)) @ LOOK_DOWN
-    frame = _render(scene, _spec(bearing_count=5), pose)
+    frame = _render(scene, imaging_sonar_spec(bearing_count=5), pose)
     filled = frame["sample_count"] > 0
     assert np.all(frame["validity"][filled] & sonar.FLAG_UNSUPPORTED_MATERIAL)
     assert np.all(np.isnan(frame["linear_return"][filled]))
 
 
 def test_unsupported_medium_uses_geometry_without_absorption() -> None:
-    scene = _scene(_seabed())
+    scene = _scene(seabed())
     pose = Transform.from_euler(0.0, 0.0, 0.0, translation=(0.0, 0.0, 10.0)) @ LOOK_DOWN
     fresh = WaterSpec(salinity_psu=0.5)
-    frame = _render(scene, _spec(bearing_count=5), pose, water=fresh)
+    frame = _render(scene, imaging_sonar_spec(bearing_count=5), pose, water=fresh)
     filled = frame["sample_count"] > 0
     assert frame.metadata["medium_supported"] is False
     assert any("salinity" in r for r in frame.metadata["medium_reasons"])
@@ -278,7 +244,7 @@ def test_sea_surface_is_an_interface_instance() -> None:
     scene = _scene()
     look_up = Transform.from_euler(0.0, math.pi / 2, 0.0)
     pose = Transform.from_euler(0.0, 0.0, 0.0, translation=(0.0, 0.0, 10.0)) @ look_up
-    frame = _render(scene, _spec(bearing_count=5), pose)
+    frame = _render(scene, imaging_sonar_spec(bearing_count=5), pose)
     filled = frame["sample_count"] > 0
     assert filled.any()
     assert np.all(frame["primary_instance"][filled] == scene.sea_surface_instance)
@@ -305,7 +271,9 @@ def test_mixed_statuses_in_one_cell_are_flagged_and_missing() -> None:
         "rock",
         None,
     )
-    spec = _spec(elevation_sample_count=8, elevation_aperture_deg=10.0, range_bin_count=4)
+    spec = imaging_sonar_spec(
+        elevation_sample_count=8, elevation_aperture_deg=10.0, range_bin_count=4
+    )
     pose = Transform.from_euler(0.0, 0.0, 0.0, translation=(0.0, 0.0, 10.0)) @ LOOK_DOWN
     frame = _render(_scene(left, right), spec, pose)
     mixed = (frame["validity"] & sonar.FLAG_MIXED_STATUS) != 0
@@ -318,7 +286,7 @@ def test_mixed_statuses_in_one_cell_are_flagged_and_missing() -> None:
 
 
 def _many_contributors_frame(top_k: int):
-    spec = _spec(
+    spec = imaging_sonar_spec(
         bearing_count=3,
         elevation_sample_count=8,
         elevation_aperture_deg=4.0,
@@ -329,7 +297,7 @@ def _many_contributors_frame(top_k: int):
         ),
     )
     pose = Transform.from_euler(0.0, 0.0, 0.0, translation=(0.0, 0.0, 10.0)) @ LOOK_DOWN
-    return _render(_scene(_seabed()), spec, pose)
+    return _render(_scene(seabed()), spec, pose)
 
 
 def test_topk_order_is_by_dominance_then_range() -> None:
@@ -383,16 +351,16 @@ def test_empty_cells_have_sentinels() -> None:
 
 
 def test_speckle_needs_a_seed_and_enters_identity_only_when_drawn() -> None:
-    scene = _scene(_seabed())
+    scene = _scene(seabed())
     pose = Transform.from_euler(0.0, 0.0, 0.0, translation=(0.0, 0.0, 10.0)) @ LOOK_DOWN
     with pytest.raises(ValueError, match="seed"):
-        _render(scene, _spec(bearing_count=5, speckle=True), pose)
-    plain_a = _render(scene, _spec(bearing_count=5), pose, seed=1)
-    plain_b = _render(scene, _spec(bearing_count=5), pose, seed=2)
+        _render(scene, imaging_sonar_spec(bearing_count=5, speckle=True), pose)
+    plain_a = _render(scene, imaging_sonar_spec(bearing_count=5), pose, seed=1)
+    plain_b = _render(scene, imaging_sonar_spec(bearing_count=5), pose, seed=2)
     assert plain_a.content_hash == plain_b.content_hash
     assert "speckle_return" not in plain_a.channels
-    sp1 = _render(scene, _spec(bearing_count=5, speckle=True), pose, seed=1)
-    sp2 = _render(scene, _spec(bearing_count=5, speckle=True), pose, seed=2)
+    sp1 = _render(scene, imaging_sonar_spec(bearing_count=5, speckle=True), pose, seed=1)
+    sp2 = _render(scene, imaging_sonar_spec(bearing_count=5, speckle=True), pose, seed=2)
     assert sp1.content_hash != sp2.content_hash
     np.testing.assert_array_equal(sp1["linear_return"], sp2["linear_return"])
     filled = sp1["sample_count"] > 0
@@ -400,9 +368,9 @@ def test_speckle_needs_a_seed_and_enters_identity_only_when_drawn() -> None:
 
 
 def test_same_inputs_same_hash_alone_and_in_batch() -> None:
-    scene = _scene(_seabed())
+    scene = _scene(seabed())
     pose = Transform.from_euler(0.0, 0.0, 0.0, translation=(0.0, 0.0, 10.0)) @ LOOK_DOWN
-    spec = _spec(bearing_count=5, speckle=True)
+    spec = imaging_sonar_spec(bearing_count=5, speckle=True)
     batch = [_render(scene, spec, pose, seed=7) for _ in range(3)]
     alone = _render(scene, spec, pose, seed=7)
     assert {f.content_hash for f in batch} == {alone.content_hash}
@@ -435,18 +403,26 @@ def test_frame_hash_is_identical_across_processes_and_hash_seeds() -> None:
 
 
 def test_render_rejects_bad_arguments() -> None:
-    scene = _scene(_seabed())
+    scene = _scene(seabed())
     pose = Transform.identity()
     with pytest.raises(ValueError, match="sensor_id"):
-        render(scene, _spec(), pose, sensor_id="", sample_index=0, time_ns=0)
+        render(scene, imaging_sonar_spec(), pose, sensor_id="", sample_index=0, time_ns=0)
     with pytest.raises(ValueError, match="sample_index"):
-        render(scene, _spec(), pose, sensor_id="v/s", sample_index=-1, time_ns=0)
+        render(scene, imaging_sonar_spec(), pose, sensor_id="v/s", sample_index=-1, time_ns=0)
     with pytest.raises(TypeError, match="time_ns"):
-        render(scene, _spec(), pose, sensor_id="v/s", sample_index=0, time_ns=0.5)
+        render(scene, imaging_sonar_spec(), pose, sensor_id="v/s", sample_index=0, time_ns=0.5)
     with pytest.raises(ValueError, match="backend"):
-        render(scene, _spec(), pose, sensor_id="v/s", sample_index=0, time_ns=0, backend="optix")
+        render(
+            scene,
+            imaging_sonar_spec(),
+            pose,
+            sensor_id="v/s",
+            sample_index=0,
+            time_ns=0,
+            backend="optix",
+        )
     with pytest.raises(TypeError, match="sensor_pose"):
-        render(scene, _spec(), np.eye(4), sensor_id="v/s", sample_index=0, time_ns=0)
+        render(scene, imaging_sonar_spec(), np.eye(4), sensor_id="v/s", sample_index=0, time_ns=0)
 
 
 def test_missing_values_use_one_nan_bit_pattern() -> None:
