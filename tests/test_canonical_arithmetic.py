@@ -49,6 +49,7 @@ CANONICAL_MODULES = (
     "kernels/backend.py",
     "kernels/channels.py",
     "kernels/ground_truth.py",
+    "kernels/host_cells.py",
     "kernels/host_stage.py",
     "kernels/physics.py",
     "kernels/trace.py",
@@ -388,7 +389,7 @@ ALLOWLIST: tuple[Allowed, ...] = (
         "int32 per-thread sample counts: an integer prefix sum is exact in any order",
     ),
     Allowed(
-        "kernels/host_stage.py",
+        "kernels/host_cells.py",
         "cell_ground_truth",
         "np.cumsum(count[:-1], out=start[1:])",
         "int32 per-cell sample counts: an integer prefix sum is exact in any order",

@@ -24,9 +24,10 @@ validity, ``primary_basis``), and returns the cell channels over
 for its rays (``r = j * B + i``: column ``i``, row ``j``), bit for bit.
 
 The ``"reference"`` backend runs the numpy stages throughout: the authority. Every
-Warp backend runs the compiled host stage instead (:mod:`leviathan.kernels.host_stage`:
-the per-sample physics, the incidence angle and the per-cell ground truth as Warp
-``cpu`` kernels, on the host whatever device traces), which gives the same bits —
+Warp backend runs the compiled host stage instead (:mod:`leviathan.kernels.host_stage`
+and :mod:`leviathan.kernels.host_cells`: which rays are samples, the per-sample
+physics, the cell sums, the per-cell ground truth and the channels as Warp ``cpu``
+kernels, on the host whatever device traces), which gives the same bits —
 the three frozen fixtures and ``tests/kernels/test_host_stage.py`` hold it to that.
 """
 
@@ -375,7 +376,7 @@ def render_fan(
             **binned,
         )
     else:
-        from leviathan.kernels.host_stage import cell_ground_truth as compiled_ground_truth
+        from leviathan.kernels.host_cells import cell_ground_truth as compiled_ground_truth
 
         # The cell sums are the ground-truth kernels' first pass (binning's lap
         # times the counts only).
@@ -418,7 +419,7 @@ def render_fan(
             terms=terms,
         )
     else:
-        from leviathan.kernels.host_stage import cell_channels as compiled_channels
+        from leviathan.kernels.host_cells import cell_channels as compiled_channels
 
         compiled_channels(
             channels={

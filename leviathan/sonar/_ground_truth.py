@@ -358,7 +358,6 @@ def cell_channels(
     status: np.ndarray,
     tables: dict[str, np.ndarray],
     terms: dict[str, np.ndarray],
-    incidence: Any = acos_clipped,
 ) -> None:
     """Writes the frame's channels over ``[range_bin, bearing]`` into ``buffer``.
 
@@ -384,9 +383,6 @@ def cell_channels(
         status: Acoustic status code of each sample, uint8 [n].
         tables: The scene's per-instance lookup tables (``scene.instance_tables``).
         terms: :func:`leviathan.reference_cpu.sonar.sample_physics` outputs.
-        incidence: ``acos(min(|cos θ|, 1))`` of an array: the reference's
-            :func:`~leviathan.reference_cpu.sonar.acos_clipped` or its compiled twin
-            (:func:`leviathan.kernels.host_stage.acos_clipped`, the same bits).
     """
     if (angles is None) == (elevation is None):
         raise TypeError("cell_channels: give exactly one of elevation and angles")
@@ -416,7 +412,7 @@ def cell_channels(
         "primary_range_m": (np.nan, R[p]),
         **{f"primary_{a}": (np.nan, values[p]) for a, values in angles.items()},
         # The angle is needed for primary samples only.
-        "primary_incidence_rad": (np.nan, incidence(cos_incidence[p])),
+        "primary_incidence_rad": (np.nan, acos_clipped(cos_incidence[p])),
         "primary_hit_point_world": (np.nan, point[p]),
         "primary_normal_world": (np.nan, normal[p]),
         "primary_semantic": (-1, tables["semantic_index"][ip]),

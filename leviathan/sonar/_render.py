@@ -17,7 +17,8 @@ multibeam), with column = bearing and row = elevation sample:
    stage, then the analytic sea surface.
 4. Per-sample physics (:mod:`leviathan.sonar._physics`, terms from
    :func:`leviathan.reference_cpu.sonar.sample_physics`; on the Warp backends
-   from its compiled twin on the host, :mod:`leviathan.kernels.host_stage`,
+   from its compiled twin on the host, :mod:`leviathan.kernels.host_stage`
+   (and stages 5-6 from :mod:`leviathan.kernels.host_cells`),
    bit for bit).
 5. Binning (:mod:`leviathan.sonar._binning`): range bins and cell sums.
 6. Ground truth (:mod:`leviathan.sonar._ground_truth`): dominance, validity,

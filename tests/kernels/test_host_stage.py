@@ -21,7 +21,7 @@ import numpy as np
 import pytest
 
 from leviathan.frames import Transform
-from leviathan.kernels import host_stage
+from leviathan.kernels import host_cells, host_stage
 from leviathan.kernels import physics as kp
 from leviathan.materials import AcousticStatus
 from leviathan.raycast import prepare_scene, trace_rays
@@ -394,7 +394,7 @@ def test_compiled_ground_truth_equals_the_numpy_stage(
     assert int(s["sample_count"].max()) > 64  # the merge sort runs, not only insertion
     want = cell_ground_truth(top_k=top_k, medium_supported=supported, **s)
     for threads in (1, 2):
-        got = host_stage.cell_ground_truth(
+        got = host_cells.cell_ground_truth(
             top_k=top_k, medium_supported=supported, threads=threads, **s
         )
         assert set(got) == set(want) | {"contributor_order", "cell_start"}
@@ -414,7 +414,7 @@ def test_compiled_ground_truth_of_no_samples_marks_every_cell_empty() -> None:
     empty = {k: v[:0] for k, v in s.items() if k not in ("sample_count", "linear_return")}
     zero = {"sample_count": np.zeros(24, dtype=np.int32), "linear_return": np.zeros(24)}
     want = cell_ground_truth(top_k=2, medium_supported=True, **empty, **zero)
-    got = host_stage.cell_ground_truth(top_k=2, medium_supported=True, **empty, **zero)
+    got = host_cells.cell_ground_truth(top_k=2, medium_supported=True, **empty, **zero)
     for name, w in want.items():
         assert got[name].tobytes() == w.tobytes(), name
 
@@ -470,7 +470,7 @@ def test_compiled_channels_equal_the_numpy_stage_byte_for_byte(
     }
     samples["point"][rng.random(n) < 0.01, 1] = -np.nan
     binned = {"sample_count": s["sample_count"], "linear_return": s["linear_return"]}
-    truth = host_stage.cell_ground_truth(top_k=top_k, medium_supported=supported, **s)
+    truth = host_cells.cell_ground_truth(top_k=top_k, medium_supported=supported, **s)
     layout = channel_layout((bins, columns), top_k, speckle=False, angles=angle_names)
 
     want_buffer = _ChannelBuffer(layout)
@@ -489,7 +489,7 @@ def test_compiled_channels_equal_the_numpy_stage_byte_for_byte(
         channels = {name: got_buffer.unfilled(name) for name, _, _ in layout}
         for a in channels.values():
             a.view(np.uint8)[...] = 0xA5  # garbage: every byte must be written
-        host_stage.cell_channels(
+        host_cells.cell_channels(
             channels=channels,
             top_k=top_k,
             cells={**binned, **truth},
@@ -533,7 +533,7 @@ def test_compiled_binning_sums_each_cell_in_ascending_row_as_bin_samples(rows: s
     )
     s.update(binned)
     want = cell_ground_truth(top_k=4, medium_supported=True, **s)
-    got = host_stage.cell_ground_truth(
+    got = host_cells.cell_ground_truth(
         top_k=4, medium_supported=True, **{**s, "linear_return": None}
     )
     # A NaN sum's sign is the compiler's operand order (see _assert_same); the frame
