@@ -28,6 +28,7 @@ __all__ = [
     "acos_clipped",
     "sample_index",
     "sample_physics",
+    "world_rays",
 ]
 
 #: Samples per batch handed to one pool thread.
@@ -281,3 +282,50 @@ def acos_clipped(x: np.ndarray) -> np.ndarray:
     )
     wp.synchronize_device("cpu")
     return angle
+
+
+def world_rays(
+    directions_sensor: np.ndarray, rotation: np.ndarray, translation: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """A fan's rays in world NED: origins (the sensor position) and rotated directions.
+
+    The twin of ``(broadcast(T.translation), T.apply_direction(d))`` for
+    ``T = T_world_sensor``, bit for bit (:func:`leviathan.kernels.physics.world_rays`).
+
+    Args:
+        directions_sensor: Unit directions in the sensor frame, float64 [R, 3].
+        rotation: ``T.rotation``, float64 [3, 3].
+        translation: ``T.translation`` [m], float64 [3].
+
+    Returns:
+        ``(origins, directions)``, float64 [R, 3] each.
+    """
+    load_kernels("cpu")
+    wp = init_warp()
+    from leviathan.kernels import physics as kp
+
+    d_sensor = np.ascontiguousarray(directions_sensor, dtype=np.float64)
+    rays = int(d_sensor.shape[0])
+    origins = np.empty((rays, 3), dtype=np.float64)
+    directions = np.empty((rays, 3), dtype=np.float64)
+    if rays:
+        R = [float(v) for v in np.asarray(rotation, dtype=np.float64).reshape(9)]
+        t = [float(v) for v in np.asarray(translation, dtype=np.float64).reshape(3)]
+        wp.launch(
+            kp.world_rays,
+            dim=-(-rays // HOST_SAMPLES_PER_THREAD),
+            inputs=[
+                wp.array(d_sensor, dtype=wp.vec3d, device="cpu", copy=False),
+                wp.mat33d(*R),
+                wp.vec3d(*t),
+                wp.int32(rays),
+                wp.int32(HOST_SAMPLES_PER_THREAD),
+            ],
+            outputs=[
+                wp.array(origins, dtype=wp.vec3d, device="cpu", copy=False),
+                wp.array(directions, dtype=wp.vec3d, device="cpu", copy=False),
+            ],
+            device="cpu",
+        )
+        wp.synchronize_device("cpu")
+    return origins, directions

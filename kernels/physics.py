@@ -41,6 +41,7 @@ __all__ = [
     "launch_sample_physics",
     "range_bin",
     "sample_physics",
+    "world_rays",
 ]
 
 ONE = wp.constant(wp.float64(1.0))
@@ -48,6 +49,32 @@ TWO = wp.constant(wp.float64(2.0))
 TEN = wp.constant(wp.float64(10.0))
 # float("nan") is 0x7ff8000000000000, numpy's np.nan; a float32 NaN widened is the same.
 NAN = wp.constant(wp.float64(float("nan")))
+
+
+@wp.kernel
+def world_rays(
+    directions_sensor: wp.array(dtype=wp.vec3d),
+    rotation: wp.mat33d,
+    translation: wp.vec3d,
+    ray_count: wp.int32,
+    rays_per_thread: wp.int32,
+    origins: wp.array(dtype=wp.vec3d),
+    directions: wp.array(dtype=wp.vec3d),
+):
+    """A run of rays in world NED: ``d_i = (R_i0 x + R_i1 y) + R_i2 z`` and ``o = t``.
+
+    :meth:`leviathan.frames.Transform.apply_direction`'s order, element by element.
+    """
+    first = wp.tid() * rays_per_thread
+    last = wp.min(first + rays_per_thread, ray_count)
+    for r in range(first, last):
+        v = directions_sensor[r]
+        directions[r] = wp.vec3d(
+            (rotation[0, 0] * v[0] + rotation[0, 1] * v[1]) + rotation[0, 2] * v[2],
+            (rotation[1, 0] * v[0] + rotation[1, 1] * v[1]) + rotation[1, 2] * v[2],
+            (rotation[2, 0] * v[0] + rotation[2, 1] * v[1]) + rotation[2, 2] * v[2],
+        )
+        origins[r] = translation
 
 
 @wp.func

@@ -306,8 +306,13 @@ def render_fan(
         "range_max_m": float(range_max_m),
         "range_bin_count": N,
     }
-    d = sensor_pose.apply_direction(rays.directions)
-    o = np.ascontiguousarray(np.broadcast_to(sensor_pose.translation, d.shape))
+    if backend == "reference":
+        d = sensor_pose.apply_direction(rays.directions)
+        o = np.ascontiguousarray(np.broadcast_to(sensor_pose.translation, d.shape))
+    else:
+        from leviathan.kernels.host_stage import world_rays
+
+        o, d = world_rays(rays.directions, sensor_pose.rotation, sensor_pose.translation)
     prepared = prepare_scene(scene)
     lap("prepare")
     hits = trace_rays(

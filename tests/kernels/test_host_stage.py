@@ -591,3 +591,19 @@ def test_a_warp_frame_is_the_reference_frame_on_random_pings(seed: int, survey) 
     assert frames[1].content_hash == frames[0].content_hash
     for name, a in frames[0].channels.items():
         assert np.asarray(frames[1].channels[name]).tobytes() == np.asarray(a).tobytes(), name
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_world_rays_are_the_transforms_rotation_bit_for_bit(seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    pose = Transform.from_euler(
+        *rng.uniform(-np.pi, np.pi, 3).tolist(), translation=tuple(rng.normal(0, 50, 3).tolist())
+    )
+    d = rng.normal(size=(100_003, 3))
+    d /= np.sqrt((d * d).sum(axis=1))[:, None]
+    d[:5] = np.eye(3)[[0, 1, 2, 0, 1]]
+    o, w = host_stage.world_rays(d, pose.rotation, pose.translation)
+    want_d = pose.apply_direction(d)
+    assert w.dtype == np.float64 and w.shape == d.shape and o.shape == d.shape
+    np.testing.assert_array_equal(_bits(w), _bits(want_d))
+    np.testing.assert_array_equal(_bits(o), _bits(np.broadcast_to(pose.translation, d.shape)))
