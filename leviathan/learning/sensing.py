@@ -22,7 +22,11 @@ compile time.
 
 from __future__ import annotations
 
+import functools
+import itertools
 import math
+import os
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import numpy as np
@@ -159,9 +163,11 @@ def _observe_sonar_kernel(
     has_terrain: wp.int32,
     ray_body: wp.array(dtype=wp.vec3f),
     range_m: wp.float32,
+    env_first: wp.int32,
     out: wp.array2d(dtype=wp.float32),
 ):
-    env, ray = wp.tid()
+    chunk_env, ray = wp.tid()
+    env = env_first + chunk_env
     ray_count = ray_body.shape[0]
     range_column = OBS_SONAR + ray
     intensity_column = OBS_SONAR + ray_count + ray
@@ -176,6 +182,25 @@ def _observe_sonar_kernel(
 
 
 # --------------------------------------------------------------------------- host classes
+
+
+def _cpu_cores() -> int:
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not Linux
+        return max(1, os.cpu_count() or 1)
+
+
+@functools.lru_cache(maxsize=1)
+def _sonar_pool() -> ThreadPoolExecutor:
+    return ThreadPoolExecutor(max_workers=_cpu_cores(), thread_name_prefix="leviathan-sonar")
+
+
+def _env_chunks(num_envs: int) -> list[tuple[int, int]]:
+    """``[first, end)`` env ranges: four per core (for balance), at least 16 envs each."""
+    count = max(1, min(4 * _cpu_cores(), num_envs // 16))
+    bounds = [num_envs * k // count for k in range(count + 1)]
+    return [(a, b) for a, b in itertools.pairwise(bounds) if b > a]
 
 
 class Sensing:
@@ -357,8 +382,7 @@ class Sensing:
         self._check_out(out)
         self._launch_state(out)
         if self.sonar is not None:
-            shape = (self.num_envs, self._rays.shape[0])
-            self._launch(_observe_sonar_kernel, shape, self._rays, self.sonar_range_m, out)
+            self._launch_sonar(out)
 
     def altitude_numpy(self) -> np.ndarray:
         """DVL altitudes now [m], float32, shape [num_envs] (host copy; the sonar is not cast)."""
@@ -368,6 +392,35 @@ class Sensing:
             )
         self._launch_state(self._scratch)
         return self._scratch.numpy()[:, OBS_ALTITUDE].copy()
+
+    def _launch_sonar(self, out: wp.array) -> None:
+        """The sonar rays of every env: one launch on CUDA; on the CPU, chunks of envs
+        launched from a pool of one thread per allowed core (a Warp CPU launch runs on
+        one core; each chunk writes only its envs' rows, so the rows are the same)."""
+        rays = self._rays.shape[0]
+        chunks = _env_chunks(self.num_envs) if self.device == "cpu" else [(0, self.num_envs)]
+
+        def launch(chunk: tuple[int, int]) -> None:
+            first, end = chunk
+            wp.launch(
+                _observe_sonar_kernel,
+                dim=(end - first, rays),
+                inputs=[
+                    self.vehicles._arrays,
+                    self._mesh_id,
+                    self._has_terrain,
+                    self._rays,
+                    self.sonar_range_m,
+                    first,
+                ],
+                outputs=[out],
+                device=self.device,
+            )
+
+        if len(chunks) == 1:
+            launch(chunks[0])
+        else:
+            list(_sonar_pool().map(launch, chunks))
 
     def _launch_state(self, out: wp.array) -> None:
         self._launch(_observe_state_kernel, self.num_envs, self._beams, self.dvl_range_m, out)

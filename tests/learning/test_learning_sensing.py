@@ -13,6 +13,7 @@ layout of :class:`Sensing`:
 
 from __future__ import annotations
 
+import itertools
 import math
 
 import numpy as np
@@ -293,6 +294,30 @@ def test_observations_are_bit_identical_on_repeat(device: str) -> None:
     for other in rows[1:]:
         np.testing.assert_array_equal(other, rows[0])
     assert np.all(np.isfinite(rows[0]))
+
+
+def test_the_sonar_chunked_over_cpu_threads_equals_one_launch(monkeypatch) -> None:
+    import leviathan.learning.sensing as sensing_module
+
+    state = _random_state(9, 200)
+    terrain = Terrain.generated(size_m=(120.0, 120.0), relief_m=6.0, seed=3, resolution=24)
+    sensing = Sensing(_vehicles("cpu", **state), terrain, sonar=(16, 4), sonar_tilt_rad=0.5)
+    assert len(sensing_module._env_chunks(200)) > 1
+    chunked = _observe(sensing)
+    monkeypatch.setattr(sensing_module, "_env_chunks", lambda n: [(0, n)])
+    whole = _observe(sensing)
+    np.testing.assert_array_equal(chunked, whole)
+    assert (whole[:, OBS_SONAR : OBS_SONAR + 64] < 1.0).any()  # some rays hit
+
+
+def test_env_chunks_cover_every_env_once() -> None:
+    from leviathan.learning.sensing import _env_chunks
+
+    for n in (1, 15, 16, 17, 100, 1024, 4099):
+        chunks = _env_chunks(n)
+        assert chunks[0][0] == 0 and chunks[-1][1] == n
+        assert all(a < b for a, b in chunks)
+        assert all(b == a2 for (_, b), (a2, _) in itertools.pairwise(chunks))
 
 
 # --------------------------------------------------------------------------- terrain
