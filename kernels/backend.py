@@ -20,6 +20,7 @@ import os
 import threading
 import time
 import weakref
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import lru_cache
@@ -46,6 +47,7 @@ __all__ = [
     "default_device",
     "load_kernels",
     "nearest_hits",
+    "run_cpu_batches",
 ]
 
 #: Rays per Warp thread on the CPU, where each thread pays a fixed entry cost
@@ -263,6 +265,44 @@ def _launch_rays(
         best_tri[...] = best_tri_dev.numpy()
 
 
+def run_cpu_batches(
+    launch: Callable[[int, int], None], count: int, batch: int, *, threads: int | None
+) -> None:
+    """Calls ``launch(first, end)`` for consecutive batches of ``count`` items, then syncs.
+
+    The batches go to a pool of ``threads`` host threads (default
+    :func:`cpu_trace_threads`); with one thread, or one batch, a single
+    ``launch(0, count)`` runs on the caller's thread. Each batch must own its items'
+    output slots, so the result does not depend on the thread count. After a Ctrl-C
+    no new batch starts, and the call raises :class:`KeyboardInterrupt` rather than
+    hand back a result with batches left out. The tracing stage and the compiled
+    host stage (:mod:`leviathan.kernels.host_stage`) launch through it.
+    """
+    threads = cpu_trace_threads() if threads is None else threads
+    batches = list(itertools.pairwise([*range(0, count, batch), count]))
+    skipped: list[tuple[int, int]] = []
+
+    def run(span: tuple[int, int]) -> None:
+        if interrupt_requested():
+            # The command is being stopped (Ctrl-C): take no new batch, so the stage
+            # ends within one batch instead of running the queue out.
+            skipped.append(span)
+            return
+        launch(*span)
+
+    if threads == 1 or len(batches) <= 1:
+        run((0, count))
+    else:
+        # list() re-raises the first error, and an exception here (KeyboardInterrupt)
+        # cancels the batches not started yet.
+        list(_pool(threads).map(run, batches))
+    _warp().synchronize_device("cpu")
+    checkpoint()
+    if skipped:
+        # Never hand back a result with batches left out, on any thread.
+        raise KeyboardInterrupt
+
+
 def _trace_cpu(
     o: np.ndarray,
     d: np.ndarray,
@@ -275,19 +315,8 @@ def _trace_cpu(
     threads: int | None,
 ) -> None:
     """CPU trace in batches of consecutive rays, launched from a pool of ``threads``."""
-    threads = cpu_trace_threads() if threads is None else threads
-    n = o.shape[0]
-    batches = list(itertools.pairwise([*range(0, n, CPU_BATCH_RAYS), n]))
 
-    skipped: list[tuple[int, int]] = []
-
-    def run(batch: tuple[int, int]) -> None:
-        if interrupt_requested():
-            # The command is being stopped (Ctrl-C): take no new batch, so the trace
-            # ends within one batch instead of running the queue out.
-            skipped.append(batch)
-            return
-        a, b = batch
+    def launch(a: int, b: int) -> None:
         _launch_rays(
             o[a:b],
             d[a:b],
@@ -300,17 +329,7 @@ def _trace_cpu(
             rays_per_thread=CPU_RAYS_PER_THREAD,
         )
 
-    if threads == 1 or len(batches) == 1:
-        run((0, n))
-    else:
-        # Each batch owns its rays' slots; list() re-raises the first error, and an
-        # exception here (KeyboardInterrupt) cancels the batches not started yet.
-        list(_pool(threads).map(run, batches))
-    _warp().synchronize_device("cpu")
-    checkpoint()
-    if skipped:
-        # Never hand back a trace with batches left out, on any thread.
-        raise KeyboardInterrupt
+    run_cpu_batches(launch, o.shape[0], CPU_BATCH_RAYS, threads=threads)
 
 
 def _trace_device(

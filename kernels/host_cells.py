@@ -13,14 +13,12 @@ their samples' slots, so the result does not depend on the number of threads.
 
 from __future__ import annotations
 
-import itertools
 from typing import Any
 
 import numpy as np
 
-from leviathan._interrupt import checkpoint, interrupt_requested
 from leviathan._warp_output import init_warp
-from leviathan.kernels.backend import _pool, cpu_trace_threads, load_kernels
+from leviathan.kernels.backend import load_kernels, run_cpu_batches
 
 __all__ = ["HOST_BATCH_CELLS", "HOST_CELLS_PER_THREAD", "cell_channels", "cell_ground_truth"]
 
@@ -98,22 +96,15 @@ def cell_ground_truth(
     binned_here = linear_return is None
     if binned_here:
         linear_return = np.empty(cells, dtype=np.float64)
-        _run_cell_batches(
-            lambda a, b: wp.launch(
-                kg.bin_cells,
-                dim=-(-(b - a) // HOST_CELLS_PER_THREAD),
-                inputs=[
-                    on_cpu(start, wp.int32),
-                    on_cpu(count, wp.int32),
-                    on_cpu(np.ascontiguousarray(sample_elevation, dtype=np.int64), wp.int64),
-                    on_cpu(contribution, wp.float64),
-                    wp.int32(a),
-                    wp.int32(b),
-                    wp.int32(HOST_CELLS_PER_THREAD),
-                ],
-                outputs=[on_cpu(grouped, wp.int32), on_cpu(linear_return, wp.float64)],
-                device="cpu",
-            ),
+        _launch_cells(
+            kg.bin_cells,
+            [
+                on_cpu(start, wp.int32),
+                on_cpu(count, wp.int32),
+                on_cpu(np.ascontiguousarray(sample_elevation, dtype=np.int64), wp.int64),
+                on_cpu(contribution, wp.float64),
+            ],
+            [on_cpu(grouped, wp.int32), on_cpu(linear_return, wp.float64)],
             cells,
             threads,
         )
@@ -141,19 +132,7 @@ def cell_ground_truth(
         on_cpu(out["validity"], wp.uint16),
         on_cpu(out["truncation"], wp.float64),
     ]
-    # Every array is whole; a batch is a range of cells, each owning its own slots
-    # and those of its samples.
-    _run_cell_batches(
-        lambda a, b: wp.launch(
-            kg.cell_ground_truth,
-            dim=-(-(b - a) // HOST_CELLS_PER_THREAD),
-            inputs=[*arrays, wp.int32(a), wp.int32(b), wp.int32(HOST_CELLS_PER_THREAD)],
-            outputs=outputs,
-            device="cpu",
-        ),
-        cells,
-        threads,
-    )
+    _launch_cells(kg.cell_ground_truth, arrays, outputs, cells, threads)
     out["contributor_order"] = order
     out["cell_start"] = start
     if binned_here:
@@ -161,32 +140,27 @@ def cell_ground_truth(
     return out
 
 
-def _run_cell_batches(launch: Any, cells: int, threads: int | None) -> None:
-    """Calls ``launch(first, end)`` for batches of consecutive cells on the pool, then syncs.
+def _launch_cells(
+    kernel: Any, inputs: list, outputs: list, cells: int, threads: int | None
+) -> None:
+    """Launches a cell kernel over batches of consecutive cells (:func:`run_cpu_batches`).
 
-    Each batch owns its cells' slots. After a Ctrl-C no new batch starts, and the
-    call raises :class:`KeyboardInterrupt` rather than hand back a partial result.
+    The kernel takes ``inputs``, then ``cell_first``, ``cell_end`` and
+    ``cells_per_thread``, then ``outputs``; every array is whole, and a batch is a
+    range of cells, each owning its own slots and those of its samples.
     """
     wp = init_warp()
-    batches = list(itertools.pairwise([*range(0, cells, HOST_BATCH_CELLS), cells]))
-    skipped: list[tuple[int, int]] = []
 
-    def run(batch: tuple[int, int]) -> None:
-        if interrupt_requested():
-            skipped.append(batch)
-            return
-        launch(*batch)
+    def launch(a: int, b: int) -> None:
+        wp.launch(
+            kernel,
+            dim=-(-(b - a) // HOST_CELLS_PER_THREAD),
+            inputs=[*inputs, wp.int32(a), wp.int32(b), wp.int32(HOST_CELLS_PER_THREAD)],
+            outputs=outputs,
+            device="cpu",
+        )
 
-    threads = cpu_trace_threads() if threads is None else threads
-    if threads == 1 or len(batches) <= 1:
-        for batch in batches:
-            run(batch)
-    else:
-        list(_pool(threads).map(run, batches))
-    wp.synchronize_device("cpu")
-    checkpoint()
-    if skipped:
-        raise KeyboardInterrupt
+    run_cpu_batches(launch, cells, HOST_BATCH_CELLS, threads=threads)
 
 
 _CHANNEL_DTYPES = {
@@ -332,14 +306,4 @@ def cell_channels(
         out("topk_geometric_weight"),
         out("topk_energy_fraction"),
     ]
-    _run_cell_batches(
-        lambda a, b: wp.launch(
-            kc.cell_channels,
-            dim=-(-(b - a) // HOST_CELLS_PER_THREAD),
-            inputs=[*inputs, wp.int32(a), wp.int32(b), wp.int32(HOST_CELLS_PER_THREAD)],
-            outputs=outputs,
-            device="cpu",
-        ),
-        cell_count,
-        threads,
-    )
+    _launch_cells(kc.cell_channels, inputs, outputs, cell_count, threads)

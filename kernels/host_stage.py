@@ -14,13 +14,11 @@ threads.
 
 from __future__ import annotations
 
-import itertools
-
 import numpy as np
 
-from leviathan._interrupt import checkpoint, interrupt_requested
+from leviathan._interrupt import checkpoint
 from leviathan._warp_output import init_warp
-from leviathan.kernels.backend import _pool, cpu_trace_threads, load_kernels
+from leviathan.kernels.backend import load_kernels, run_cpu_batches
 
 __all__ = [
     "HOST_BATCH_SAMPLES",
@@ -226,14 +224,8 @@ def sample_physics(
         "solid_angle_sr": on_cpu(solid_angle_sr, wp.float64),
     }
     out_dtypes = {"point": wp.vec3d, "normal": wp.vec3d, "status": wp.uint8}
-    batches = list(itertools.pairwise([*range(0, n, HOST_BATCH_SAMPLES), n]))
-    skipped: list[tuple[int, int]] = []
 
-    def run(batch: tuple[int, int]) -> None:
-        if interrupt_requested():
-            skipped.append(batch)
-            return
-        a, b = batch
+    def launch(a: int, b: int) -> None:
         launch_sample_physics(
             sample_ray=on_cpu(sample_ray[a:b], wp.int64),
             **shared,
@@ -247,16 +239,7 @@ def sample_physics(
             samples_per_thread=HOST_SAMPLES_PER_THREAD,
         )
 
-    threads = cpu_trace_threads() if threads is None else threads
-    if threads == 1 or len(batches) <= 1:
-        for batch in batches:
-            run(batch)
-    else:
-        list(_pool(threads).map(run, batches))
-    wp.synchronize_device("cpu")
-    checkpoint()
-    if skipped:
-        raise KeyboardInterrupt
+    run_cpu_batches(launch, n, HOST_BATCH_SAMPLES, threads=threads)
     return out
 
 

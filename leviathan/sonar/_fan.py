@@ -357,6 +357,18 @@ def render_fan(
         )
     lap("physics")
 
+    truth_inputs = {
+        "top_k": K,
+        "medium_supported": medium.support.supported,
+        "sample_cell": samples.cell,
+        "sample_elevation": samples.elevation_index,
+        "sample_instance": samples.instance,
+        "sample_range": samples.range_m,
+        "sample_status": samples.status,
+        "contribution": terms["contribution"],
+        "geometric_weight": terms["geometric_weight"],
+        "geometric_weight_no_absorption": terms["geometric_weight_no_absorption"],
+    }
     if backend == "reference":
         binned = bin_samples(
             range_bin_count=N,
@@ -367,19 +379,7 @@ def render_fan(
             contribution=terms["contribution"],
         )
         lap("binning")
-        truth = cell_ground_truth(
-            top_k=K,
-            medium_supported=medium.support.supported,
-            sample_cell=samples.cell,
-            sample_elevation=samples.elevation_index,
-            sample_instance=samples.instance,
-            sample_range=samples.range_m,
-            sample_status=samples.status,
-            contribution=terms["contribution"],
-            geometric_weight=terms["geometric_weight"],
-            geometric_weight_no_absorption=terms["geometric_weight_no_absorption"],
-            **binned,
-        )
+        truth = cell_ground_truth(**truth_inputs, **binned)
     else:
         from leviathan.kernels.host_cells import cell_ground_truth as compiled_ground_truth
 
@@ -387,62 +387,43 @@ def render_fan(
         # times the counts only).
         count = np.bincount(samples.cell, minlength=N * C).astype(np.int32)
         lap("binning")
-        truth = compiled_ground_truth(
-            top_k=K,
-            medium_supported=medium.support.supported,
-            sample_cell=samples.cell,
-            sample_elevation=samples.elevation_index,
-            sample_instance=samples.instance,
-            sample_range=samples.range_m,
-            sample_status=samples.status,
-            contribution=terms["contribution"],
-            geometric_weight=terms["geometric_weight"],
-            geometric_weight_no_absorption=terms["geometric_weight_no_absorption"],
-            sample_count=count,
-            linear_return=None,
-        )
+        truth = compiled_ground_truth(**truth_inputs, sample_count=count, linear_return=None)
         binned = {"sample_count": count, "linear_return": truth.pop("linear_return")}
     lap("ground_truth")
     layout = channel_layout((N, C), K, speckle=speckle_key is not None, angles=tuple(rays.angles))
     buffer = _ChannelBuffer(layout)
+    channel_inputs = {
+        "top_k": K,
+        "cells": {**binned, **truth},
+        "inst": samples.instance,
+        "tri": samples.triangle,
+        "R": samples.range_m,
+        "cos_incidence": samples.cos_incidence,
+        "point": samples.point,
+        "normal": samples.normal,
+        "status": samples.status,
+        "tables": scene.instance_tables,
+        "terms": terms,
+    }
     if backend == "reference":
         cell_channels(
             buffer=buffer,
             shape=(N, C),
-            top_k=K,
-            cells={**binned, **truth},
             sample_cell=samples.cell,
-            inst=samples.instance,
-            tri=samples.triangle,
-            R=samples.range_m,
             angles={name: a[samples.ray] for name, a in rays.angles.items()},
-            cos_incidence=samples.cos_incidence,
-            point=samples.point,
-            normal=samples.normal,
-            status=samples.status,
-            tables=scene.instance_tables,
-            terms=terms,
+            **channel_inputs,
         )
     else:
         from leviathan.kernels.host_cells import cell_channels as compiled_channels
 
+        # Every byte of every channel but the speckle is written there.
         compiled_channels(
             channels={
                 name: buffer.unfilled(name) for name, _, _ in layout if name != "speckle_return"
             },
-            top_k=K,
-            cells={**binned, **truth},
             sample_ray=samples.ray,
-            inst=samples.instance,
-            tri=samples.triangle,
-            R=samples.range_m,
             ray_angles=dict(rays.angles),
-            cos_incidence=samples.cos_incidence,
-            point=samples.point,
-            normal=samples.normal,
-            status=samples.status,
-            tables=scene.instance_tables,
-            terms=terms,
+            **channel_inputs,
         )
     lap("channels")
 
