@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from leviathan.frames import sensor_pose
+from leviathan.frames import Transform, sensor_pose
 from leviathan.multibeam import multibeam_ping
 from leviathan.reference_cpu.multibeam import DETECTION_FLAGS
 from leviathan.ros import float32_values, frd_to_flu, header, vector3
@@ -33,10 +33,10 @@ from leviathan.sensors._declarations import (
     channel_doc,
 )
 from leviathan.sensors._imaging_sonar import _CHANNELS as _SONAR_CHANNELS
+from leviathan.sensors._ping_period import check_ping_period_at
 from leviathan.sensors._protocol import register_sensor_kind
 from leviathan.sensors._sample import SensorSample
-from leviathan.sonar.beams import check_ping_period
-from leviathan.specs import MultibeamSpec
+from leviathan.specs import MultibeamSpec, WaterSpec
 
 __all__ = ["MultibeamSensor", "measure_multibeam", "water_column_png"]
 
@@ -279,17 +279,16 @@ class MultibeamSensor:
         definitions=_DEFINITIONS,
     )
 
+    def check_water(
+        self, spec: MultibeamSpec, water: WaterSpec, T_world_body: Transform, sensor_id: str
+    ) -> None:
+        """Refuses a ping period below ``2 R_max / c`` in ``water`` at this pose."""
+        check_ping_period_at(spec, water, T_world_body, sensor_id=sensor_id)
+
     def sample(self, spec: MultibeamSpec, context: SampleContext) -> SensorSample:
-        """One ping of ``spec``; refuses a period below ``2 R_max / c`` in this water."""
-        pose = sensor_pose(context.T_world_body, spec.mount.transform())
-        check_ping_period(
-            spec.schedule.period_ns,
-            spec.range_max_m,
-            temperature_c=context.water.temperature_c,
-            salinity_psu=context.water.salinity_psu,
-            depth_m=max(0.0, float(pose.translation[2])),
-            field=f"{context.sensor_id}: schedule.period_ns",
-        )
+        """One ping of ``spec``; refuses a period below ``2 R_max / c`` in this water
+        at the sensor's depth now (the vehicle may have risen since it was checked)."""
+        check_ping_period_at(spec, context.water, context.T_world_body, sensor_id=context.sensor_id)
         return measure_multibeam(spec, context)
 
     def footprint(self, spec: MultibeamSpec) -> Footprint:

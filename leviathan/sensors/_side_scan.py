@@ -3,7 +3,8 @@
 The physics lives in :mod:`leviathan.side_scan` (:func:`leviathan.side_scan.render`
 on the acoustic fan render); this module forms the sensor pose, refuses a ping
 period shorter than the two-way time ``2 R_max / c`` with ``c`` from the
-World's water at the sensor's depth, and declares what is specific to the kind:
+World's water at the sensor's depth (``check_water``, which a World applies when it
+is created or edited, and again at every ping), and declares what is specific to the kind:
 the channels' documentation, the MCAP message, the Viewport's two fans and the
 waterfall preview.
 
@@ -26,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from leviathan.acoustics import sound_speed_m_per_s
-from leviathan.frames import sensor_pose
+from leviathan.frames import Transform, sensor_pose
 from leviathan.ros import float32_values, frd_to_acoustic, header, vector3
 from leviathan.sensors._context import SampleContext
 from leviathan.sensors._declarations import (
@@ -36,10 +37,10 @@ from leviathan.sensors._declarations import (
     RosTopic,
     channel_doc,
 )
+from leviathan.sensors._ping_period import check_ping_period_at
 from leviathan.sensors._protocol import register_sensor_kind
 from leviathan.side_scan import SideScanLine, render
-from leviathan.sonar.beams import check_ping_period
-from leviathan.specs import SideScanBeamPatternSpec, SideScanSonarSpec
+from leviathan.specs import SideScanBeamPatternSpec, SideScanSonarSpec, WaterSpec
 
 __all__ = ["SideScanSensor"]
 
@@ -206,22 +207,21 @@ class SideScanSensor:
         encode=_side_scan_message,
     )
 
+    def check_water(
+        self, spec: SideScanSonarSpec, water: WaterSpec, T_world_body: Transform, sensor_id: str
+    ) -> None:
+        """Refuses a ping period below ``2 R_max / c`` in ``water`` at this pose."""
+        check_ping_period_at(spec, water, T_world_body, sensor_id=sensor_id)
+
     def sample(self, spec: SideScanSonarSpec, context: SampleContext) -> SideScanLine:
-        """One ping of ``spec``; refuses a period below ``2 R_max / c`` in this water."""
-        pose = sensor_pose(context.T_world_body, spec.mount.transform())
+        """One ping of ``spec``; refuses a period below ``2 R_max / c`` in this water
+        at the sensor's depth now (the vehicle may have risen since it was checked)."""
         water = context.water
-        check_ping_period(
-            spec.schedule.period_ns,
-            spec.range_max_m,
-            temperature_c=water.temperature_c,
-            salinity_psu=water.salinity_psu,
-            depth_m=max(0.0, float(pose.translation[2])),
-            field=f"{context.sensor_id}: schedule.period_ns",
-        )
+        check_ping_period_at(spec, water, context.T_world_body, sensor_id=context.sensor_id)
         return render(
             context.scene,
             spec,
-            pose,
+            sensor_pose(context.T_world_body, spec.mount.transform()),
             **context.ids(),
             seed=context.root_seed if spec.speckle else None,
             water=water,

@@ -183,16 +183,22 @@ def check_ping_period(
         The minimum period [ns] (``2 R_max / c`` rounded up).
 
     Raises:
-        ValueError: Naming ``field``, the period and the minimum, when ``period_ns`` is
-            below it.
+        ValueError: Naming ``field``, the period, the minimum and the sound speed, when
+            ``period_ns`` is below it.
     """
     minimum = minimum_ping_period_ns(
         range_max_m, temperature_c=temperature_c, salinity_psu=salinity_psu, depth_m=depth_m
     )
     if int(period_ns) < minimum:
+        c = sound_speed_m_per_s(
+            temperature_c=temperature_c, salinity_psu=salinity_psu, depth_m=depth_m
+        )
         raise ValueError(
-            f"{field}: expected a ping period >= {minimum} ns (the two-way time 2 R_max / c to "
-            f"range_max_m {float(range_max_m)!r} m in this water), got {int(period_ns)} ns"
+            f"{field}: expected a ping period >= {minimum} ns, the two-way time 2 R_max / c to "
+            f"range_max_m {float(range_max_m)!r} m with the water's sound speed c = {c:.3f} m/s "
+            f"(Mackenzie 1981 at {float(temperature_c)!r} °C, {float(salinity_psu)!r} PSU, "
+            f"depth {float(depth_m)!r} m); lengthen the period or shorten range_max_m, "
+            f"got {int(period_ns)} ns"
         )
     return minimum
 

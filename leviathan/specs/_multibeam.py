@@ -42,7 +42,8 @@ class MultibeamSpec(SpecModel):
     ``range_bin_count * beam_count`` water-column cells at most
     :data:`MAX_SONAR_CELL_COUNT`, and cells times ``top_k`` at most
     :data:`MAX_SONAR_TOPK_SLOT_COUNT`. The ping period is checked against the two-way
-    time ``2 R_max / c`` with ``c`` from the World's water when the sensor samples
+    time ``2 R_max / c`` with ``c`` from the World's water at the sensor's depth when a
+    World is created or edited, and at every ping
     (:func:`leviathan.sonar.beams.check_ping_period`, the side-scan's rule).
     """
 

@@ -113,8 +113,8 @@ class SideScanSonarSpec(SpecModel):
     Rays per ping ``2 * along_track_sample_count * across_track_sample_count`` at most
     :data:`MAX_SONAR_RAY_COUNT`; cells ``2 * range_bin_count`` (times ``top_k``) within
     the imaging sonar's bounds. The ping period is checked against the two-way time
-    ``2 R_max / c`` with ``c`` from the World's water when the sensor samples
-    (:func:`leviathan.sonar.beams.check_ping_period`).
+    ``2 R_max / c`` with ``c`` from the World's water at the sensor's depth when a World
+    is created or edited, and at every ping (:func:`leviathan.sonar.beams.check_ping_period`).
     """
 
     __content_type__ = "leviathan.specs.SideScanSonarSpec"
