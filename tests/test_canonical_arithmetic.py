@@ -109,7 +109,6 @@ CANONICAL_MODULES = (
     "leviathan/sensors/_dvl_relative.py",
     "leviathan/sensors/_imaging_sonar.py",
     "leviathan/sensors/_multibeam.py",
-    "leviathan/sensors/_ping_period.py",
     "leviathan/sensors/_imu.py",
     "leviathan/sensors/_kinematics.py",
     "leviathan/sensors/_pressure.py",

@@ -33,9 +33,9 @@ from leviathan.sensors._declarations import (
     channel_doc,
 )
 from leviathan.sensors._imaging_sonar import _CHANNELS as _SONAR_CHANNELS
-from leviathan.sensors._ping_period import check_ping_period_at
 from leviathan.sensors._protocol import register_sensor_kind
 from leviathan.sensors._sample import SensorSample
+from leviathan.sonar.beams import check_ping_period_in_water
 from leviathan.specs import MultibeamSpec, WaterSpec
 
 __all__ = ["MultibeamSensor", "measure_multibeam", "water_column_png"]
@@ -283,12 +283,17 @@ class MultibeamSensor:
         self, spec: MultibeamSpec, water: WaterSpec, T_world_body: Transform, sensor_id: str
     ) -> None:
         """Refuses a ping period below ``2 R_max / c`` in ``water`` at this pose."""
-        check_ping_period_at(spec, water, T_world_body, sensor_id=sensor_id)
+        check_ping_period_in_water(
+            spec,
+            water,
+            sensor_pose(T_world_body, spec.mount.transform()),
+            field=f"{sensor_id}.schedule.period_ns",
+        )
 
     def sample(self, spec: MultibeamSpec, context: SampleContext) -> SensorSample:
         """One ping of ``spec``; refuses a period below ``2 R_max / c`` in this water
         at the sensor's depth now (the vehicle may have risen since it was checked)."""
-        check_ping_period_at(spec, context.water, context.T_world_body, sensor_id=context.sensor_id)
+        self.check_water(spec, context.water, context.T_world_body, context.sensor_id)
         return measure_multibeam(spec, context)
 
     def footprint(self, spec: MultibeamSpec) -> Footprint:

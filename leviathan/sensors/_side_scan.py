@@ -37,9 +37,9 @@ from leviathan.sensors._declarations import (
     RosTopic,
     channel_doc,
 )
-from leviathan.sensors._ping_period import check_ping_period_at
 from leviathan.sensors._protocol import register_sensor_kind
 from leviathan.side_scan import SideScanLine, render
+from leviathan.sonar.beams import check_ping_period_in_water
 from leviathan.specs import SideScanBeamPatternSpec, SideScanSonarSpec, WaterSpec
 
 __all__ = ["SideScanSensor"]
@@ -211,13 +211,18 @@ class SideScanSensor:
         self, spec: SideScanSonarSpec, water: WaterSpec, T_world_body: Transform, sensor_id: str
     ) -> None:
         """Refuses a ping period below ``2 R_max / c`` in ``water`` at this pose."""
-        check_ping_period_at(spec, water, T_world_body, sensor_id=sensor_id)
+        check_ping_period_in_water(
+            spec,
+            water,
+            sensor_pose(T_world_body, spec.mount.transform()),
+            field=f"{sensor_id}.schedule.period_ns",
+        )
 
     def sample(self, spec: SideScanSonarSpec, context: SampleContext) -> SideScanLine:
         """One ping of ``spec``; refuses a period below ``2 R_max / c`` in this water
         at the sensor's depth now (the vehicle may have risen since it was checked)."""
         water = context.water
-        check_ping_period_at(spec, water, context.T_world_body, sensor_id=context.sensor_id)
+        self.check_water(spec, water, context.T_world_body, context.sensor_id)
         return render(
             context.scene,
             spec,

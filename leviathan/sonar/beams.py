@@ -35,10 +35,12 @@ bin width ``(r_max - r_min) / N`` (:func:`check_range_window`; bins are
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 
 from leviathan.acoustics import sound_speed_m_per_s
+from leviathan.frames import Transform
 from leviathan.sonar._binning import _range_window
 
 __all__ = [
@@ -46,6 +48,7 @@ __all__ = [
     "NOMINAL_SOUND_SPEED_M_PER_S",
     "SINC2_HALF_POWER_U",
     "check_ping_period",
+    "check_ping_period_in_water",
     "check_range_window",
     "gaussian_gain",
     "inclusive_grid",
@@ -201,6 +204,31 @@ def check_ping_period(
             f"got {int(period_ns)} ns"
         )
     return minimum
+
+
+def check_ping_period_in_water(
+    spec: Any, water: Any, T_world_sensor: Transform, *, field: str = "schedule.period_ns"
+) -> int:
+    """:func:`check_ping_period` of a fan sonar spec posed in the water.
+
+    Args:
+        spec: A fan sonar spec (``schedule.period_ns``, ``range_max_m``).
+        water: A :class:`~leviathan.specs.WaterSpec` (temperature, salinity).
+        T_world_sensor: The sensor's pose; its NED z (clamped at the surface) is the
+            depth of the sound speed.
+        field: The field named in the error (e.g. ``"auv/side_scan.schedule.period_ns"``).
+
+    Returns:
+        The minimum period [ns] there.
+    """
+    return check_ping_period(
+        spec.schedule.period_ns,
+        spec.range_max_m,
+        temperature_c=water.temperature_c,
+        salinity_psu=water.salinity_psu,
+        depth_m=max(0.0, float(T_world_sensor.translation[2])),
+        field=field,
+    )
 
 
 def check_range_window(
