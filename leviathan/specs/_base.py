@@ -238,3 +238,42 @@ def _refuse_oversized(problems: list[str | None], fix: str) -> None:
     found = [problem for problem in problems if problem is not None]
     if found:
         raise ValueError("; ".join(found) + f"; {fix}")
+
+
+def _schedule_field(description: str = "Sampling schedule in integer nanoseconds") -> Any:
+    return Field(description=description)
+
+
+def _mount_field(
+    description: str = "Mount T_link_sensor of the sensor FRD frame (x along the boresight)",
+) -> Any:
+    return Field(description=description)
+
+
+def _hardware_note_field(
+    description: str = (
+        "Provenance of the hardware values, e.g. 'declared test value, not a device specification'"
+    ),
+) -> Any:
+    return Field(min_length=1, description=description)
+
+
+def _refuse_oversized_sonar(
+    rays: Mapping[str, int], cells: Mapping[str, int], top_k: int, fix: str
+) -> None:
+    """Refuses a sonar whose rays per ping, cells or top-K slots (cells x ``top_k``) pass
+    :data:`MAX_SONAR_RAY_COUNT`, :data:`MAX_SONAR_CELL_COUNT` or
+    :data:`MAX_SONAR_TOPK_SLOT_COUNT`, naming each product and ``fix``."""
+    _refuse_oversized(
+        [
+            _oversized(rays, "rays per ping", "MAX_SONAR_RAY_COUNT", MAX_SONAR_RAY_COUNT),
+            _oversized(cells, "cells", "MAX_SONAR_CELL_COUNT", MAX_SONAR_CELL_COUNT),
+            _oversized(
+                {**cells, "top_k": top_k},
+                "top-K slots",
+                "MAX_SONAR_TOPK_SLOT_COUNT",
+                MAX_SONAR_TOPK_SLOT_COUNT,
+            ),
+        ],
+        fix,
+    )

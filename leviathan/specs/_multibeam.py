@@ -7,18 +7,17 @@ from typing import Literal
 from pydantic import Field, ValidationInfo, field_validator, model_validator
 
 from leviathan.specs._base import (
-    MAX_SONAR_CELL_COUNT,
-    MAX_SONAR_RAY_COUNT,
-    MAX_SONAR_TOPK_SLOT_COUNT,
     Flag,
     Integer,
     Real,
     SpecModel,
     Text,
+    _hardware_note_field,
+    _mount_field,
     _must_exceed,
     _name_field,
-    _oversized,
-    _refuse_oversized,
+    _refuse_oversized_sonar,
+    _schedule_field,
 )
 from leviathan.specs._mount import MountSpec
 from leviathan.specs._schedule import ScheduleSpec
@@ -99,15 +98,11 @@ class MultibeamSpec(SpecModel):
     detection_max_half_window_bins: Integer = Field(
         default=8, ge=0, le=4096, description="At most this many bins each side of the peak [-]"
     )
-    schedule: ScheduleSpec = Field(description="Sampling schedule in integer nanoseconds")
-    mount: MountSpec = Field(
-        description="Mount T_link_sensor of the sensor FRD frame (the swath centred on its +z)"
+    schedule: ScheduleSpec = _schedule_field()
+    mount: MountSpec = _mount_field(
+        "Mount T_link_sensor of the sensor FRD frame (the swath centred on its +z)"
     )
-    hardware_note: Text = Field(
-        min_length=1,
-        description="Provenance of the hardware values, e.g. 'declared test value, not a "
-        "device specification'",
-    )
+    hardware_note: Text = _hardware_note_field()
 
     @field_validator("range_max_m")
     @classmethod
@@ -121,18 +116,10 @@ class MultibeamSpec(SpecModel):
             "along_track_sample_count": self.along_track_sample_count,
             "across_track_sample_count": self.across_track_sample_count,
         }
-        cells = {"range_bin_count": self.range_bin_count, "beam_count": self.beam_count}
-        _refuse_oversized(
-            [
-                _oversized(rays, "rays per ping", "MAX_SONAR_RAY_COUNT", MAX_SONAR_RAY_COUNT),
-                _oversized(cells, "cells", "MAX_SONAR_CELL_COUNT", MAX_SONAR_CELL_COUNT),
-                _oversized(
-                    {**cells, "top_k": self.top_k},
-                    "top-K slots",
-                    "MAX_SONAR_TOPK_SLOT_COUNT",
-                    MAX_SONAR_TOPK_SLOT_COUNT,
-                ),
-            ],
+        _refuse_oversized_sonar(
+            rays,
+            {"range_bin_count": self.range_bin_count, "beam_count": self.beam_count},
+            self.top_k,
             "reduce beam_count, the sample counts, range_bin_count or top_k",
         )
         return self

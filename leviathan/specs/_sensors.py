@@ -29,18 +29,19 @@ from pydantic_core import PydanticCustomError
 from leviathan.specs._base import (
     MAX_CAMERA_PIXEL_COUNT,
     MAX_DVL_BEAM_COUNT,
-    MAX_SONAR_CELL_COUNT,
-    MAX_SONAR_RAY_COUNT,
-    MAX_SONAR_TOPK_SLOT_COUNT,
     Flag,
     Integer,
     Real,
     SpecModel,
     Text,
+    _hardware_note_field,
+    _mount_field,
     _must_exceed,
     _name_field,
     _oversized,
     _refuse_oversized,
+    _refuse_oversized_sonar,
+    _schedule_field,
 )
 from leviathan.specs._mount import MountSpec
 from leviathan.specs._multibeam import MultibeamSpec
@@ -89,24 +90,6 @@ class BeamPatternSpec(SpecModel):
         return self
 
 
-def _schedule_field() -> Any:
-    return Field(description="Sampling schedule in integer nanoseconds")
-
-
-def _mount_field() -> Any:
-    return Field(description="Mount T_link_sensor of the sensor FRD frame (x along the boresight)")
-
-
-def _hardware_note_field() -> Any:
-    return Field(
-        min_length=1,
-        description=(
-            "Provenance of the hardware values, e.g. 'declared test value, not a device "
-            "specification'"
-        ),
-    )
-
-
 class ImagingSonarSpec(SpecModel):
     """Forward-looking imaging sonar producing a range x azimuth image.
 
@@ -153,22 +136,13 @@ class ImagingSonarSpec(SpecModel):
 
     @model_validator(mode="after")
     def _bounded_arrays(self) -> ImagingSonarSpec:
-        rays = {
-            "bearing_count": self.bearing_count,
-            "elevation_sample_count": self.elevation_sample_count,
-        }
-        cells = {"range_bin_count": self.range_bin_count, "bearing_count": self.bearing_count}
-        _refuse_oversized(
-            [
-                _oversized(rays, "rays per ping", "MAX_SONAR_RAY_COUNT", MAX_SONAR_RAY_COUNT),
-                _oversized(cells, "cells", "MAX_SONAR_CELL_COUNT", MAX_SONAR_CELL_COUNT),
-                _oversized(
-                    {**cells, "top_k": self.top_k},
-                    "top-K slots",
-                    "MAX_SONAR_TOPK_SLOT_COUNT",
-                    MAX_SONAR_TOPK_SLOT_COUNT,
-                ),
-            ],
+        _refuse_oversized_sonar(
+            {
+                "bearing_count": self.bearing_count,
+                "elevation_sample_count": self.elevation_sample_count,
+            },
+            {"range_bin_count": self.range_bin_count, "bearing_count": self.bearing_count},
+            self.top_k,
             "reduce bearing_count, elevation_sample_count, range_bin_count or top_k",
         )
         return self

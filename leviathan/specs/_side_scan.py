@@ -22,18 +22,17 @@ from typing import Literal
 from pydantic import Field, ValidationInfo, field_validator, model_validator
 
 from leviathan.specs._base import (
-    MAX_SONAR_CELL_COUNT,
-    MAX_SONAR_RAY_COUNT,
-    MAX_SONAR_TOPK_SLOT_COUNT,
     Flag,
     Integer,
     Real,
     SpecModel,
     Text,
+    _hardware_note_field,
+    _mount_field,
     _must_exceed,
     _name_field,
-    _oversized,
-    _refuse_oversized,
+    _refuse_oversized_sonar,
+    _schedule_field,
 )
 from leviathan.specs._mount import MountSpec
 from leviathan.specs._schedule import ScheduleSpec
@@ -149,9 +148,9 @@ class SideScanSonarSpec(SpecModel):
     dynamic_range_db: Real = Field(
         default=60.0, gt=0, description="Display dynamic range [dB]; display products only"
     )
-    schedule: ScheduleSpec = Field(description="Ping schedule in integer nanoseconds")
-    mount: MountSpec = Field(description="Mount T_link_sensor (sensor FRD, x along-track)")
-    hardware_note: Text = Field(min_length=1, description="Provenance of the hardware values")
+    schedule: ScheduleSpec = _schedule_field("Ping schedule in integer nanoseconds")
+    mount: MountSpec = _mount_field("Mount T_link_sensor (sensor FRD, x along-track)")
+    hardware_note: Text = _hardware_note_field("Provenance of the hardware values")
 
     @field_validator("range_max_m")
     @classmethod
@@ -180,18 +179,10 @@ class SideScanSonarSpec(SpecModel):
             "along_track_sample_count": self.along_track_sample_count,
             "across_track_sample_count": self.across_track_sample_count,
         }
-        cells = {"sides": 2, "range_bin_count": self.range_bin_count}
-        _refuse_oversized(
-            [
-                _oversized(rays, "rays per ping", "MAX_SONAR_RAY_COUNT", MAX_SONAR_RAY_COUNT),
-                _oversized(cells, "cells", "MAX_SONAR_CELL_COUNT", MAX_SONAR_CELL_COUNT),
-                _oversized(
-                    {**cells, "top_k": self.top_k},
-                    "top-K slots",
-                    "MAX_SONAR_TOPK_SLOT_COUNT",
-                    MAX_SONAR_TOPK_SLOT_COUNT,
-                ),
-            ],
+        _refuse_oversized_sonar(
+            rays,
+            {"sides": 2, "range_bin_count": self.range_bin_count},
+            self.top_k,
             "reduce along_track_sample_count, across_track_sample_count, range_bin_count or top_k",
         )
         return self
