@@ -15,7 +15,15 @@ import numbers
 from collections.abc import Mapping
 from typing import Annotated, Any, Self
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, Strict, ValidationInfo
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    Strict,
+    ValidationInfo,
+)
 from pydantic_core import PydanticCustomError
 
 from leviathan._validation import is_integer, is_real
@@ -221,6 +229,16 @@ def _must_exceed(value: float, info: ValidationInfo, other: str) -> float:
     if lower is not None and not value > lower:
         raise ValueError(f"{info.field_name} ({value!r}) must be greater than {other} ({lower!r})")
     return value
+
+
+def _above(other: str) -> AfterValidator:
+    """A field's check that its value exceeds the field ``other`` declared before it
+    (:func:`_must_exceed`): ``range_max_m: Annotated[Real, _above("range_min_m")]``."""
+
+    def check(value: float, info: ValidationInfo) -> float:
+        return _must_exceed(value, info, other)
+
+    return AfterValidator(check)
 
 
 def _oversized(factors: Mapping[str, int], what: str, bound_name: str, bound: int) -> str | None:

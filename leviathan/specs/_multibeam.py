@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import Field, ValidationInfo, field_validator, model_validator
+from pydantic import Field, model_validator
 
 from leviathan.specs._base import (
     Flag,
@@ -12,9 +12,9 @@ from leviathan.specs._base import (
     Real,
     SpecModel,
     Text,
+    _above,
     _hardware_note_field,
     _mount_field,
-    _must_exceed,
     _name_field,
     _refuse_oversized_sonar,
     _schedule_field,
@@ -78,7 +78,9 @@ class MultibeamSpec(SpecModel):
         ge=1, le=64, description="Rays per beam across-track over twice its width [-]"
     )
     range_min_m: Real = Field(ge=0, description="Near edge of the range window [m]")
-    range_max_m: Real = Field(description="Far edge of the range window [m], > range_min_m")
+    range_max_m: Annotated[Real, _above("range_min_m")] = Field(
+        description="Far edge of the range window [m], > range_min_m"
+    )
     range_bin_count: Integer = Field(ge=1, description="Range bins of the water column [-]")
     top_k: Integer = Field(default=4, ge=1, le=64, description="Contributors kept per cell [-]")
     speckle: Flag = Field(
@@ -103,11 +105,6 @@ class MultibeamSpec(SpecModel):
         "Mount T_link_sensor of the sensor FRD frame (the swath centred on its +z)"
     )
     hardware_note: Text = _hardware_note_field()
-
-    @field_validator("range_max_m")
-    @classmethod
-    def _range_window(cls, value: float, info: ValidationInfo) -> float:
-        return _must_exceed(value, info, "range_min_m")
 
     @model_validator(mode="after")
     def _bounded_arrays(self) -> MultibeamSpec:

@@ -19,9 +19,7 @@ from pydantic import (
     Field,
     PlainValidator,
     Tag,
-    ValidationInfo,
     WithJsonSchema,
-    field_validator,
     model_validator,
 )
 from pydantic_core import PydanticCustomError
@@ -34,9 +32,9 @@ from leviathan.specs._base import (
     Real,
     SpecModel,
     Text,
+    _above,
     _hardware_note_field,
     _mount_field,
-    _must_exceed,
     _name_field,
     _oversized,
     _refuse_oversized,
@@ -115,7 +113,9 @@ class ImagingSonarSpec(SpecModel):
         ge=1, le=4096, description="Rays per bearing across the elevation aperture [-]"
     )
     range_min_m: Real = Field(ge=0, description="Near edge of the range window [m]")
-    range_max_m: Real = Field(description="Far edge of the range window [m], > range_min_m")
+    range_max_m: Annotated[Real, _above("range_min_m")] = Field(
+        description="Far edge of the range window [m], > range_min_m"
+    )
     range_bin_count: Integer = Field(ge=1, description="Number of range bins (image rows) [-]")
     beam_pattern: BeamPatternSpec = Field(description="One-way intensity beam pattern")
     top_k: Integer = Field(ge=1, le=64, description="Contributors kept per cell [-], 1..64")
@@ -128,11 +128,6 @@ class ImagingSonarSpec(SpecModel):
     schedule: ScheduleSpec = _schedule_field()
     mount: MountSpec = _mount_field()
     hardware_note: Text = _hardware_note_field()
-
-    @field_validator("range_max_m")
-    @classmethod
-    def _range_window(cls, value: float, info: ValidationInfo) -> float:
-        return _must_exceed(value, info, "range_min_m")
 
     @model_validator(mode="after")
     def _bounded_arrays(self) -> ImagingSonarSpec:
@@ -173,18 +168,15 @@ class DVLSpec(SpecModel):
         description="Angle of each beam from the sensor x (boresight) axis [deg]",
     )
     min_range_m: Real = Field(ge=0, description="Minimum altitude / range for a lock [m]")
-    max_range_m: Real = Field(description="Maximum altitude / range for a lock [m], > min")
+    max_range_m: Annotated[Real, _above("min_range_m")] = Field(
+        description="Maximum altitude / range for a lock [m], > min"
+    )
     velocity_noise_std_m_per_s: Real = Field(
         default=0.0, ge=0, description="Standard deviation of velocity noise [m/s]"
     )
     schedule: ScheduleSpec = _schedule_field()
     mount: MountSpec = _mount_field()
     hardware_note: Text = _hardware_note_field()
-
-    @field_validator("max_range_m")
-    @classmethod
-    def _range_window(cls, value: float, info: ValidationInfo) -> float:
-        return _must_exceed(value, info, "min_range_m")
 
 
 class IMUSpec(SpecModel):
@@ -225,15 +217,12 @@ class CameraSpec(SpecModel):
     cx_px: Real = Field(description="Principal point x, from the left edge [px]")
     cy_px: Real = Field(description="Principal point y, from the top edge [px]")
     near_m: Real = Field(gt=0, description="Near clipping distance along the optical axis [m]")
-    far_m: Real = Field(description="Far clipping distance along the optical axis [m], > near_m")
+    far_m: Annotated[Real, _above("near_m")] = Field(
+        description="Far clipping distance along the optical axis [m], > near_m"
+    )
     schedule: ScheduleSpec = _schedule_field()
     mount: MountSpec = _mount_field()
     hardware_note: Text = _hardware_note_field()
-
-    @field_validator("far_m")
-    @classmethod
-    def _depth_window(cls, value: float, info: ValidationInfo) -> float:
-        return _must_exceed(value, info, "near_m")
 
     @model_validator(mode="after")
     def _bounded_image(self) -> CameraSpec:

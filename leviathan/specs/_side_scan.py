@@ -17,9 +17,9 @@ along-track angle ``a`` and the across-track offset ``δ − depression``.
 from __future__ import annotations
 
 import math
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import Field, ValidationInfo, field_validator, model_validator
+from pydantic import Field, model_validator
 
 from leviathan.specs._base import (
     Flag,
@@ -27,9 +27,9 @@ from leviathan.specs._base import (
     Real,
     SpecModel,
     Text,
+    _above,
     _hardware_note_field,
     _mount_field,
-    _must_exceed,
     _name_field,
     _refuse_oversized_sonar,
     _schedule_field,
@@ -127,7 +127,7 @@ class SideScanSonarSpec(SpecModel):
     aperture_min_depression_deg: Real = Field(
         ge=-90, lt=90, description="Shallowest sampled depression [deg] (negative: above)"
     )
-    aperture_max_depression_deg: Real = Field(
+    aperture_max_depression_deg: Annotated[Real, _above("aperture_min_depression_deg")] = Field(
         le=90, description="Steepest sampled depression [deg], 90 = nadir, > the minimum"
     )
     across_track_sample_count: Integer = Field(
@@ -140,7 +140,9 @@ class SideScanSonarSpec(SpecModel):
         ge=1, le=64, description="Rays along-track per depression [-]"
     )
     range_min_m: Real = Field(ge=0, description="Near edge of the slant-range window [m]")
-    range_max_m: Real = Field(description="Far edge of the slant-range window [m], > range_min_m")
+    range_max_m: Annotated[Real, _above("range_min_m")] = Field(
+        description="Far edge of the slant-range window [m], > range_min_m"
+    )
     range_bin_count: Integer = Field(ge=1, description="Slant-range bins per side [-]")
     beam_pattern: SideScanBeamPatternSpec = Field(description="One-way beam pattern of each side")
     top_k: Integer = Field(ge=1, le=64, description="Contributors kept per cell [-], 1..64")
@@ -151,16 +153,6 @@ class SideScanSonarSpec(SpecModel):
     schedule: ScheduleSpec = _schedule_field("Ping schedule in integer nanoseconds")
     mount: MountSpec = _mount_field("Mount T_link_sensor (sensor FRD, x along-track)")
     hardware_note: Text = _hardware_note_field("Provenance of the hardware values")
-
-    @field_validator("range_max_m")
-    @classmethod
-    def _range_window(cls, value: float, info: ValidationInfo) -> float:
-        return _must_exceed(value, info, "range_min_m")
-
-    @field_validator("aperture_max_depression_deg")
-    @classmethod
-    def _aperture(cls, value: float, info: ValidationInfo) -> float:
-        return _must_exceed(value, info, "aperture_min_depression_deg")
 
     @model_validator(mode="after")
     def _checks(self) -> SideScanSonarSpec:
