@@ -283,12 +283,7 @@ class MultibeamSensor:
         self, spec: MultibeamSpec, water: WaterSpec, T_world_body: Transform, sensor_id: str
     ) -> None:
         """Refuses a ping period below ``2 R_max / c`` in ``water`` at this pose."""
-        check_ping_period_in_water(
-            spec,
-            water,
-            sensor_pose(T_world_body, spec.mount.transform()),
-            field=f"{sensor_id}.schedule.period_ns",
-        )
+        check_ping_period_in_water(spec, water, T_world_body, sensor_id=sensor_id)
 
     def sample(self, spec: MultibeamSpec, context: SampleContext) -> SensorSample:
         """One ping of ``spec``; refuses a period below ``2 R_max / c`` in this water

@@ -100,13 +100,12 @@ def render_track(
         body = Transform.from_euler(
             roll, pitch, yaw, translation=[p0[i] + run_m * forward[i] for i in range(3)]
         )
-        pose = sensor_pose(body, mount)
-        check_ping_period_in_water(spec, water, pose, field=f"{sensor_id}.schedule.period_ns")
+        check_ping_period_in_water(spec, water, body, sensor_id=sensor_id)
         lines.append(
             render(
                 scene,
                 spec,
-                pose,
+                sensor_pose(body, mount),
                 sensor_id=sensor_id,
                 sample_index=k,
                 time_ns=time_ns,

@@ -40,7 +40,7 @@ from typing import Any
 import numpy as np
 
 from leviathan.acoustics import sound_speed_m_per_s
-from leviathan.frames import Transform
+from leviathan.frames import Transform, sensor_pose
 from leviathan.sonar._binning import _range_window
 
 __all__ = [
@@ -207,27 +207,28 @@ def check_ping_period(
 
 
 def check_ping_period_in_water(
-    spec: Any, water: Any, T_world_sensor: Transform, *, field: str = "schedule.period_ns"
+    spec: Any, water: Any, T_world_body: Transform, *, sensor_id: str
 ) -> int:
-    """:func:`check_ping_period` of a fan sonar spec posed in the water.
+    """:func:`check_ping_period` of a fan sonar spec on a vehicle posed in the water.
 
     Args:
-        spec: A fan sonar spec (``schedule.period_ns``, ``range_max_m``).
+        spec: A fan sonar spec (``schedule.period_ns``, ``range_max_m``, ``mount``).
         water: A :class:`~leviathan.specs.WaterSpec` (temperature, salinity).
-        T_world_sensor: The sensor's pose; its NED z (clamped at the surface) is the
-            depth of the sound speed.
-        field: The field named in the error (e.g. ``"auv/side_scan.schedule.period_ns"``).
+        T_world_body: The carrying vehicle's pose; the sensor's depth (NED z of its
+            mount, clamped at the surface) selects the sound speed.
+        sensor_id: ``"vehicle/sensor"``; the error names ``<sensor_id>.schedule.period_ns``.
 
     Returns:
         The minimum period [ns] there.
     """
+    pose = sensor_pose(T_world_body, spec.mount.transform())
     return check_ping_period(
         spec.schedule.period_ns,
         spec.range_max_m,
         temperature_c=water.temperature_c,
         salinity_psu=water.salinity_psu,
-        depth_m=max(0.0, float(T_world_sensor.translation[2])),
-        field=field,
+        depth_m=max(0.0, float(pose.translation[2])),
+        field=f"{sensor_id}.schedule.period_ns",
     )
 
 
