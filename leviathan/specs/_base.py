@@ -241,6 +241,23 @@ def _above(other: str) -> AfterValidator:
     return AfterValidator(check)
 
 
+def _range_min_field(window: str = "range window") -> Any:
+    return Field(ge=0, description=f"Near edge of the {window} [m]")
+
+
+def _range_max_field(window: str = "range window") -> Any:
+    return Field(description=f"Far edge of the {window} [m], > range_min_m")
+
+
+_RangeMax = Annotated[Real, _above("range_min_m")]
+"""A sonar's far range edge [m]: a number above its ``range_min_m``."""
+
+
+def _range_bin_width(spec: Any) -> float:
+    """Width of one range bin [m] (``range_bin_width_m`` of the sonar specs)."""
+    return (spec.range_max_m - spec.range_min_m) / spec.range_bin_count
+
+
 def _oversized(factors: Mapping[str, int], what: str, bound_name: str, bound: int) -> str | None:
     """Describe a product of sizes above its bound, e.g. ``a x b = 3 x 4 = 12 rays``; else None."""
     size = math.prod(factors.values())

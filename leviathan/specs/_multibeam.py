@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Literal
 
 from pydantic import Field, model_validator
 
@@ -12,10 +12,13 @@ from leviathan.specs._base import (
     Real,
     SpecModel,
     Text,
-    _above,
     _hardware_note_field,
     _mount_field,
     _name_field,
+    _range_bin_width,
+    _range_max_field,
+    _range_min_field,
+    _RangeMax,
     _refuse_oversized_sonar,
     _schedule_field,
 )
@@ -77,10 +80,8 @@ class MultibeamSpec(SpecModel):
     across_track_sample_count: Integer = Field(
         ge=1, le=64, description="Rays per beam across-track over twice its width [-]"
     )
-    range_min_m: Real = Field(ge=0, description="Near edge of the range window [m]")
-    range_max_m: Annotated[Real, _above("range_min_m")] = Field(
-        description="Far edge of the range window [m], > range_min_m"
-    )
+    range_min_m: Real = _range_min_field()
+    range_max_m: _RangeMax = _range_max_field()
     range_bin_count: Integer = Field(ge=1, description="Range bins of the water column [-]")
     top_k: Integer = Field(default=4, ge=1, le=64, description="Contributors kept per cell [-]")
     speckle: Flag = Field(
@@ -121,7 +122,4 @@ class MultibeamSpec(SpecModel):
         )
         return self
 
-    @property
-    def range_bin_width_m(self) -> float:
-        """Width of one range bin [m]."""
-        return (self.range_max_m - self.range_min_m) / self.range_bin_count
+    range_bin_width_m = property(_range_bin_width, doc="Width of one range bin [m].")

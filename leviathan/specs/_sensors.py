@@ -37,6 +37,10 @@ from leviathan.specs._base import (
     _mount_field,
     _name_field,
     _oversized,
+    _range_bin_width,
+    _range_max_field,
+    _range_min_field,
+    _RangeMax,
     _refuse_oversized,
     _refuse_oversized_sonar,
     _schedule_field,
@@ -112,10 +116,8 @@ class ImagingSonarSpec(SpecModel):
     elevation_sample_count: Integer = Field(
         ge=1, le=4096, description="Rays per bearing across the elevation aperture [-]"
     )
-    range_min_m: Real = Field(ge=0, description="Near edge of the range window [m]")
-    range_max_m: Annotated[Real, _above("range_min_m")] = Field(
-        description="Far edge of the range window [m], > range_min_m"
-    )
+    range_min_m: Real = _range_min_field()
+    range_max_m: _RangeMax = _range_max_field()
     range_bin_count: Integer = Field(ge=1, description="Number of range bins (image rows) [-]")
     beam_pattern: BeamPatternSpec = Field(description="One-way intensity beam pattern")
     top_k: Integer = Field(ge=1, le=64, description="Contributors kept per cell [-], 1..64")
@@ -142,10 +144,7 @@ class ImagingSonarSpec(SpecModel):
         )
         return self
 
-    @property
-    def range_bin_width_m(self) -> float:
-        """Width of one range bin [m]."""
-        return (self.range_max_m - self.range_min_m) / self.range_bin_count
+    range_bin_width_m = property(_range_bin_width, doc="Width of one range bin [m].")
 
 
 class DVLSpec(SpecModel):

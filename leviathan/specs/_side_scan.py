@@ -31,6 +31,10 @@ from leviathan.specs._base import (
     _hardware_note_field,
     _mount_field,
     _name_field,
+    _range_bin_width,
+    _range_max_field,
+    _range_min_field,
+    _RangeMax,
     _refuse_oversized_sonar,
     _schedule_field,
 )
@@ -139,10 +143,8 @@ class SideScanSonarSpec(SpecModel):
     along_track_sample_count: Integer = Field(
         ge=1, le=64, description="Rays along-track per depression [-]"
     )
-    range_min_m: Real = Field(ge=0, description="Near edge of the slant-range window [m]")
-    range_max_m: Annotated[Real, _above("range_min_m")] = Field(
-        description="Far edge of the slant-range window [m], > range_min_m"
-    )
+    range_min_m: Real = _range_min_field("slant-range window")
+    range_max_m: _RangeMax = _range_max_field("slant-range window")
     range_bin_count: Integer = Field(ge=1, description="Slant-range bins per side [-]")
     beam_pattern: SideScanBeamPatternSpec = Field(description="One-way beam pattern of each side")
     top_k: Integer = Field(ge=1, le=64, description="Contributors kept per cell [-], 1..64")
@@ -179,10 +181,7 @@ class SideScanSonarSpec(SpecModel):
         )
         return self
 
-    @property
-    def range_bin_width_m(self) -> float:
-        """Width of one slant-range bin [m]."""
-        return (self.range_max_m - self.range_min_m) / self.range_bin_count
+    range_bin_width_m = property(_range_bin_width, doc="Width of one slant-range bin [m].")
 
     @property
     def across_track_spacing_rad(self) -> float:
