@@ -193,7 +193,8 @@ def check_sensors_in_water(
     Each kind says what it needs of the water (its declared ``check_water``, e.g. a
     fan sonar's ping period against the two-way time ``2 R_max / c``); a kind that
     declares nothing works in every water. The World calls this on creation and on
-    every edit of a vehicle document or of the environment, before anything changes.
+    every edit of a vehicle document or of the environment, before anything changes
+    (``set_current`` changes only the current, which no kind's rule reads).
 
     Args:
         vehicles: Vehicle World name -> (its document, its pose ``T_world_body`` now).
