@@ -152,3 +152,36 @@ def test_each_ping_checks_again_at_the_sensors_depth_then() -> None:
     )
     with pytest.raises(ValueError, match=rf"^auv/side_scan\.schedule\.period_ns.*got {period} ns$"):
         sample_sensor(fan, context)
+
+
+class _PickyIMU:
+    """The registered IMU, with a ``check_water`` that refuses water warmer than 20 °C."""
+
+    def __init__(self, imu) -> None:
+        self._imu = imu
+        self.kind, self.spec_type, self.product_type = imu.kind, imu.spec_type, imu.product_type
+        self.channels, self.reads_scene, self.reads_surfaces = imu.channels, False, False
+        self.calls: list[str] = []
+
+    def sample(self, spec, context):
+        return self._imu.sample(spec, context)
+
+    def check_water(self, spec, water, T_world_body, sensor_id) -> None:
+        self.calls.append(sensor_id)
+        if water.temperature_c > 20.0:
+            raise ValueError(f"{sensor_id}.water: expected water at most 20 °C, got {water}")
+
+
+def test_the_world_asks_every_kind_that_declares_check_water() -> None:
+    from leviathan.sensors import register_sensor_kind, registered_sensor_kinds
+
+    original = registered_sensor_kinds()["imu"]
+    picky = register_sensor_kind(_PickyIMU(original), replace=True)
+    try:
+        spec = _mapping_vehicle()
+        assert _world(spec).tick == 0
+        assert picky.calls == ["auv/imu"]
+        with pytest.raises(ValueError, match=r"^auv/imu\.water: expected water at most 20"):
+            _world(spec, WaterSpec(temperature_c=25.0))
+    finally:
+        register_sensor_kind(original, replace=True)
