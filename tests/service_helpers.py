@@ -3,6 +3,10 @@ and small, cheap Worlds (an IMU and a DVL, no sonar or camera)."""
 
 from __future__ import annotations
 
+import os
+import signal
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Callable
@@ -119,3 +123,17 @@ def wait_until(predicate: Callable[[], Any], what: str, timeout_s: float = 20.0)
             return value
         time.sleep(0.05)
     raise AssertionError(f"timed out waiting for {what}")
+
+
+def serve_process() -> subprocess.Popen:
+    """``leviathan serve --port 0`` in a child process, text pipes, with no
+    ``LEVIATHAN_TOKEN`` from this environment and SIGINT's default disposition."""
+    env = {k: v for k, v in os.environ.items() if k != "LEVIATHAN_TOKEN"}
+    return subprocess.Popen(
+        [sys.executable, "-m", "leviathan", "serve", "--port", "0"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )

@@ -130,6 +130,7 @@ CANONICAL_MODULES = (
     "leviathan/side_scan/__init__.py",
     "leviathan/side_scan/_line.py",
     "leviathan/side_scan/_render.py",
+    "leviathan/side_scan/_track.py",
     "leviathan/sonar/__init__.py",
     "leviathan/sonar/beams.py",
     "leviathan/sonar/_binning.py",

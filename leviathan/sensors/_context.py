@@ -11,7 +11,6 @@ from leviathan._validation import SEED_LIMIT, check_sample_identifiers, is_integ
 from leviathan.frames import Transform
 from leviathan.scene import Scene
 from leviathan.sensors._kinematics import BodyKinematics
-from leviathan.sonar.beams import check_ping_period
 from leviathan.specs import WaterSpec
 
 __all__ = ["SampleContext"]
@@ -127,20 +126,3 @@ class SampleContext:
             "backend": self.backend,
             "device": self.device,
         }
-
-    def check_ping_period(self, spec: Any, T_world_sensor: Transform) -> None:
-        """Refuses ``spec.schedule.period_ns`` below the two-way time ``2 R_max / c``, with
-        ``c`` from this context's water at the sensor's depth (never above the surface).
-
-        Raises:
-            ValueError: Naming ``<sensor_id>: schedule.period_ns`` (see
-                :func:`leviathan.sonar.beams.check_ping_period`).
-        """
-        check_ping_period(
-            spec.schedule.period_ns,
-            spec.range_max_m,
-            temperature_c=self.water.temperature_c,
-            salinity_psu=self.water.salinity_psu,
-            depth_m=max(0.0, float(T_world_sensor.translation[2])),
-            field=f"{self.sensor_id}: schedule.period_ns",
-        )

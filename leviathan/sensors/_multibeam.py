@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from leviathan.frames import sensor_pose
+from leviathan.frames import Transform, sensor_pose
 from leviathan.multibeam import multibeam_ping
 from leviathan.reference_cpu.multibeam import DETECTION_FLAGS
 from leviathan.ros import float32_values, frd_to_flu, header, vector3
@@ -35,7 +35,8 @@ from leviathan.sensors._declarations import (
 from leviathan.sensors._imaging_sonar import _CHANNELS as _SONAR_CHANNELS
 from leviathan.sensors._protocol import register_sensor_kind
 from leviathan.sensors._sample import SensorSample
-from leviathan.specs import MultibeamSpec
+from leviathan.sonar.beams import check_ping_period_in_water
+from leviathan.specs import MultibeamSpec, WaterSpec
 
 __all__ = ["MultibeamSensor", "measure_multibeam", "water_column_png"]
 
@@ -274,9 +275,16 @@ class MultibeamSensor:
         definitions=_DEFINITIONS,
     )
 
+    def check_water(
+        self, spec: MultibeamSpec, water: WaterSpec, T_world_body: Transform, sensor_id: str
+    ) -> None:
+        """Refuses a ping period below ``2 R_max / c`` in ``water`` at this pose."""
+        check_ping_period_in_water(spec, water, T_world_body, sensor_id=sensor_id)
+
     def sample(self, spec: MultibeamSpec, context: SampleContext) -> SensorSample:
-        """One ping of ``spec``; refuses a period below ``2 R_max / c`` in this water."""
-        context.check_ping_period(spec, sensor_pose(context.T_world_body, spec.mount.transform()))
+        """One ping of ``spec``; refuses a period below ``2 R_max / c`` in this water
+        at the sensor's depth now (the vehicle may have risen since it was checked)."""
+        self.check_water(spec, context.water, context.T_world_body, context.sensor_id)
         return measure_multibeam(spec, context)
 
     def footprint(self, spec: MultibeamSpec) -> Footprint:

@@ -120,6 +120,12 @@ class SensorKind(Protocol):
         intrinsics(spec): For an optical kind, its
             :class:`~leviathan.sensors.PinholeIntrinsics` (the USD export authors a
             camera from it) [None].
+        check_water(spec, water, T_world_body, sensor_id): Refuses (``ValueError``
+            naming ``sensor_id`` and the field) a spec that cannot work in ``water``
+            with its vehicle at ``T_world_body``; a World calls it when it is created
+            and on every edit of a vehicle document or of the environment, so such a
+            document is refused before anything is built [None: every spec works in
+            every water].
     """
 
     kind: str
@@ -156,6 +162,7 @@ class SensorDeclarations:
     preview: Callable[[Any], bytes] | None
     intrinsics: Callable[[Any], PinholeIntrinsics] | None
     summary: Callable[[Any], str] | None
+    check_water: Callable[[Any, Any, Any, str], None] | None
 
 
 def _doc_table(kind: str, name: str, value: Any) -> Mapping[str, ChannelDoc]:
@@ -198,8 +205,9 @@ def _declarations(sensor: SensorKind) -> SensorDeclarations:
     preview = getattr(sensor, "preview", None)
     intrinsics = getattr(sensor, "intrinsics", None)
     summary = getattr(sensor, "summary", None)
+    check_water = getattr(sensor, "check_water", None)
     methods = {"footprint": footprint, "preview": preview, "intrinsics": intrinsics}
-    for name, value in {**methods, "summary": summary}.items():
+    for name, value in {**methods, "summary": summary, "check_water": check_water}.items():
         if value is not None and not callable(value):
             raise TypeError(f"sensor.{name}: expected a method or None (sensor kind {kind!r})")
     return SensorDeclarations(
@@ -217,6 +225,7 @@ def _declarations(sensor: SensorKind) -> SensorDeclarations:
         preview=preview,
         intrinsics=intrinsics,
         summary=summary,
+        check_water=check_water,
         **flags,
     )
 

@@ -3,7 +3,8 @@
 The physics lives in :mod:`leviathan.side_scan` (:func:`leviathan.side_scan.render`
 on the acoustic fan render); this module forms the sensor pose, refuses a ping
 period shorter than the two-way time ``2 R_max / c`` with ``c`` from the
-World's water at the sensor's depth, and declares what is specific to the kind:
+World's water at the sensor's depth (``check_water``, which a World applies when it
+is created or edited, and again at every ping), and declares what is specific to the kind:
 the channels' documentation, the MCAP message, the Viewport's two fans and the
 waterfall preview.
 
@@ -26,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from leviathan.acoustics import sound_speed_m_per_s
-from leviathan.frames import sensor_pose
+from leviathan.frames import Transform, sensor_pose
 from leviathan.ros import float32_values, frd_to_acoustic, header, vector3
 from leviathan.sensors._context import SampleContext
 from leviathan.sensors._declarations import (
@@ -38,7 +39,8 @@ from leviathan.sensors._declarations import (
 )
 from leviathan.sensors._protocol import register_sensor_kind
 from leviathan.side_scan import SideScanLine, render
-from leviathan.specs import SideScanBeamPatternSpec, SideScanSonarSpec
+from leviathan.sonar.beams import check_ping_period_in_water
+from leviathan.specs import SideScanBeamPatternSpec, SideScanSonarSpec, WaterSpec
 
 __all__ = ["SideScanSensor"]
 
@@ -205,10 +207,17 @@ class SideScanSensor:
         encode=_side_scan_message,
     )
 
+    def check_water(
+        self, spec: SideScanSonarSpec, water: WaterSpec, T_world_body: Transform, sensor_id: str
+    ) -> None:
+        """Refuses a ping period below ``2 R_max / c`` in ``water`` at this pose."""
+        check_ping_period_in_water(spec, water, T_world_body, sensor_id=sensor_id)
+
     def sample(self, spec: SideScanSonarSpec, context: SampleContext) -> SideScanLine:
-        """One ping of ``spec``; refuses a period below ``2 R_max / c`` in this water."""
+        """One ping of ``spec``; refuses a period below ``2 R_max / c`` in this water
+        at the sensor's depth now (the vehicle may have risen since it was checked)."""
+        self.check_water(spec, context.water, context.T_world_body, context.sensor_id)
         pose = sensor_pose(context.T_world_body, spec.mount.transform())
-        context.check_ping_period(spec, pose)
         return render(context.scene, spec, pose, **context.ping_keywords(speckle=spec.speckle))
 
     def footprint(self, spec: SideScanSonarSpec) -> Footprint:

@@ -12,6 +12,9 @@ ground ranges (``primary_ground_range_m``, exact; ``flat_bottom_ground_range_m``
 return model per side (:mod:`leviathan.reference_cpu.side_scan` for the rays,
 :mod:`leviathan.sonar._fan` for the pipeline). Display products (waterfall,
 ground-range-corrected waterfall) are in :mod:`leviathan.side_scan.display`.
+``render_track(scene, spec, *, position_ned_m, rpy_deg, speed_m_per_s, ping_count, ...)``
+renders the lines of a straight track at constant attitude and speed, pinged on the
+spec's schedule (what the Dashboard's posed waterfall shows).
 """
 
 from leviathan.side_scan._line import SIDE_SCAN_CHANNEL_NAMES, SIDES, SideScanLine
@@ -21,13 +24,16 @@ from leviathan.side_scan._render import (
     render,
     side_scan_fan,
 )
+from leviathan.side_scan._track import MAX_TRACK_PINGS, render_track
 
 __all__ = [
+    "MAX_TRACK_PINGS",
     "SIDES",
     "SIDE_SCAN_CHANNEL_NAMES",
     "SIDE_SCAN_MODEL_VERSION",
     "SIDE_SCAN_STAGES",
     "SideScanLine",
     "render",
+    "render_track",
     "side_scan_fan",
 ]

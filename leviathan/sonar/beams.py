@@ -35,10 +35,12 @@ bin width ``(r_max - r_min) / N`` (:func:`check_range_window`; bins are
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 
 from leviathan.acoustics import sound_speed_m_per_s
+from leviathan.frames import Transform, sensor_pose
 from leviathan.sonar._binning import _range_window
 
 __all__ = [
@@ -46,6 +48,7 @@ __all__ = [
     "NOMINAL_SOUND_SPEED_M_PER_S",
     "SINC2_HALF_POWER_U",
     "check_ping_period",
+    "check_ping_period_in_water",
     "check_range_window",
     "gaussian_gain",
     "inclusive_grid",
@@ -183,18 +186,50 @@ def check_ping_period(
         The minimum period [ns] (``2 R_max / c`` rounded up).
 
     Raises:
-        ValueError: Naming ``field``, the period and the minimum, when ``period_ns`` is
-            below it.
+        ValueError: Naming ``field``, the period, the minimum and the sound speed, when
+            ``period_ns`` is below it.
     """
     minimum = minimum_ping_period_ns(
         range_max_m, temperature_c=temperature_c, salinity_psu=salinity_psu, depth_m=depth_m
     )
     if int(period_ns) < minimum:
+        c = sound_speed_m_per_s(
+            temperature_c=temperature_c, salinity_psu=salinity_psu, depth_m=depth_m
+        )
         raise ValueError(
-            f"{field}: expected a ping period >= {minimum} ns (the two-way time 2 R_max / c to "
-            f"range_max_m {float(range_max_m)!r} m in this water), got {int(period_ns)} ns"
+            f"{field}: expected a ping period >= {minimum} ns, the two-way time 2 R_max / c to "
+            f"range_max_m {float(range_max_m)!r} m with the water's sound speed c = {c:.3f} m/s "
+            f"(Mackenzie 1981 at {float(temperature_c)!r} °C, {float(salinity_psu)!r} PSU, "
+            f"depth {float(depth_m)!r} m); lengthen the period or shorten range_max_m, "
+            f"got {int(period_ns)} ns"
         )
     return minimum
+
+
+def check_ping_period_in_water(
+    spec: Any, water: Any, T_world_body: Transform, *, sensor_id: str
+) -> int:
+    """:func:`check_ping_period` of a fan sonar spec on a vehicle posed in the water.
+
+    Args:
+        spec: A fan sonar spec (``schedule.period_ns``, ``range_max_m``, ``mount``).
+        water: A :class:`~leviathan.specs.WaterSpec` (temperature, salinity).
+        T_world_body: The carrying vehicle's pose; the sensor's depth (NED z of its
+            mount, clamped at the surface) selects the sound speed.
+        sensor_id: ``"vehicle/sensor"``; the error names ``<sensor_id>.schedule.period_ns``.
+
+    Returns:
+        The minimum period [ns] there.
+    """
+    pose = sensor_pose(T_world_body, spec.mount.transform())
+    return check_ping_period(
+        spec.schedule.period_ns,
+        spec.range_max_m,
+        temperature_c=water.temperature_c,
+        salinity_psu=water.salinity_psu,
+        depth_m=max(0.0, float(pose.translation[2])),
+        field=f"{sensor_id}.schedule.period_ns",
+    )
 
 
 def check_range_window(

@@ -15,7 +15,15 @@ import numbers
 from collections.abc import Mapping
 from typing import Annotated, Any, Self
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, Strict, ValidationInfo
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    Strict,
+    ValidationInfo,
+)
 from pydantic_core import PydanticCustomError
 
 from leviathan._validation import is_integer, is_real
@@ -223,6 +231,33 @@ def _must_exceed(value: float, info: ValidationInfo, other: str) -> float:
     return value
 
 
+def _above(other: str) -> AfterValidator:
+    """A field's check that its value exceeds the field ``other`` declared before it
+    (:func:`_must_exceed`): ``range_max_m: Annotated[Real, _above("range_min_m")]``."""
+
+    def check(value: float, info: ValidationInfo) -> float:
+        return _must_exceed(value, info, other)
+
+    return AfterValidator(check)
+
+
+def _range_min_field(window: str = "range window") -> Any:
+    return Field(ge=0, description=f"Near edge of the {window} [m]")
+
+
+def _range_max_field(window: str = "range window") -> Any:
+    return Field(description=f"Far edge of the {window} [m], > range_min_m")
+
+
+_RangeMax = Annotated[Real, _above("range_min_m")]
+"""A sonar's far range edge [m]: a number above its ``range_min_m``."""
+
+
+def _range_bin_width(spec: Any) -> float:
+    """Width of one range bin [m] (``range_bin_width_m`` of the sonar specs)."""
+    return (spec.range_max_m - spec.range_min_m) / spec.range_bin_count
+
+
 def _oversized(factors: Mapping[str, int], what: str, bound_name: str, bound: int) -> str | None:
     """Describe a product of sizes above its bound, e.g. ``a x b = 3 x 4 = 12 rays``; else None."""
     size = math.prod(factors.values())
@@ -238,3 +273,42 @@ def _refuse_oversized(problems: list[str | None], fix: str) -> None:
     found = [problem for problem in problems if problem is not None]
     if found:
         raise ValueError("; ".join(found) + f"; {fix}")
+
+
+def _schedule_field(description: str = "Sampling schedule in integer nanoseconds") -> Any:
+    return Field(description=description)
+
+
+def _mount_field(
+    description: str = "Mount T_link_sensor of the sensor FRD frame (x along the boresight)",
+) -> Any:
+    return Field(description=description)
+
+
+def _hardware_note_field(
+    description: str = (
+        "Provenance of the hardware values, e.g. 'declared test value, not a device specification'"
+    ),
+) -> Any:
+    return Field(min_length=1, description=description)
+
+
+def _refuse_oversized_sonar(
+    rays: Mapping[str, int], cells: Mapping[str, int], top_k: int, fix: str
+) -> None:
+    """Refuses a sonar whose rays per ping, cells or top-K slots (cells x ``top_k``) pass
+    :data:`MAX_SONAR_RAY_COUNT`, :data:`MAX_SONAR_CELL_COUNT` or
+    :data:`MAX_SONAR_TOPK_SLOT_COUNT`, naming each product and ``fix``."""
+    _refuse_oversized(
+        [
+            _oversized(rays, "rays per ping", "MAX_SONAR_RAY_COUNT", MAX_SONAR_RAY_COUNT),
+            _oversized(cells, "cells", "MAX_SONAR_CELL_COUNT", MAX_SONAR_CELL_COUNT),
+            _oversized(
+                {**cells, "top_k": top_k},
+                "top-K slots",
+                "MAX_SONAR_TOPK_SLOT_COUNT",
+                MAX_SONAR_TOPK_SLOT_COUNT,
+            ),
+        ],
+        fix,
+    )

@@ -4,21 +4,23 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import Field, ValidationInfo, field_validator, model_validator
+from pydantic import Field, model_validator
 
 from leviathan.specs._base import (
-    MAX_SONAR_CELL_COUNT,
-    MAX_SONAR_RAY_COUNT,
-    MAX_SONAR_TOPK_SLOT_COUNT,
     Flag,
     Integer,
     Real,
     SpecModel,
     Text,
-    _must_exceed,
+    _hardware_note_field,
+    _mount_field,
     _name_field,
-    _oversized,
-    _refuse_oversized,
+    _range_bin_width,
+    _range_max_field,
+    _range_min_field,
+    _RangeMax,
+    _refuse_oversized_sonar,
+    _schedule_field,
 )
 from leviathan.specs._mount import MountSpec
 from leviathan.specs._schedule import ScheduleSpec
@@ -42,7 +44,8 @@ class MultibeamSpec(SpecModel):
     ``range_bin_count * beam_count`` water-column cells at most
     :data:`MAX_SONAR_CELL_COUNT`, and cells times ``top_k`` at most
     :data:`MAX_SONAR_TOPK_SLOT_COUNT`. The ping period is checked against the two-way
-    time ``2 R_max / c`` with ``c`` from the World's water when the sensor samples
+    time ``2 R_max / c`` with ``c`` from the World's water at the sensor's depth when a
+    World is created or edited, and at every ping
     (:func:`leviathan.sonar.beams.check_ping_period`, the side-scan's rule).
     """
 
@@ -77,8 +80,8 @@ class MultibeamSpec(SpecModel):
     across_track_sample_count: Integer = Field(
         ge=1, le=64, description="Rays per beam across-track over twice its width [-]"
     )
-    range_min_m: Real = Field(ge=0, description="Near edge of the range window [m]")
-    range_max_m: Real = Field(description="Far edge of the range window [m], > range_min_m")
+    range_min_m: Real = _range_min_field()
+    range_max_m: _RangeMax = _range_max_field()
     range_bin_count: Integer = Field(ge=1, description="Range bins of the water column [-]")
     top_k: Integer = Field(default=4, ge=1, le=64, description="Contributors kept per cell [-]")
     speckle: Flag = Field(
@@ -98,20 +101,11 @@ class MultibeamSpec(SpecModel):
     detection_max_half_window_bins: Integer = Field(
         default=8, ge=0, le=4096, description="At most this many bins each side of the peak [-]"
     )
-    schedule: ScheduleSpec = Field(description="Sampling schedule in integer nanoseconds")
-    mount: MountSpec = Field(
-        description="Mount T_link_sensor of the sensor FRD frame (the swath centred on its +z)"
+    schedule: ScheduleSpec = _schedule_field()
+    mount: MountSpec = _mount_field(
+        "Mount T_link_sensor of the sensor FRD frame (the swath centred on its +z)"
     )
-    hardware_note: Text = Field(
-        min_length=1,
-        description="Provenance of the hardware values, e.g. 'declared test value, not a "
-        "device specification'",
-    )
-
-    @field_validator("range_max_m")
-    @classmethod
-    def _range_window(cls, value: float, info: ValidationInfo) -> float:
-        return _must_exceed(value, info, "range_min_m")
+    hardware_note: Text = _hardware_note_field()
 
     @model_validator(mode="after")
     def _bounded_arrays(self) -> MultibeamSpec:
@@ -120,23 +114,12 @@ class MultibeamSpec(SpecModel):
             "along_track_sample_count": self.along_track_sample_count,
             "across_track_sample_count": self.across_track_sample_count,
         }
-        cells = {"range_bin_count": self.range_bin_count, "beam_count": self.beam_count}
-        _refuse_oversized(
-            [
-                _oversized(rays, "rays per ping", "MAX_SONAR_RAY_COUNT", MAX_SONAR_RAY_COUNT),
-                _oversized(cells, "cells", "MAX_SONAR_CELL_COUNT", MAX_SONAR_CELL_COUNT),
-                _oversized(
-                    {**cells, "top_k": self.top_k},
-                    "top-K slots",
-                    "MAX_SONAR_TOPK_SLOT_COUNT",
-                    MAX_SONAR_TOPK_SLOT_COUNT,
-                ),
-            ],
+        _refuse_oversized_sonar(
+            rays,
+            {"range_bin_count": self.range_bin_count, "beam_count": self.beam_count},
+            self.top_k,
             "reduce beam_count, the sample counts, range_bin_count or top_k",
         )
         return self
 
-    @property
-    def range_bin_width_m(self) -> float:
-        """Width of one range bin [m]."""
-        return (self.range_max_m - self.range_min_m) / self.range_bin_count
+    range_bin_width_m = property(_range_bin_width, doc="Width of one range bin [m].")

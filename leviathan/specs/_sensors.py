@@ -19,9 +19,7 @@ from pydantic import (
     Field,
     PlainValidator,
     Tag,
-    ValidationInfo,
     WithJsonSchema,
-    field_validator,
     model_validator,
 )
 from pydantic_core import PydanticCustomError
@@ -29,18 +27,23 @@ from pydantic_core import PydanticCustomError
 from leviathan.specs._base import (
     MAX_CAMERA_PIXEL_COUNT,
     MAX_DVL_BEAM_COUNT,
-    MAX_SONAR_CELL_COUNT,
-    MAX_SONAR_RAY_COUNT,
-    MAX_SONAR_TOPK_SLOT_COUNT,
     Flag,
     Integer,
     Real,
     SpecModel,
     Text,
-    _must_exceed,
+    _above,
+    _hardware_note_field,
+    _mount_field,
     _name_field,
     _oversized,
+    _range_bin_width,
+    _range_max_field,
+    _range_min_field,
+    _RangeMax,
     _refuse_oversized,
+    _refuse_oversized_sonar,
+    _schedule_field,
 )
 from leviathan.specs._mount import MountSpec
 from leviathan.specs._multibeam import MultibeamSpec
@@ -89,24 +92,6 @@ class BeamPatternSpec(SpecModel):
         return self
 
 
-def _schedule_field() -> Any:
-    return Field(description="Sampling schedule in integer nanoseconds")
-
-
-def _mount_field() -> Any:
-    return Field(description="Mount T_link_sensor of the sensor FRD frame (x along the boresight)")
-
-
-def _hardware_note_field() -> Any:
-    return Field(
-        min_length=1,
-        description=(
-            "Provenance of the hardware values, e.g. 'declared test value, not a device "
-            "specification'"
-        ),
-    )
-
-
 class ImagingSonarSpec(SpecModel):
     """Forward-looking imaging sonar producing a range x azimuth image.
 
@@ -131,8 +116,8 @@ class ImagingSonarSpec(SpecModel):
     elevation_sample_count: Integer = Field(
         ge=1, le=4096, description="Rays per bearing across the elevation aperture [-]"
     )
-    range_min_m: Real = Field(ge=0, description="Near edge of the range window [m]")
-    range_max_m: Real = Field(description="Far edge of the range window [m], > range_min_m")
+    range_min_m: Real = _range_min_field()
+    range_max_m: _RangeMax = _range_max_field()
     range_bin_count: Integer = Field(ge=1, description="Number of range bins (image rows) [-]")
     beam_pattern: BeamPatternSpec = Field(description="One-way intensity beam pattern")
     top_k: Integer = Field(ge=1, le=64, description="Contributors kept per cell [-], 1..64")
@@ -146,37 +131,20 @@ class ImagingSonarSpec(SpecModel):
     mount: MountSpec = _mount_field()
     hardware_note: Text = _hardware_note_field()
 
-    @field_validator("range_max_m")
-    @classmethod
-    def _range_window(cls, value: float, info: ValidationInfo) -> float:
-        return _must_exceed(value, info, "range_min_m")
-
     @model_validator(mode="after")
     def _bounded_arrays(self) -> ImagingSonarSpec:
-        rays = {
-            "bearing_count": self.bearing_count,
-            "elevation_sample_count": self.elevation_sample_count,
-        }
-        cells = {"range_bin_count": self.range_bin_count, "bearing_count": self.bearing_count}
-        _refuse_oversized(
-            [
-                _oversized(rays, "rays per ping", "MAX_SONAR_RAY_COUNT", MAX_SONAR_RAY_COUNT),
-                _oversized(cells, "cells", "MAX_SONAR_CELL_COUNT", MAX_SONAR_CELL_COUNT),
-                _oversized(
-                    {**cells, "top_k": self.top_k},
-                    "top-K slots",
-                    "MAX_SONAR_TOPK_SLOT_COUNT",
-                    MAX_SONAR_TOPK_SLOT_COUNT,
-                ),
-            ],
+        _refuse_oversized_sonar(
+            {
+                "bearing_count": self.bearing_count,
+                "elevation_sample_count": self.elevation_sample_count,
+            },
+            {"range_bin_count": self.range_bin_count, "bearing_count": self.bearing_count},
+            self.top_k,
             "reduce bearing_count, elevation_sample_count, range_bin_count or top_k",
         )
         return self
 
-    @property
-    def range_bin_width_m(self) -> float:
-        """Width of one range bin [m]."""
-        return (self.range_max_m - self.range_min_m) / self.range_bin_count
+    range_bin_width_m = property(_range_bin_width, doc="Width of one range bin [m].")
 
 
 class DVLSpec(SpecModel):
@@ -199,18 +167,15 @@ class DVLSpec(SpecModel):
         description="Angle of each beam from the sensor x (boresight) axis [deg]",
     )
     min_range_m: Real = Field(ge=0, description="Minimum altitude / range for a lock [m]")
-    max_range_m: Real = Field(description="Maximum altitude / range for a lock [m], > min")
+    max_range_m: Annotated[Real, _above("min_range_m")] = Field(
+        description="Maximum altitude / range for a lock [m], > min"
+    )
     velocity_noise_std_m_per_s: Real = Field(
         default=0.0, ge=0, description="Standard deviation of velocity noise [m/s]"
     )
     schedule: ScheduleSpec = _schedule_field()
     mount: MountSpec = _mount_field()
     hardware_note: Text = _hardware_note_field()
-
-    @field_validator("max_range_m")
-    @classmethod
-    def _range_window(cls, value: float, info: ValidationInfo) -> float:
-        return _must_exceed(value, info, "min_range_m")
 
 
 class IMUSpec(SpecModel):
@@ -251,15 +216,12 @@ class CameraSpec(SpecModel):
     cx_px: Real = Field(description="Principal point x, from the left edge [px]")
     cy_px: Real = Field(description="Principal point y, from the top edge [px]")
     near_m: Real = Field(gt=0, description="Near clipping distance along the optical axis [m]")
-    far_m: Real = Field(description="Far clipping distance along the optical axis [m], > near_m")
+    far_m: Annotated[Real, _above("near_m")] = Field(
+        description="Far clipping distance along the optical axis [m], > near_m"
+    )
     schedule: ScheduleSpec = _schedule_field()
     mount: MountSpec = _mount_field()
     hardware_note: Text = _hardware_note_field()
-
-    @field_validator("far_m")
-    @classmethod
-    def _depth_window(cls, value: float, info: ValidationInfo) -> float:
-        return _must_exceed(value, info, "near_m")
 
     @model_validator(mode="after")
     def _bounded_image(self) -> CameraSpec:

@@ -17,23 +17,26 @@ along-track angle ``a`` and the across-track offset ``δ − depression``.
 from __future__ import annotations
 
 import math
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import Field, ValidationInfo, field_validator, model_validator
+from pydantic import Field, model_validator
 
 from leviathan.specs._base import (
-    MAX_SONAR_CELL_COUNT,
-    MAX_SONAR_RAY_COUNT,
-    MAX_SONAR_TOPK_SLOT_COUNT,
     Flag,
     Integer,
     Real,
     SpecModel,
     Text,
-    _must_exceed,
+    _above,
+    _hardware_note_field,
+    _mount_field,
     _name_field,
-    _oversized,
-    _refuse_oversized,
+    _range_bin_width,
+    _range_max_field,
+    _range_min_field,
+    _RangeMax,
+    _refuse_oversized_sonar,
+    _schedule_field,
 )
 from leviathan.specs._mount import MountSpec
 from leviathan.specs._schedule import ScheduleSpec
@@ -113,8 +116,8 @@ class SideScanSonarSpec(SpecModel):
     Rays per ping ``2 * along_track_sample_count * across_track_sample_count`` at most
     :data:`MAX_SONAR_RAY_COUNT`; cells ``2 * range_bin_count`` (times ``top_k``) within
     the imaging sonar's bounds. The ping period is checked against the two-way time
-    ``2 R_max / c`` with ``c`` from the World's water when the sensor samples
-    (:func:`leviathan.sonar.beams.check_ping_period`).
+    ``2 R_max / c`` with ``c`` from the World's water at the sensor's depth when a World
+    is created or edited, and at every ping (:func:`leviathan.sonar.beams.check_ping_period`).
     """
 
     __content_type__ = "leviathan.specs.SideScanSonarSpec"
@@ -128,7 +131,7 @@ class SideScanSonarSpec(SpecModel):
     aperture_min_depression_deg: Real = Field(
         ge=-90, lt=90, description="Shallowest sampled depression [deg] (negative: above)"
     )
-    aperture_max_depression_deg: Real = Field(
+    aperture_max_depression_deg: Annotated[Real, _above("aperture_min_depression_deg")] = Field(
         le=90, description="Steepest sampled depression [deg], 90 = nadir, > the minimum"
     )
     across_track_sample_count: Integer = Field(
@@ -140,8 +143,8 @@ class SideScanSonarSpec(SpecModel):
     along_track_sample_count: Integer = Field(
         ge=1, le=64, description="Rays along-track per depression [-]"
     )
-    range_min_m: Real = Field(ge=0, description="Near edge of the slant-range window [m]")
-    range_max_m: Real = Field(description="Far edge of the slant-range window [m], > range_min_m")
+    range_min_m: Real = _range_min_field("slant-range window")
+    range_max_m: _RangeMax = _range_max_field("slant-range window")
     range_bin_count: Integer = Field(ge=1, description="Slant-range bins per side [-]")
     beam_pattern: SideScanBeamPatternSpec = Field(description="One-way beam pattern of each side")
     top_k: Integer = Field(ge=1, le=64, description="Contributors kept per cell [-], 1..64")
@@ -149,19 +152,9 @@ class SideScanSonarSpec(SpecModel):
     dynamic_range_db: Real = Field(
         default=60.0, gt=0, description="Display dynamic range [dB]; display products only"
     )
-    schedule: ScheduleSpec = Field(description="Ping schedule in integer nanoseconds")
-    mount: MountSpec = Field(description="Mount T_link_sensor (sensor FRD, x along-track)")
-    hardware_note: Text = Field(min_length=1, description="Provenance of the hardware values")
-
-    @field_validator("range_max_m")
-    @classmethod
-    def _range_window(cls, value: float, info: ValidationInfo) -> float:
-        return _must_exceed(value, info, "range_min_m")
-
-    @field_validator("aperture_max_depression_deg")
-    @classmethod
-    def _aperture(cls, value: float, info: ValidationInfo) -> float:
-        return _must_exceed(value, info, "aperture_min_depression_deg")
+    schedule: ScheduleSpec = _schedule_field("Ping schedule in integer nanoseconds")
+    mount: MountSpec = _mount_field("Mount T_link_sensor (sensor FRD, x along-track)")
+    hardware_note: Text = _hardware_note_field("Provenance of the hardware values")
 
     @model_validator(mode="after")
     def _checks(self) -> SideScanSonarSpec:
@@ -180,26 +173,15 @@ class SideScanSonarSpec(SpecModel):
             "along_track_sample_count": self.along_track_sample_count,
             "across_track_sample_count": self.across_track_sample_count,
         }
-        cells = {"sides": 2, "range_bin_count": self.range_bin_count}
-        _refuse_oversized(
-            [
-                _oversized(rays, "rays per ping", "MAX_SONAR_RAY_COUNT", MAX_SONAR_RAY_COUNT),
-                _oversized(cells, "cells", "MAX_SONAR_CELL_COUNT", MAX_SONAR_CELL_COUNT),
-                _oversized(
-                    {**cells, "top_k": self.top_k},
-                    "top-K slots",
-                    "MAX_SONAR_TOPK_SLOT_COUNT",
-                    MAX_SONAR_TOPK_SLOT_COUNT,
-                ),
-            ],
+        _refuse_oversized_sonar(
+            rays,
+            {"sides": 2, "range_bin_count": self.range_bin_count},
+            self.top_k,
             "reduce along_track_sample_count, across_track_sample_count, range_bin_count or top_k",
         )
         return self
 
-    @property
-    def range_bin_width_m(self) -> float:
-        """Width of one slant-range bin [m]."""
-        return (self.range_max_m - self.range_min_m) / self.range_bin_count
+    range_bin_width_m = property(_range_bin_width, doc="Width of one slant-range bin [m].")
 
     @property
     def across_track_spacing_rad(self) -> float:

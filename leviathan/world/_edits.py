@@ -24,7 +24,12 @@ from leviathan.world._errors import ThrusterFaultRefusedError
 from leviathan.world._hulls import check_hulls
 from leviathan.world._state import WorldState, live_vehicle
 from leviathan.world._transactions import transaction
-from leviathan.world._vehicles import LiveVehicle, check_controller_fits, tick_length_ns
+from leviathan.world._vehicles import (
+    LiveVehicle,
+    check_controller_fits,
+    check_sensors_in_water,
+    tick_length_ns,
+)
 
 __all__ = ["edit", "refuse_thruster_fault", "set_controller", "set_current", "set_step"]
 
@@ -135,6 +140,7 @@ def edit(
                 "its spec, sensors or controller"
             )
         check_hulls({n: other.spec for n, other in state.vehicles.items()}, environment)
+        _check_sensors(state, {}, environment)
         with transaction(state):
             _commit_environment(state, environment)
         return
@@ -176,6 +182,7 @@ def edit(
     if new_spec is not None:
         specs[vehicle] = new_spec
     check_hulls(specs, state.environment if environment is None else environment)
+    _check_sensors(state, {} if new_spec is None else {vehicle: new_spec}, environment)
     with transaction(state):
         if environment is not None:
             _commit_environment(state, environment)
@@ -194,6 +201,21 @@ def edit(
             )
         if controller is not None:
             _commit_controller(state, v, controller, initial)
+
+
+def _check_sensors(
+    state: WorldState, new_specs: dict[str, VehicleSpec], environment: Environment | None
+) -> None:
+    """Every vehicle's sensors (with ``new_specs`` in place) in the water after the edit,
+    at the vehicles' committed poses."""
+    water = (state.environment if environment is None else environment).water
+    check_sensors_in_water(
+        {
+            n: (new_specs.get(n, other.spec), other.state.T_world_body)
+            for n, other in state.vehicles.items()
+        },
+        water,
+    )
 
 
 def _commit_environment(state: WorldState, environment: Environment) -> None:

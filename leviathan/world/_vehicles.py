@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -10,11 +11,18 @@ import numpy as np
 from leviathan.controllers import Controller, DirectThrust
 from leviathan.dynamics import RigidBodyModel, VehicleState
 from leviathan.frames import Transform
-from leviathan.specs import VehicleSpec
+from leviathan.sensors import sensor_declarations, sensor_kind_for
+from leviathan.specs import VehicleSpec, WaterSpec
 from leviathan.time import MAX_STEP_NS, MIN_STEP_NS, seconds_to_ns
 from leviathan.world._setup import VehicleSetup
 
-__all__ = ["LiveVehicle", "VehicleTrack", "check_controller_fits", "tick_length_ns"]
+__all__ = [
+    "LiveVehicle",
+    "VehicleTrack",
+    "check_controller_fits",
+    "check_sensors_in_water",
+    "tick_length_ns",
+]
 
 
 class VehicleTrack:
@@ -175,3 +183,32 @@ def check_controller_fits(
             f"vehicle {model.name!r}, got shape {forces.shape}"
         )
     return initial
+
+
+def check_sensors_in_water(
+    vehicles: Mapping[str, tuple[VehicleSpec, Transform]], water: WaterSpec
+) -> None:
+    """Refuses a sensor that cannot work in ``water`` where its vehicle is.
+
+    Each kind says what it needs of the water (its declared ``check_water``, e.g. a
+    fan sonar's ping period against the two-way time ``2 R_max / c``); a kind that
+    declares nothing works in every water. The World calls this on creation and on
+    every edit of a vehicle document or of the environment, before anything changes
+    (``set_current`` changes only the current, which no kind's rule reads).
+
+    Args:
+        vehicles: Vehicle World name -> (its document, its pose ``T_world_body`` now).
+        water: The World's water (after the edit, for an edit).
+
+    Raises:
+        ValueError: Naming the sensor id (``"vehicle/sensor"``) and its field.
+    """
+    for name, (spec, T_world_body) in sorted(vehicles.items()):
+        for sensor in spec.sensors:
+            try:
+                sensor_kind_for(sensor)
+            except (LookupError, TypeError):
+                continue  # no kind samples it: sampling refuses it, naming the kind
+            check = sensor_declarations(sensor.kind).check_water
+            if check is not None:
+                check(sensor, water, T_world_body, f"{name}/{sensor.name}")

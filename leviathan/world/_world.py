@@ -50,7 +50,7 @@ from leviathan.world._setup import VehicleSetup
 from leviathan.world._state import WorldState, live_vehicle, restart
 from leviathan.world._stepping import step as step_state
 from leviathan.world._transactions import transaction
-from leviathan.world._vehicles import check_controller_fits, tick_length_ns
+from leviathan.world._vehicles import check_controller_fits, check_sensors_in_water, tick_length_ns
 
 __all__ = ["World", "world_state"]
 
@@ -118,7 +118,10 @@ class World:
 
         Raises:
             ValueError, TypeError: For any invalid argument, naming it; a controller
-                that does not fit its vehicle (thruster count, limits) is refused here.
+                that does not fit its vehicle (thruster count, limits) is refused here,
+                and so is a sensor that cannot work in the environment's water at its
+                vehicle's initial pose (a fan sonar whose ping period is below the
+                two-way time ``2 R_max / c``, named ``"<vehicle>/<sensor>.schedule.period_ns"``).
         """
         if (step_ns is None) == (step_s is None):
             raise ValueError(
@@ -152,6 +155,9 @@ class World:
         if not isinstance(env, Environment):
             raise TypeError(f"environment: expected an Environment, got {type(env).__name__}")
         check_hulls({s.name: s.spec for s in setups}, env)
+        check_sensors_in_water(
+            {s.name: (s.spec, s.initial_state().T_world_body) for s in setups}, env.water
+        )
         for setup in setups:
             check_controller_fits(
                 f"vehicles[{setup.name!r}].controller",
@@ -294,7 +300,9 @@ class World:
         The vehicle keeps its current pose and velocity; if the new document has a
         different thruster count, thruster states restart at zero. Everything is
         validated before anything is changed: the (new or kept) controller must fit
-        the (new or kept) document, or the whole edit is refused.
+        the (new or kept) document, and every sensor must work in the (new or kept)
+        water at its vehicle's committed pose (see :meth:`create`), or the whole edit
+        is refused.
         """
         edits.edit(
             self._state,

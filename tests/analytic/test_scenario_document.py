@@ -93,3 +93,20 @@ def test_vehicle_documents_by_path_are_read_relative_to_the_scenario(tmp_path: P
     (tmp_path / "s.json").write_text(json.dumps(doc))
     result = run_scenario(load_scenario(tmp_path / "s.json"))
     assert result.vehicles["auv"].spec == get_vehicle("reference_survey_vehicle")
+
+
+def test_a_fan_sonar_pinging_faster_than_its_two_way_time_is_refused_before_anything_runs(
+    tmp_path: Path,
+) -> None:
+    from leviathan.catalogue import get_vehicle
+
+    vehicle = get_vehicle("reference_mapping_auv").model_dump(mode="json")
+    for sensor in vehicle["sensors"]:
+        if sensor["name"] == "side_scan":
+            sensor["schedule"]["period_ns"] = 50_000_000  # 2 x 40 m / ~1490 m/s = 53.7 ms
+    doc = scenario(duration_ticks=5)
+    doc["vehicles"][0]["spec"] = vehicle
+    loaded = scenario_from_dict(doc)
+    with pytest.raises(ValueError, match=r"^auv/side_scan\.schedule\.period_ns: expected a ping"):
+        run_scenario(loaded, out=tmp_path / "never")
+    assert not (tmp_path / "never").exists()

@@ -3,13 +3,11 @@ get a close code, requests are answered, the process says ``stopped`` and exits 
 
 from __future__ import annotations
 
-import os
 import signal
-import subprocess
-import sys
 import time
 
 import pytest
+from service_helpers import serve_process
 
 from leviathan.client import ServiceClient
 from leviathan.controllers import Autopilot
@@ -21,15 +19,7 @@ def test_serve_closes_its_streams_and_exits_0(signum: int) -> None:
     from websockets.exceptions import ConnectionClosed
     from websockets.sync.client import connect
 
-    env = {k: v for k, v in os.environ.items() if k != "LEVIATHAN_TOKEN"}
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "leviathan", "serve", "--port", "0"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env=env,
-        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
-    )
+    proc = serve_process()
     try:
         assert proc.stdout is not None
         line = proc.stdout.readline()

@@ -133,6 +133,23 @@ def open_dashboard(page: Any, base_url: str, *, token: str | None = None) -> Non
     page.wait_for_selector("body[data-ready='true']", timeout=15_000)
 
 
+def open_viewport(page: Any, world_id: str) -> None:
+    """Selects ``world_id`` in the World panel and opens it in the Viewport."""
+    page.select_option("[data-role=world-select]", world_id)
+    page.wait_for_function(f"window.leviathanTest.worldPanelWorld() === {world_id!r}")
+    page.click("#world-panel [data-action=viewport]")
+
+
+def show_in_viewport(page: Any, base_url: str, world_id: str, *, token: str | None = None) -> None:
+    """Loads the Dashboard, opens ``world_id`` in the Viewport and waits for its first pose."""
+    open_dashboard(page, base_url, token=token)
+    open_viewport(page, world_id)
+    page.wait_for_function(
+        f"(() => {{ const p = window.leviathanTest.viewportPoses();"
+        f" return p.worldId === {world_id!r} && p.tick !== null; }})()"
+    )
+
+
 def shot(page: Any, name: str, *, selector: str | None = None) -> Path:
     """Saves a PNG screenshot of the page (or of the element ``selector``) as
     ``test-artifacts/dashboard/<name>.png``; returns its path."""

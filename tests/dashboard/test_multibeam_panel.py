@@ -8,23 +8,23 @@ from __future__ import annotations
 
 import io
 import math
-import time
 from typing import Any
 
 import numpy as np
 import pytest
 from browser_helpers import open_dashboard, shot
+from mapping_cases import (
+    COARSE_MULTIBEAM,
+    crate_object,
+    mapper_setup,
+    mapper_spec,
+    seabed_environment,
+)
 from PIL import Image
+from service_helpers import wait_until
 
-from leviathan.catalogue import get_vehicle
 from leviathan.client import ServiceClient
-from leviathan.controllers import Autopilot
-from leviathan.frames import Transform
-from leviathan.geometry import box_mesh, plane_mesh
-from leviathan.materials import get_material
 from leviathan.sensors import MultibeamSensor
-from leviathan.specs import VehicleSpec, spec_from_dict
-from leviathan.world import Environment, SceneObject, VehicleSetup
 
 pytestmark = pytest.mark.browser
 
@@ -39,41 +39,6 @@ COLOURS = {
     "missing": (224, 48, 48),
 }
 DEEP, SHALLOW = (255, 96, 64), (64, 160, 255)
-
-
-def _mapper() -> VehicleSpec:
-    doc = get_vehicle("reference_mapping_auv").model_dump(mode="json")
-    doc["sensors"] = [s for s in doc["sensors"] if s["kind"] == "multibeam"]
-    doc["sensors"][0].update(beam_count=16, range_bin_count=120, top_k=1)
-    return spec_from_dict(doc, VehicleSpec)
-
-
-def _environment() -> Environment:
-    seabed = SceneObject(
-        "seabed",
-        plane_mesh(120.0, 120.0),
-        Transform.from_euler(0.0, 0.0, 0.0, translation=(0.0, 0.0, 30.0)),
-        "seabed",
-        get_material("test_lambert_medium"),
-    )
-    crate = SceneObject(
-        "crate",
-        box_mesh((6.0, 4.0, 2.0)),
-        Transform.from_euler(0.0, 0.0, 0.0, translation=(0.0, 8.0, 29.0)),
-        "crate",
-        get_material("test_lambert_bright"),
-    )
-    return Environment(objects=(seabed, crate), name="multibeam-panel")
-
-
-def _wait(predicate: Any, what: str, timeout_s: float = 20.0) -> Any:
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(0.05)
-    raise AssertionError(f"timed out waiting for {what}")
 
 
 def _pings(groups: list) -> list:
@@ -96,7 +61,7 @@ def _kind(ping: Any, k: int, flags: dict[str, int]) -> str:
 
 
 def _drawn_hash(page: Any, sample_hash: str) -> Any:
-    return _wait(
+    return wait_until(
         lambda: (
             (d := page.evaluate("window.leviathanTest.multibeamDrawn()"))["sampleHash"]
             == sample_hash
@@ -110,15 +75,10 @@ def _drawn_hash(page: Any, sample_hash: str) -> Any:
 def test_the_panel_draws_the_ping_the_world_returned(page: Any, service: Any) -> None:
     with ServiceClient(service.url) as client:
         world = client.create_world(
-            vehicles=[
-                VehicleSetup(
-                    "mapper",
-                    _mapper(),
-                    Autopilot(speed_m_per_s=1.0, depth_m=20.0, heading_rad=0.0),
-                    position_ned_m=(0.0, 0.0, 20.0),
-                )
-            ],
-            environment=_environment(),
+            vehicles=[mapper_setup(mapper_spec(multibeam=COARSE_MULTIBEAM))],
+            environment=seabed_environment(
+                "multibeam-panel", crate_object((6.0, 4.0, 2.0), (0.0, 8.0, 29.0))
+            ),
             step_s="0.05",
         )
         ping = _pings(world.step(4))[-1]

@@ -1,71 +1,55 @@
 """The Side-scan panel and the side-scan's Viewport fans in a real Chromium against a real
 service: the panel's waterfall equals, pixel for pixel, the waterfall of the lines the
 API returned from the same steps (computed here with leviathan.side_scan.display), and
-follows the World as it steps; the Viewport draws both fans of the side-scan."""
+follows the World as it steps; a typed straight track's waterfall equals the one of
+render_track's lines for the same track; the Viewport draws both fans of the side-scan."""
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
+import httpx
 import numpy as np
 import pytest
-from browser_helpers import open_dashboard
+from browser_helpers import open_dashboard, show_in_viewport
+from mapping_cases import crate_object, mapper_setup, mapper_spec, seabed_environment
+from service_helpers import wait_until
 
 from leviathan.catalogue import get_vehicle
 from leviathan.client import ServiceClient
-from leviathan.controllers import Autopilot
-from leviathan.frames import Transform
-from leviathan.geometry import box_mesh, plane_mesh
-from leviathan.materials import get_material
-from leviathan.side_scan import SideScanLine
+from leviathan.demo import survey_environment
+from leviathan.side_scan import SideScanLine, render_track
 from leviathan.side_scan.display import ground_range_waterfall, waterfall
-from leviathan.specs import VehicleSpec, spec_from_dict
-from leviathan.world import Environment, SceneObject, VehicleSetup
 
-pytestmark = pytest.mark.browser
+pytestmark = [
+    pytest.mark.browser,
+    # The typed track's survey scene is built coarse; the catalogue side-scan is sparse there.
+    pytest.mark.filterwarnings("ignore:reference_mapping_auv/side_scan. altitude"),
+]
 
-
-def _cheap_mapper() -> VehicleSpec:
-    doc = get_vehicle("reference_mapping_auv").model_dump(mode="json")
-    for sensor in doc["sensors"]:
-        if sensor["kind"] == "side_scan":
-            sensor.update(
-                across_track_sample_count=801,
-                range_max_m=25.0,
-                range_bin_count=100,
-                along_track_sample_count=1,
-                schedule={"period_ns": 50_000_000, "phase_ns": 0},
-            )
-    return spec_from_dict(doc, VehicleSpec)
+TRACK = {"north": "-20", "east": "4", "down": "20", "yaw": "10", "speed": "2", "pings": "4"}
+TRACK_TRIANGLES = 2000
 
 
-def _environment() -> Environment:
-    seabed = SceneObject(
-        "seabed",
-        plane_mesh(120.0, 120.0),
-        Transform.from_euler(0, 0, 0, translation=(0, 0, 30.0)),
-        "seabed",
-        get_material("test_lambert_medium"),
+# A side-scan of few rays and bins, pinging at 20 Hz (2 x 25 m / ~1490 m/s = 34 ms).
+CHEAP_SIDE_SCAN = {
+    "across_track_sample_count": 801,
+    "range_max_m": 25.0,
+    "range_bin_count": 100,
+    "along_track_sample_count": 1,
+    "schedule": {"period_ns": 50_000_000, "phase_ns": 0},
+}
+
+
+def _world(client: ServiceClient, north_m: float) -> Any:
+    """The mapper with only the cheap side-scan, over the seabed and a crate to starboard."""
+    return client.create_world(
+        vehicles=[mapper_setup(mapper_spec(side_scan=CHEAP_SIDE_SCAN), (north_m, 0.0, 20.0))],
+        environment=seabed_environment(
+            "side-scan-test", crate_object((4.0, 2.0, 1.5), (0.5, 6.0, 29.25))
+        ),
+        step_s="0.05",
     )
-    box = SceneObject(
-        "crate",
-        box_mesh((4.0, 2.0, 1.5)),
-        Transform.from_euler(0, 0, 0, translation=(0.5, 6.0, 29.25)),
-        "crate",
-        get_material("test_lambert_bright"),
-    )
-    return Environment(objects=(seabed, box), name="side-scan-test")
-
-
-def _wait(predicate: Any, what: str, timeout_s: float = 20.0) -> Any:
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(0.05)
-    raise AssertionError(f"timed out waiting for {what}")
 
 
 def _lines(groups: list) -> list[SideScanLine]:
@@ -74,23 +58,12 @@ def _lines(groups: list) -> list[SideScanLine]:
 
 def test_the_panel_draws_the_waterfall_of_the_lines_the_api_gave(page: Any, service: Any) -> None:
     with ServiceClient(service.url) as client:
-        world = client.create_world(
-            vehicles=[
-                VehicleSetup(
-                    "mapper",
-                    _cheap_mapper(),
-                    Autopilot(speed_m_per_s=1.0, depth_m=20.0, heading_rad=0.0),
-                    position_ned_m=(-1.0, 0.0, 20.0),
-                )
-            ],
-            environment=_environment(),
-            step_s="0.05",
-        )
+        world = _world(client, -1.0)
         lines = _lines(world.step(4))  # ticks 0 to 4: five pings at 20 Hz
         assert len(lines) == 5 and all(isinstance(line, SideScanLine) for line in lines)
         open_dashboard(page, service.url)
         page.select_option("[data-role=world-select]", world.id)
-        drawn = _wait(
+        drawn = wait_until(
             lambda: (
                 (d := page.evaluate("window.leviathanTest.sideScanDrawn()"))["lines"] == 5 and d
             ),
@@ -108,7 +81,7 @@ def test_the_panel_draws_the_waterfall_of_the_lines_the_api_gave(page: Any, serv
         # Stepping the World through the API (not the page) reaches the panel live.
         lines += _lines(world.step(2))
         assert len(lines) == 7
-        drawn = _wait(
+        drawn = wait_until(
             lambda: (
                 (d := page.evaluate("window.leviathanTest.sideScanDrawn()"))["lines"] == 7 and d
             ),
@@ -119,7 +92,7 @@ def test_the_panel_draws_the_waterfall_of_the_lines_the_api_gave(page: Any, serv
 
         # The ground-range view is the flat-bottom-corrected waterfall of the same lines.
         page.select_option("[data-role=side-scan-view]", "ground_range")
-        drawn = _wait(
+        drawn = wait_until(
             lambda: (
                 (d := page.evaluate("window.leviathanTest.sideScanDrawn()"))["view"]
                 == "ground_range"
@@ -134,26 +107,8 @@ def test_the_panel_draws_the_waterfall_of_the_lines_the_api_gave(page: Any, serv
 
 def test_the_viewport_draws_both_side_scan_fans(page: Any, service: Any) -> None:
     with ServiceClient(service.url) as client:
-        world = client.create_world(
-            vehicles=[
-                VehicleSetup(
-                    "mapper",
-                    _cheap_mapper(),
-                    Autopilot(speed_m_per_s=1.0, depth_m=20.0, heading_rad=0.0),
-                    position_ned_m=(0.0, 0.0, 20.0),
-                )
-            ],
-            environment=_environment(),
-            step_s="0.05",
-        )
-        open_dashboard(page, service.url)
-        page.select_option("[data-role=world-select]", world.id)
-        page.wait_for_function(f"window.leviathanTest.worldPanelWorld() === {world.id!r}")
-        page.click("#world-panel [data-action=viewport]")
-        page.wait_for_function(
-            f"(() => {{ const p = window.leviathanTest.viewportPoses();"
-            f" return p.worldId === {world.id!r} && p.tick !== null; }})()"
-        )
+        world = _world(client, 0.0)
+        show_in_viewport(page, service.url, world.id)
         drawn = page.evaluate("window.leviathanTest.viewportDrawn()")
         parts = {s["id"]: s["parts"] for s in drawn["vehicles"]["mapper"]["sensors"]}
         assert parts["mapper/side_scan"] == [
@@ -163,3 +118,73 @@ def test_the_viewport_draws_both_side_scan_fans(page: Any, service: Any) -> None
             "side-scan-starboard",
             "side-scan-starboard-axis",
         ]
+
+
+def _fill_track(page: Any, values: dict[str, str]) -> None:
+    page.check("[data-role=side-scan-source-track]")
+    page.wait_for_selector("[data-role=side-scan-track-sensor] option", state="attached")
+    for name, value in {**values, "triangles": str(TRACK_TRIANGLES)}.items():
+        page.fill(f"[data-role=side-scan-track] [data-field={name}]", value)
+
+
+def test_a_typed_track_draws_the_waterfall_of_render_tracks_lines(page: Any, service: Any) -> None:
+    open_dashboard(page, service.url)
+    _fill_track(page, TRACK)
+    page.select_option("[data-role=side-scan-view]", "ground_range")
+    page.click("[data-action=side-scan-render]")
+    drawn = wait_until(
+        lambda: (
+            (d := page.evaluate("window.leviathanTest.sideScanDrawn()"))["source"] == "track" and d
+        ),
+        "the typed track's waterfall",
+    )
+    env = survey_environment(TRACK_TRIANGLES)
+    lines = render_track(
+        env.scene_at(0),
+        get_vehicle("reference_mapping_auv").sensor("side_scan"),
+        position_ned_m=(-20.0, 4.0, 20.0),
+        rpy_deg=(0.0, 0.0, 10.0),
+        speed_m_per_s=2.0,
+        ping_count=4,
+        water=env.water,
+        seed=0,
+        sensor_id="reference_mapping_auv/side_scan",
+    )
+    expected = ground_range_waterfall(lines)
+    assert drawn["sensor"] == "reference_mapping_auv/side_scan"
+    assert (drawn["view"], drawn["lines"], drawn["worldId"]) == ("ground_range", 4, None)
+    assert drawn["displayHash"] == expected.display_hash
+    assert drawn["newestLine"] == lines[-1].content_hash
+    pixels = np.array(page.evaluate("window.leviathanTest.sideScanPixels()"), dtype=np.uint8)
+    np.testing.assert_array_equal(pixels, expected.pixels)
+    status = page.inner_text("[data-role=side-scan-status]")
+    assert "4 lines (ground range)" in status and expected.display_hash[:12] in status
+
+
+def test_a_track_the_service_refuses_is_named_in_the_forms_words(
+    page: Any, service: Any, watch: Any
+) -> None:
+    watch.allow("status of 422")
+    open_dashboard(page, service.url)
+    _fill_track(page, {**TRACK, "pings": "500"})
+    page.click("[data-action=side-scan-render]")
+    page.wait_for_selector("#side-scan-panel [data-role=error]:not([hidden])")
+    message = page.inner_text("#side-scan-panel [data-role=error]")
+    refused = httpx.post(service.url + "/side-scan/waterfall", json={"ping_count": 500})
+    assert refused.status_code == 422 and refused.json()["field"] == "ping_count"
+    assert message.startswith("Pings: the service refused 500"), message
+    assert refused.json()["expected"] in message
+    assert page.evaluate("window.leviathanTest.sideScanDrawn()")["source"] is None
+    # A field that is not a number is named before anything is sent.
+    sent: list[str] = []
+    page.on("request", lambda r: sent.append(r.url) if "/side-scan/" in r.url else None)
+    page.fill("[data-role=side-scan-track] [data-field=speed]", "fast")
+    page.click("[data-action=side-scan-render]")
+    page.wait_for_function(
+        "document.querySelector('#side-scan-panel [data-role=error]').textContent"
+        ".startsWith('Speed:')"
+    )
+    assert page.inner_text("#side-scan-panel [data-role=error]").startswith(
+        'Speed: "fast" is not a number.'
+    )
+    assert sent == []

@@ -18,7 +18,7 @@ from typing import Any
 import httpx
 import numpy as np
 import pytest
-from browser_helpers import DELETED_WORLD_READ, open_dashboard, shot
+from browser_helpers import DELETED_WORLD_READ, open_dashboard, shot, show_in_viewport
 from service_helpers import wait_until
 
 from leviathan.catalogue import get_vehicle
@@ -159,14 +159,7 @@ def _assert_rendered_equals_api(rendered: dict, state: dict) -> None:
 
 
 def _show(page: Any, service: Any, world_id: str, token: str | None = None) -> None:
-    open_dashboard(page, service.url, token=token)
-    page.select_option("[data-role=world-select]", world_id)
-    page.wait_for_function(f"window.leviathanTest.worldPanelWorld() === {world_id!r}")
-    page.click("#world-panel [data-action=viewport]")
-    page.wait_for_function(
-        f"(() => {{ const p = window.leviathanTest.viewportPoses();"
-        f" return p.worldId === {world_id!r} && p.tick !== null; }})()"
-    )
+    show_in_viewport(page, service.url, world_id, token=token)
 
 
 def _wait_tick(page: Any, tick: int) -> dict:

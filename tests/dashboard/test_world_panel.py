@@ -30,6 +30,17 @@ pytestmark = pytest.mark.browser
 TICK = "[data-role=clock] [data-value=tick]"
 HASH = "[data-role=clock] [data-value=snapshot-hash]"
 ERROR = "#world-panel [data-role=error]"
+# The body of POST /worlds for a World another client opens: one idle inspection ROV.
+IDLE_ROV_WORLD = {
+    "vehicles": [
+        {
+            "name": "rov",
+            "spec": "inspection_rov",
+            "controller": {"kind": "direct_thrust", "commands_n": [0.0] * 6},
+        }
+    ],
+    "step_s": "0.1",
+}
 
 
 def _api(service: Any, token: str | None = None) -> httpx.Client:
@@ -177,19 +188,7 @@ def test_the_header_counts_the_worlds_the_service_holds(page: Any, service: Any)
     shows(start + 1)
     # A World opened by another client shows too (the header polls the service).
     with _api(service) as api:
-        other = api.post(
-            "/worlds",
-            json={
-                "vehicles": [
-                    {
-                        "name": "rov",
-                        "spec": "inspection_rov",
-                        "controller": {"kind": "direct_thrust", "commands_n": [0.0] * 6},
-                    }
-                ],
-                "step_s": "0.1",
-            },
-        ).json()["id"]
+        other = api.post("/worlds", json=IDLE_ROV_WORLD).json()["id"]
         shows(start + 2)
         assert api.delete(f"/worlds/{other}").status_code == 204
     shows(start + 1)
@@ -387,17 +386,7 @@ def test_choosing_a_deleted_world_is_shown_in_plain_words(
 ) -> None:
     watch.allow(r"status of 404")
     with _api(service) as api:
-        body = {
-            "vehicles": [
-                {
-                    "name": "rov",
-                    "spec": "inspection_rov",
-                    "controller": {"kind": "direct_thrust", "commands_n": [0.0] * 6},
-                }
-            ],
-            "step_s": "0.1",
-        }
-        world_id = api.post("/worlds", json=body).json()["id"]
+        world_id = api.post("/worlds", json=IDLE_ROV_WORLD).json()["id"]
         open_dashboard(page, service.url)  # the list still shows it
         assert api.delete(f"/worlds/{world_id}").status_code == 204
     page.select_option("[data-role=world-select]", world_id)

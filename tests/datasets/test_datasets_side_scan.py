@@ -122,6 +122,6 @@ def test_mcap_projected_sonar_image_with_two_beams_read_by_rosbags(run) -> None:
 
 
 def test_a_ping_period_shorter_than_the_two_way_time_is_refused_naming_the_field() -> None:
-    world = _world(period_ns=30_000_000)  # 2 * 30 m / ~1500 m/s is about 40 ms
-    with pytest.raises(ValueError, match=r"mapper/side_scan: schedule\.period_ns.*ns"):
-        world.step(1)
+    # 2 * 30 m / ~1500 m/s is about 40 ms: refused when the World is created.
+    with pytest.raises(ValueError, match=r"mapper/side_scan\.schedule\.period_ns.*ns"):
+        _world(period_ns=30_000_000)

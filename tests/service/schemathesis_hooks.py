@@ -22,12 +22,16 @@ cannot state — each is also written in the schema's descriptions:
 * JSON Schema's ``integer`` admits ``5.0``; every LEVIATHAN document refuses a
   decimal point in a whole number (as TOML and Python do), so ``5.0`` goes as ``5``;
 * the generator rounds integer bounds past 2**53 through a float (``2**64 - 1``
-  becomes ``2**64``), so such values are clamped to the bound the schema states.
+  becomes ``2**64``), so such values are clamped to the bound the schema states;
+* a fan sonar (side-scan, multibeam) must ping no faster than the two-way time
+  ``2 R_max / c`` in the World's water at its depth; its period is raised to that
+  time in the slowest water the schema admits (−5 °C, 0 PSU, at the surface), or, when
+  that is beyond the schedule's bound, the vehicle document is replaced.
 
 Every case, positive or negative, also has its *cost* bounded (analytic pings of
 at most 4,096 rays over at most 2,000 seabed triangles, sonars of at most 64
-bearings and 512 range bins), which keeps the run within its time limit; the
-ranges the schema states are unchanged.
+bearings and 512 range bins, posed side-scan tracks of at most 4 pings), which keeps
+the run within its time limit; the ranges the schema states are unchanged.
 """
 
 from __future__ import annotations
@@ -42,6 +46,7 @@ from pydantic import TypeAdapter, ValidationError
 
 from leviathan.catalogue import get_vehicle, vehicle_names
 from leviathan.documents import build_controller, build_environment
+from leviathan.sonar.beams import minimum_ping_period_ns
 from leviathan.specs import (
     ControllerDocument,
     EnvironmentDocument,
@@ -50,6 +55,7 @@ from leviathan.specs import (
     VehicleSpec,
     WaterSpec,
 )
+from leviathan.time import MAX_PERIOD_NS
 from leviathan.wire import decode_record
 
 BASE_URL = os.environ.get("LEVIATHAN_FUZZ_URL", "http://127.0.0.1")
@@ -149,8 +155,24 @@ def _environment(env: Any) -> Any:
     return env
 
 
+def _fan_period(sensor: Any) -> bool:
+    """Raises a fan sonar's period to its two-way time in the slowest water; False when
+    that is beyond the schedule's bound."""
+    if not isinstance(sensor, dict) or sensor.get("kind") not in ("side_scan", "multibeam"):
+        return True
+    slowest = minimum_ping_period_ns(
+        sensor["range_max_m"], temperature_c=-5.0, salinity_psu=0.0, depth_m=0.0
+    )
+    if slowest > MAX_PERIOD_NS:
+        return False
+    sensor["schedule"]["period_ns"] = max(sensor["schedule"]["period_ns"], slowest)
+    return True
+
+
 def _vehicle_document(spec: Any) -> Any:
-    if isinstance(spec, str) or _valid(VehicleSpec, spec):
+    if isinstance(spec, str):
+        return spec
+    if _valid(VehicleSpec, spec) and all(_fan_period(s) for s in spec.get("sensors") or []):
         return spec
     return sorted(vehicle_names())[0]
 
@@ -230,7 +252,7 @@ def _edit(case: Any, body: dict[str, Any]) -> None:
         seen: set[str] = set()
         sensors = []
         for sensor in body["sensors"] or []:
-            if _valid(_SENSOR, sensor) and sensor["name"] not in seen:
+            if _valid(_SENSOR, sensor) and sensor["name"] not in seen and _fan_period(sensor):
                 sensors.append(sensor)
                 seen.add(sensor["name"])
         body["sensors"] = sensors
@@ -301,6 +323,8 @@ def _bound_cost(case: Any) -> None:
         return
     if isinstance(body.get("max_ray_count"), int) and body["max_ray_count"] > _RAYS:
         body["max_ray_count"] = _RAYS
+    if isinstance(body.get("ping_count"), int) and body["ping_count"] > 4:
+        body["ping_count"] = 4
     count = body.get("elevation_sample_count")
     if isinstance(count, int) and count > 64:
         body["elevation_sample_count"] = 64
@@ -354,7 +378,7 @@ def before_call(context: Any, case: Any, kwargs: dict[str, Any]) -> None:
                 body = _fit_controller(body, spec, state, time_ns=time_ns, dt_ns=dt_ns)
         elif path.endswith("/current") and method == "PUT":
             _current(body)
-        elif path.startswith("/analytic/"):
+        elif path.startswith("/analytic/") or path == "/side-scan/waterfall":
             _analytic(body)
     except (KeyError, TypeError, ValidationError):
         pass  # a body this hook cannot read is sent as generated

@@ -13,18 +13,12 @@ from typing import Any
 import httpx
 import numpy as np
 import pytest
+from mapping_cases import crate_object, mapper_setup, mapper_spec, seabed_environment
 from PIL import Image
 from service_helpers import ERROR_KEYS
 
-from leviathan.catalogue import get_vehicle
 from leviathan.client import ServiceClient
-from leviathan.controllers import Autopilot
-from leviathan.frames import Transform
-from leviathan.geometry import box_mesh, plane_mesh
-from leviathan.materials import get_material
 from leviathan.sensors import MultibeamSensor, SensorSample
-from leviathan.specs import VehicleSpec, spec_from_dict
-from leviathan.world import Environment, SceneObject, VehicleSetup
 
 # The side-scan is there only to be refused as a multibeam; its sparse rays warn.
 pytestmark = pytest.mark.filterwarnings("ignore:mapper/side_scan. altitude")
@@ -33,34 +27,20 @@ BEAMS = 16
 BINS = 120
 
 
-def _mapper() -> VehicleSpec:
-    """The mapping AUV with its side-scan (to be refused here) and a coarse multibeam."""
-    doc = get_vehicle("reference_mapping_auv").model_dump(mode="json")
-    doc["sensors"] = [s for s in doc["sensors"] if s["kind"] in ("multibeam", "side_scan")]
-    for sensor in doc["sensors"]:
-        if sensor["kind"] == "multibeam":
-            sensor.update(beam_count=BEAMS, range_bin_count=BINS, top_k=1)
-        else:
-            sensor.update(across_track_sample_count=64, along_track_sample_count=1)
-    return spec_from_dict(doc, VehicleSpec)
-
-
-def _environment() -> Environment:
-    seabed = SceneObject(
-        "seabed",
-        plane_mesh(120.0, 120.0),
-        Transform.from_euler(0.0, 0.0, 0.0, translation=(0.0, 0.0, 30.0)),
-        "seabed",
-        get_material("test_lambert_medium"),
+def _world(client: ServiceClient) -> Any:
+    """The mapper with a coarse multibeam (and its side-scan, to be refused here) over the
+    seabed and a crate."""
+    spec = mapper_spec(
+        multibeam={"beam_count": BEAMS, "range_bin_count": BINS, "top_k": 1},
+        side_scan={"across_track_sample_count": 64, "along_track_sample_count": 1},
     )
-    crate = SceneObject(
-        "crate",
-        box_mesh((6.0, 4.0, 2.0)),
-        Transform.from_euler(0.0, 0.0, 0.0, translation=(0.0, 8.0, 29.0)),
-        "crate",
-        get_material("test_lambert_bright"),
+    return client.create_world(
+        vehicles=[mapper_setup(spec)],
+        environment=seabed_environment(
+            "multibeam-endpoint", crate_object((6.0, 4.0, 2.0), (0.0, 8.0, 29.0))
+        ),
+        step_s="0.05",
     )
-    return Environment(objects=(seabed, crate), name="multibeam-endpoint")
 
 
 def _value(x: Any) -> float | None:
@@ -80,18 +60,7 @@ def _base(url: str, world_id: str, vehicle: str = "mapper", sensor: str = "multi
 def test_the_soundings_are_the_newest_ping_beam_by_beam(
     service: Any, client: ServiceClient
 ) -> None:
-    world = client.create_world(
-        vehicles=[
-            VehicleSetup(
-                "mapper",
-                _mapper(),
-                Autopilot(speed_m_per_s=1.0, depth_m=20.0, heading_rad=0.0),
-                position_ned_m=(0.0, 0.0, 20.0),
-            )
-        ],
-        environment=_environment(),
-        step_s="0.05",
-    )
+    world = _world(client)
     base = _base(service.url, world.id)
     assert httpx.get(f"{base}/soundings").status_code == 204
     assert httpx.get(f"{base}/water-column").status_code == 204
@@ -156,18 +125,7 @@ def test_the_soundings_are_the_newest_ping_beam_by_beam(
 def test_a_wrong_vehicle_or_sensor_names_the_field(
     service: Any, client: ServiceClient, endpoint: str
 ) -> None:
-    world = client.create_world(
-        vehicles=[
-            VehicleSetup(
-                "mapper",
-                _mapper(),
-                Autopilot(speed_m_per_s=1.0, depth_m=20.0, heading_rad=0.0),
-                position_ned_m=(0.0, 0.0, 20.0),
-            )
-        ],
-        environment=_environment(),
-        step_s="0.05",
-    )
+    world = _world(client)
     for vehicle, sensor, field, value in (
         ("nobody", "multibeam", "vehicle", "nobody"),
         ("mapper", "side_scan", "sensor", "side_scan"),  # a side-scan, not a multibeam

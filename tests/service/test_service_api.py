@@ -3,6 +3,7 @@ the error shape, samples, export, the WebSocket and Play."""
 
 from __future__ import annotations
 
+import copy
 import io
 import json
 import threading
@@ -13,6 +14,7 @@ import numpy as np
 import pytest
 from service_helpers import ERROR_KEYS, replay, small_setup, thrust_setup
 
+from leviathan.catalogue import get_vehicle
 from leviathan.client import (
     RemoteWorld,
     ServiceClient,
@@ -237,6 +239,38 @@ def test_unknown_world_unknown_vehicle_and_refusals_have_the_error_shape(client)
     assert world.snapshot().content_hash == before
     with pytest.raises(ServiceNotFoundError):
         client.world("world-0")
+
+
+def test_a_world_whose_side_scan_pings_faster_than_its_two_way_time_is_refused(client) -> None:
+    """POST /worlds and a sensors edit answer 422 in the one error shape, naming the
+    sensor's field, the minimum and the water's sound speed; nothing is opened or changed."""
+    doc = get_vehicle("reference_mapping_auv").model_dump(mode="json")
+    fast = copy.deepcopy(doc)
+    for sensor in fast["sensors"]:
+        if sensor["name"] == "side_scan":
+            sensor["schedule"]["period_ns"] = 50_000_000  # 2 x 40 m / ~1490 m/s = 53.7 ms
+    controller = {"kind": "autopilot", "speed_m_per_s": 1.0, "depth_m": 20.0, "heading_rad": 0.0}
+    vehicle = {"name": "auv", "controller": controller, "position_ned_m": [0.0, 0.0, 20.0]}
+    body = {"vehicles": [{**vehicle, "spec": fast}], "step_s": "0.01"}
+    response = client._http.post("/worlds", json=body)
+    assert response.status_code == 422, response.text
+    error = response.json()
+    assert set(error) == ERROR_KEYS and error["code"] == "invalid"
+    assert error["field"] == "auv/side_scan.schedule.period_ns"
+    assert error["value"] == "50000000 ns"
+    assert error["expected"].startswith("a ping period >= ")
+    assert "m/s" in error["message"] and "range_max_m 40.0 m" in error["message"]
+    assert client.world_ids() == []
+    created = client._http.post("/worlds", json={**body, "vehicles": [{**vehicle, "spec": doc}]})
+    assert created.status_code == 201, created.text
+    world = client.world(created.json()["id"])
+    before = world.snapshot().content_hash
+    edit = client._http.post(
+        f"/worlds/{world.id}/edit", json={"vehicle": "auv", "sensors": fast["sensors"]}
+    )
+    assert edit.status_code == 422, edit.text
+    assert edit.json()["field"] == "auv/side_scan.schedule.period_ns"
+    assert world.snapshot().content_hash == before
 
 
 def test_too_many_ticks_in_one_request_is_refused(client, service) -> None:

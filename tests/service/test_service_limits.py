@@ -4,17 +4,14 @@ restart, body size (413), token, shutdown (503), disconnects, unparsable bodies 
 from __future__ import annotations
 
 import json
-import os
 import re
 import signal
 import socket
-import subprocess
-import sys
 import time
 
 import httpx
 import pytest
-from service_helpers import ERROR_KEYS, FakeClock, start_service, thrust_setup
+from service_helpers import ERROR_KEYS, FakeClock, serve_process, start_service, thrust_setup
 from websockets.exceptions import InvalidStatus
 
 from leviathan.client import (
@@ -204,14 +201,7 @@ def test_off_loopback_needs_a_token() -> None:
 
 
 def test_serve_prints_its_url_and_stops_cleanly_on_ctrl_c() -> None:
-    env = {k: v for k, v in os.environ.items() if k != "LEVIATHAN_TOKEN"}
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "leviathan", "serve", "--port", "0"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env=env,
-    )
+    proc = serve_process()
     try:
         line = proc.stdout.readline()
         url = re.search(r"http://127\.0\.0\.1:\d+", line).group(0)

@@ -20,7 +20,7 @@
 // scaled so the largest |error| fills half the height. Everything is drawn with integer
 // rectangles, so each pixel keeps its colour exactly (the tests read them).
 
-import { on, plainError } from "./api.js";
+import { canvasPixels, drawPng, el, followWorld, oneAtATime, sensorsOfKind, setChoices, showError } from "./sensor_panel.js";
 
 const PROFILE = { width: 512, height: 200 };
 const ERROR = { width: 512, height: 80 };
@@ -34,16 +34,6 @@ const QUALITY_COLOURS = {
   missing: [224, 48, 48], // no sounding (NO_BOTTOM, BELOW_THRESHOLD, MISSING_RETURN)
 };
 const ERROR_BAR = { deep: [255, 96, 64], shallow: [64, 160, 255] };
-
-function el(tag, attrs = {}, ...children) {
-  const node = document.createElement(tag);
-  for (const [key, value] of Object.entries(attrs)) {
-    if (key === "text") node.textContent = value;
-    else node.setAttribute(key, value);
-  }
-  for (const child of children) if (child) node.append(child);
-  return node;
-}
 
 const rgb = ([r, g, b]) => `rgb(${r}, ${g}, ${b})`;
 
@@ -81,8 +71,7 @@ class MultibeamPanel {
     this.api = api;
     this.worldId = null;
     this.drawn = { worldId: null, sensor: null, sampleHash: null, waterColumnHash: null, beams: 0 };
-    this.pending = null;
-    this.again = false;
+    this.redraw = oneAtATime(() => this.draw());
     this.select = el("select", { "data-role": "multibeam-select", "aria-label": "Multibeam sensor" });
     this.status = el("p", { "data-role": "multibeam-status", role: "status",
       text: "Select a World with a multibeam echosounder in the World panel." });
@@ -98,9 +87,7 @@ class MultibeamPanel {
       el("div", { class: "multibeam-controls" }, this.select),
       this.status, this.profile, this.errors, this.waterColumn, this.error);
     this.select.addEventListener("change", () => this.redraw());
-    on("world-selected", ({ id }) => this.setWorld(id));
-    on("world-changed", ({ id }) => (id === this.worldId ? this.redraw() : this.setWorld(id)));
-    on("world-ticked", ({ id }) => { if (id === this.worldId) this.redraw(); });
+    followWorld({ current: () => this.worldId, setWorld: (id) => this.setWorld(id), redraw: () => this.redraw() });
   }
 
   async setWorld(id) {
@@ -110,41 +97,19 @@ class MultibeamPanel {
       this.status.textContent = "Select a World with a multibeam echosounder in the World panel.";
       return;
     }
-    const sensors = [];
+    let sensors;
     try {
-      const scene = await this.api.get(`/worlds/${encodeURIComponent(this.worldId)}/scene`);
-      for (const vehicle of scene.vehicles) {
-        for (const sensor of vehicle.sensors) if (sensor.kind === "multibeam") sensors.push(`${vehicle.name}/${sensor.name}`);
-      }
+      sensors = await sensorsOfKind(this.api, this.worldId, "multibeam");
     } catch (err) {
-      this.showError(err);
+      showError(this.error, err);
       return;
     }
-    for (const name of sensors) this.select.append(el("option", { value: name, text: name }));
+    setChoices(this.select, sensors);
     if (!sensors.length) {
       this.status.textContent = `World ${this.worldId} has no multibeam echosounder.`;
       return;
     }
     await this.redraw();
-  }
-
-  /** One draw at a time; a request meanwhile draws once more afterwards. */
-  redraw() {
-    if (this.pending) {
-      this.again = true;
-      return this.pending;
-    }
-    this.pending = (async () => {
-      try {
-        do {
-          this.again = false;
-          await this.draw();
-        } while (this.again);
-      } finally {
-        this.pending = null;
-      }
-    })();
-    return this.pending;
   }
 
   async draw() {
@@ -163,19 +128,14 @@ class MultibeamPanel {
       ping = await ping.json();
       column = await this.api.get(`${base}/water-column`, { raw: true });
     } catch (err) {
-      this.showError(err);
+      showError(this.error, err);
       return;
     }
     this.drawProfile(ping.beams);
     this.drawErrors(ping.beams);
     let waterColumnHash = null;
     if (column.status === 200) {
-      const bitmap = await createImageBitmap(await column.blob());
-      this.waterColumn.width = bitmap.width;
-      this.waterColumn.height = bitmap.height;
-      const ctx = this.waterColumn.getContext("2d");
-      ctx.imageSmoothingEnabled = false;
-      ctx.drawImage(bitmap, 0, 0);
+      await drawPng(column, this.waterColumn);
       waterColumnHash = column.headers.get("x-leviathan-sample-hash");
     }
     const detected = ping.beams.filter((b) => b.sounding_ned_m);
@@ -237,26 +197,6 @@ class MultibeamPanel {
     }
   }
 
-  showError(err) {
-    this.error.textContent = plainError(err);
-    this.error.hidden = false;
-  }
-}
-
-function read(canvas) {
-  const { width, height } = canvas;
-  if (!width || !height) return [];
-  const data = canvas.getContext("2d").getImageData(0, 0, width, height).data;
-  const rows = [];
-  for (let y = 0; y < height; y += 1) {
-    const row = [];
-    for (let x = 0; x < width; x += 1) {
-      const i = 4 * (y * width + x);
-      row.push([data[i], data[i + 1], data[i + 2]]);
-    }
-    rows.push(row);
-  }
-  return rows;
 }
 
 /** Mounts the Multibeam panel into its <section>; `api` is api.js's api object. */
@@ -264,6 +204,6 @@ export async function mount(section, api) {
   const panel = new MultibeamPanel(section, api);
   Object.assign((window.leviathanTest ??= {}), {
     multibeamDrawn: () => ({ ...panel.drawn, mapping: panel.mapping ?? null, errorScale: panel.errorScale ?? null }),
-    multibeamPixels: (which) => read({ profile: panel.profile, error: panel.errors, water: panel.waterColumn }[which]),
+    multibeamPixels: (which) => canvasPixels({ profile: panel.profile, error: panel.errors, water: panel.waterColumn }[which]),
   });
 }

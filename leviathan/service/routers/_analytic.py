@@ -11,7 +11,6 @@ World's lock, changing nothing). ``product`` is ``fan.png``, ``bscan.png``,
 from __future__ import annotations
 
 import io
-from functools import lru_cache
 from typing import Annotated, Any, Literal
 
 import numpy as np
@@ -25,7 +24,12 @@ from leviathan.service._errors import ServiceError, errors
 from leviathan.service._hosting import WorldHost
 from leviathan.service._params import VehicleName, WorldId
 from leviathan.service._requests import VEHICLE_NAME_PATTERN
-from leviathan.service.routers._common import vehicle_of
+from leviathan.service.routers._common import (
+    PNG_RESPONSE,
+    SurveyScene,
+    survey_environment,
+    vehicle_of,
+)
 from leviathan.specs import ImagingSonarSpec, WaterSpec
 
 __all__ = ["router"]
@@ -41,7 +45,7 @@ _BINARY = {
         "description": "fan.png and bscan.png: a PNG image; arrays.npz: a NumPy .npz "
         "archive; report.json: the image's report (SonarImageReport JSON)",
         "content": {
-            "image/png": {"schema": {"type": "string", "format": "binary"}},
+            **PNG_RESPONSE,
             "application/octet-stream": {"schema": {"type": "string", "format": "binary"}},
             "application/json": {"schema": {"type": "object"}},
         },
@@ -78,17 +82,6 @@ class ImageOptions(BaseModel):
     )
 
 
-class SurveyScene(BaseModel):
-    """The demo's survey scene (seabed, crate, drum, pipeline, ball) at time 0."""
-
-    model_config = ConfigDict(strict=True, frozen=True, extra="forbid")
-
-    kind: Literal["survey_demo"] = "survey_demo"
-    seabed_triangles: int = Field(
-        default=100_000, ge=2, le=1_000_000, description="seabed triangles [-]"
-    )
-
-
 class PosedImageRequest(ImageOptions):
     """A vehicle pose over a built-in scene, with the sonar to image it."""
 
@@ -121,13 +114,6 @@ class VehicleImageRequest(ImageOptions):
     sensor: str = Field(
         default="sonar", pattern=VEHICLE_NAME_PATTERN, description="the vehicle's sonar name"
     )
-
-
-@lru_cache(maxsize=4)
-def _survey(seabed_triangles: int):
-    from leviathan.demo import survey_environment
-
-    return survey_environment(seabed_triangles)
 
 
 def _options(request: ImageOptions) -> dict[str, Any]:
@@ -172,7 +158,7 @@ async def posed_sonar_image(
     from leviathan.catalogue import get_vehicle
 
     def build() -> Any:
-        env = _survey(request.scene.seabed_triangles)
+        env = survey_environment(request.scene.seabed_triangles)
         spec = (
             get_vehicle("reference_survey_vehicle").sensor("sonar")
             if request.sonar is None

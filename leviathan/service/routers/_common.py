@@ -1,13 +1,31 @@
-"""What the World routers share: a World's summary and the vehicle lookup."""
+"""What the routers share: a World's summary, the vehicle and sensor lookups, the PNG
+answer and the built-in survey scene of the posed requests."""
 
 from __future__ import annotations
+
+from functools import lru_cache
+from typing import Any, Literal
+
+from fastapi import Response
+from pydantic import BaseModel, ConfigDict, Field
 
 from leviathan.service import _models as m
 from leviathan.service._errors import ServiceError
 from leviathan.service._hosting import HostedWorld, WorldHost
 from leviathan.world import World
 
-__all__ = ["vehicle_of", "world_info"]
+__all__ = [
+    "PNG_RESPONSE",
+    "SurveyScene",
+    "png_response",
+    "sensor_of_kind",
+    "survey_environment",
+    "vehicle_of",
+    "world_info",
+]
+
+PNG_RESPONSE = {"image/png": {"schema": {"type": "string", "format": "binary"}}}
+"""The ``content`` of an operation's PNG answer in the OpenAPI schema."""
 
 
 def world_info(hosted: HostedWorld, host: WorldHost) -> m.WorldInfo:
@@ -40,3 +58,55 @@ def vehicle_of(world: World, vehicle: str, field: str = "vehicle") -> str:
             expected=f"one of {', '.join(world.vehicle_names)}",
         )
     return vehicle
+
+
+def sensor_of_kind(
+    world: World, world_id: str, vehicle: str, sensor: str, kind: str, words: str
+) -> str:
+    """The sensor id ``vehicle/sensor`` if the World's ``vehicle`` carries a ``kind``
+    sensor of that name; else 404 naming the vehicles, or the vehicle's ``words``
+    (e.g. ``"side-scan"``)."""
+    if vehicle not in world.vehicle_names:
+        raise ServiceError(
+            404,
+            "not_found",
+            f"vehicle: {world_id} has no vehicle {vehicle!r}",
+            field="vehicle",
+            value=vehicle,
+            expected=f"one of {', '.join(world.vehicle_names)}",
+        )
+    names = [s.name for s in world.vehicle_spec(vehicle).sensors if s.kind == kind]
+    if sensor not in names:
+        raise ServiceError(
+            404,
+            "not_found",
+            f"sensor: {vehicle} has no {words} {sensor!r}; {words}s: {', '.join(names) or 'none'}",
+            field="sensor",
+            value=sensor,
+            expected=f"one of {', '.join(names)}" if names else f"a vehicle with a {words}",
+        )
+    return f"{vehicle}/{sensor}"
+
+
+def png_response(png: bytes, headers: dict[str, str]) -> Response:
+    """A PNG answer with LEVIATHAN's ``x-leviathan-*`` headers."""
+    return Response(png, media_type="image/png", headers=headers)
+
+
+class SurveyScene(BaseModel):
+    """The demo's survey scene (seabed, crate, drum, pipeline, ball) at time 0."""
+
+    model_config = ConfigDict(strict=True, frozen=True, extra="forbid")
+
+    kind: Literal["survey_demo"] = "survey_demo"
+    seabed_triangles: int = Field(
+        default=100_000, ge=2, le=1_000_000, description="seabed triangles [-]"
+    )
+
+
+@lru_cache(maxsize=4)
+def survey_environment(seabed_triangles: int) -> Any:
+    """:func:`leviathan.demo.survey_environment`, built once per seabed size."""
+    from leviathan.demo import survey_environment as build
+
+    return build(seabed_triangles)

@@ -24,9 +24,10 @@ from fastapi import APIRouter, Depends, Response
 
 from leviathan.service import _models as m
 from leviathan.service._deps import get_host
-from leviathan.service._errors import ServiceError, errors
+from leviathan.service._errors import errors
 from leviathan.service._hosting import WorldHost
 from leviathan.service._params import VehicleName, WorldId
+from leviathan.service.routers._common import PNG_RESPONSE, png_response, sensor_of_kind
 
 __all__ = ["router"]
 
@@ -37,27 +38,8 @@ Host = Annotated[WorldHost, Depends(get_host)]
 
 def _latest_ping(host: WorldHost, world_id: str, world: Any, vehicle: str, sensor: str) -> Any:
     """The newest kept ping of ``vehicle``'s multibeam ``sensor``, or None (404 if absent)."""
-    if vehicle not in world.vehicle_names:
-        raise ServiceError(
-            404,
-            "not_found",
-            f"vehicle: {world_id} has no vehicle {vehicle!r}",
-            field="vehicle",
-            value=vehicle,
-            expected=f"one of {', '.join(world.vehicle_names)}",
-        )
-    names = [s.name for s in world.vehicle_spec(vehicle).sensors if s.kind == "multibeam"]
-    if sensor not in names:
-        raise ServiceError(
-            404,
-            "not_found",
-            f"sensor: {vehicle} has no multibeam {sensor!r}; multibeams: "
-            f"{', '.join(names) or 'none'}",
-            field="sensor",
-            value=sensor,
-            expected=f"one of {', '.join(names)}" if names else "a vehicle with a multibeam",
-        )
-    pings = host.samples.of_sensor(world_id, f"{vehicle}/{sensor}")
+    sensor_id = sensor_of_kind(world, world_id, vehicle, sensor, "multibeam", "multibeam")
+    pings = host.samples.of_sensor(world_id, sensor_id)
     return pings[-1] if pings else None
 
 
@@ -143,7 +125,7 @@ async def multibeam_soundings(
         200: {
             "description": "The water column as PNG (beams port to starboard across, range "
             "bins down, the detector's window in red)",
-            "content": {"image/png": {"schema": {"type": "string", "format": "binary"}}},
+            "content": PNG_RESPONSE,
         },
         204: {"description": "The multibeam has no ping kept yet (step or play the World)"},
         **errors(404, 410),
@@ -165,10 +147,9 @@ async def multibeam_water_column(
     if product is None:
         return Response(status_code=204)
     sample, png = product
-    return Response(
+    return png_response(
         png,
-        media_type="image/png",
-        headers={
+        {
             "x-leviathan-sample-hash": sample.content_hash,
             "x-leviathan-time-ns": str(sample.time_ns),
         },

@@ -1,8 +1,10 @@
-"""USD: the side-scan's mount and its two fans authored under the vehicle."""
+"""USD: the mapping AUV's fan sonars, each its mount with its field of view authored under
+the vehicle: the multibeam's swath fan and the side-scan's two fans."""
 
 from __future__ import annotations
 
 import json
+import math
 
 import numpy as np
 import pytest
@@ -17,6 +19,8 @@ from leviathan.usd import VehicleTrack, export_stage, transform_from_usd_matrix
 
 pxr = pytest.importorskip("pxr", reason="usd-core is needed to read stages back")
 from pxr import Usd, UsdGeom  # noqa: E402
+
+_SENSORS = "/World/NED/vehicles/mapper/sensors"
 
 
 @pytest.fixture(scope="module")
@@ -47,22 +51,38 @@ def stage(tmp_path_factory):
     return Usd.Stage.Open(str(path)), spec
 
 
-def test_the_side_scan_prim_is_its_mount_with_kind_and_spec(stage) -> None:
+@pytest.mark.parametrize("sensor", ["multibeam", "side_scan"])
+def test_a_fan_sonar_prim_is_its_mount_with_kind_and_spec(stage, sensor: str) -> None:
     st, spec = stage
-    prim = st.GetPrimAtPath("/World/NED/vehicles/mapper/sensors/side_scan")
+    prim = st.GetPrimAtPath(f"{_SENSORS}/{sensor}")
     assert prim.IsValid()
-    assert prim.GetAttribute("leviathan:kind").Get() == "side_scan"
-    assert json.loads(prim.GetAttribute("leviathan:spec").Get()) == spec.sensor(
-        "side_scan"
-    ).model_dump(mode="json")
+    assert prim.GetAttribute("leviathan:kind").Get() == sensor
+    declared = spec.sensor(sensor)
+    assert json.loads(prim.GetAttribute("leviathan:spec").Get()) == declared.model_dump(mode="json")
     local = UsdGeom.Xformable(prim).GetLocalTransformation(Usd.TimeCode.Default())
-    mount = spec.sensor("side_scan").mount.transform()
-    np.testing.assert_allclose(transform_from_usd_matrix(local).matrix, mount.matrix, atol=1e-12)
+    np.testing.assert_allclose(
+        transform_from_usd_matrix(local).matrix, declared.mount.transform().matrix, atol=1e-12
+    )
+
+
+def test_the_swath_fan_is_a_guide_in_the_across_track_plane(stage) -> None:
+    st, spec = stage
+    mb = spec.sensor("multibeam")
+    (fan,) = st.GetPrimAtPath(f"{_SENSORS}/multibeam/fieldOfView").GetChildren()
+    points = np.array(UsdGeom.Mesh(fan).GetPointsAttr().Get(), dtype=np.float64)
+    assert np.abs(points[:, 0]).max() < 1e-6  # x = 0: across-track plane of sensor FRD
+    half = math.radians(mb.swath_deg / 2.0)
+    angles = np.arctan2(points[:, 1], points[:, 2])
+    assert angles.min() == pytest.approx(-half, abs=1e-6)
+    assert angles.max() == pytest.approx(half, abs=1e-6)
+    ranges = np.hypot(points[:, 1], points[:, 2])
+    assert ranges.max() == pytest.approx(mb.range_max_m, abs=1e-3)
+    assert UsdGeom.Imageable(fan).GetPurposeAttr().Get() == UsdGeom.Tokens.guide
 
 
 def test_both_fans_are_authored_as_guides_in_sensor_frd(stage) -> None:
     st, spec = stage
-    fov = st.GetPrimAtPath("/World/NED/vehicles/mapper/sensors/side_scan/fieldOfView")
+    fov = st.GetPrimAtPath(f"{_SENSORS}/side_scan/fieldOfView")
     children = {c.GetName(): c for c in fov.GetChildren()}
     footprint = sensor_declarations("side_scan").footprint(spec.sensor("side_scan"))
     assert len(children) == len(footprint.parts) == 4
