@@ -14,16 +14,18 @@ triangle keeps its mesh index in ``tri_id`` for the tie rule and the output.
 
 from __future__ import annotations
 
+import concurrent.futures
 import itertools
 import logging
 import os
 import threading
 import time
 import weakref
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import TypeVar
 
 import numpy as np
 
@@ -46,6 +48,7 @@ __all__ = [
     "cpu_trace_threads",
     "default_device",
     "load_kernels",
+    "map_joined",
     "nearest_hits",
     "run_cpu_batches",
 ]
@@ -193,6 +196,8 @@ def _upload(prep: PreparedInstance, device: str) -> dict:
     return arrays
 
 
+T = TypeVar("T")
+
 #: Rays per batch when a CPU trace is split across threads: small enough that the
 #: threads share out uneven batches (rays over targets cost more), large enough that
 #: a batch's Python-side launch work (array views and one launch per instance, under
@@ -265,6 +270,34 @@ def _launch_rays(
         best_tri[...] = best_tri_dev.numpy()
 
 
+def map_joined(
+    pool: ThreadPoolExecutor,
+    fn: Callable[[T], None],
+    items: Sequence[T],
+    stopping: threading.Event | None = None,
+) -> None:
+    """Runs ``fn(item)`` for every item on ``pool``; no call outlives this one.
+
+    ``pool.map`` leaves the calls already running when the caller's wait is broken
+    (a Ctrl-C's :class:`KeyboardInterrupt`, or an item's error), and the caller's
+    frames then free the memory those calls' Warp kernels write through raw pointers
+    (a segmentation fault). Here, on any exception, the calls not started are
+    cancelled, ``stopping`` (when given) is set so that ``fn`` can decline new work,
+    and the running ones are waited for (one item each) before the exception goes on.
+    """
+    futures = [pool.submit(fn, item) for item in items]
+    try:
+        for future in futures:
+            future.result()
+    except BaseException:
+        if stopping is not None:
+            stopping.set()
+        for future in futures:
+            future.cancel()
+        concurrent.futures.wait(futures)
+        raise
+
+
 def run_cpu_batches(
     launch: Callable[[int, int], None], count: int, batch: int, *, threads: int | None
 ) -> None:
@@ -281,11 +314,13 @@ def run_cpu_batches(
     threads = cpu_trace_threads() if threads is None else threads
     batches = list(itertools.pairwise([*range(0, count, batch), count]))
     skipped: list[tuple[int, int]] = []
+    stopping = threading.Event()
 
     def run(span: tuple[int, int]) -> None:
-        if interrupt_requested():
-            # The command is being stopped (Ctrl-C): take no new batch, so the stage
-            # ends within one batch instead of running the queue out.
+        if stopping.is_set() or interrupt_requested():
+            # The command is being stopped (Ctrl-C), or another batch failed: take no
+            # new batch, so the stage ends within one batch instead of running the
+            # queue out.
             skipped.append(span)
             return
         launch(*span)
@@ -293,9 +328,7 @@ def run_cpu_batches(
     if threads == 1 or len(batches) <= 1:
         run((0, count))
     else:
-        # list() re-raises the first error, and an exception here (KeyboardInterrupt)
-        # cancels the batches not started yet.
-        list(_pool(threads).map(run, batches))
+        map_joined(_pool(threads), run, batches, stopping)
     _warp().synchronize_device("cpu")
     checkpoint()
     if skipped:

@@ -34,6 +34,7 @@ import warp as wp
 
 from leviathan._validation import check_finite, check_integer, check_pair, check_positive
 from leviathan._warp_output import load_modules_quietly
+from leviathan.kernels.backend import map_joined
 from leviathan.learning._device_funcs import rotation_normalised
 from leviathan.learning._terrain import Terrain
 from leviathan.learning._vehicle_kernels import VehicleArrays
@@ -420,7 +421,9 @@ class Sensing:
         if len(chunks) == 1:
             launch(chunks[0])
         else:
-            list(_sonar_pool().map(launch, chunks))
+            # Every chunk is finished before this returns, even on Ctrl-C: the
+            # kernels write ``out`` through a raw pointer.
+            map_joined(_sonar_pool(), launch, chunks)
 
     def _launch_state(self, out: wp.array) -> None:
         self._launch(_observe_state_kernel, self.num_envs, self._beams, self.dvl_range_m, out)

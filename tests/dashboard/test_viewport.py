@@ -237,7 +237,15 @@ def test_viewport_follows_the_world_while_it_plays(page: Any, service: Any) -> N
         return len(seen) >= 5 and len(positions) >= 5
 
     wait_until(moving, "the Viewport to update while the World plays")
-    page.click("#world-panel [data-action=pause]")
+    # The click must reach the service as one POST .../pause answered 200 (which
+    # returns once Play has stopped): a failure here says which part did not happen.
+    with page.expect_response(
+        lambda r: r.request.method == "POST" and r.url.endswith(f"/worlds/{world_id}/pause"),
+        timeout=30_000,
+    ) as paused:
+        page.click("#world-panel [data-action=pause]")
+    assert paused.value.status == 200, paused.value.text()
+    assert paused.value.json()["playing"] is False, paused.value.json()
     status = wait_until(
         lambda: (
             (s := httpx.get(f"{service.url}/worlds/{world_id}/play").json())["playing"] is False

@@ -57,3 +57,47 @@ def test_bad_thread_counts_are_refused(threads: object) -> None:
     scene, o, d = _scene_and_rays()
     with pytest.raises(ValueError, match="threads"):
         nearest_hits(scene, o, d, t_max=60.0, threads=threads)  # type: ignore[arg-type]
+
+
+def test_no_pool_call_outlives_a_broken_wait() -> None:
+    """A failing item (as a Ctrl-C's KeyboardInterrupt breaks the wait) reaches the
+    caller only once every call already running has returned, and the queue is not run
+    out: the caller's frames may free the memory those calls' kernels write. (With
+    ``list(pool.map(...))`` the first item's error comes back while the second still
+    runs.)"""
+    import threading
+    import time
+    from concurrent.futures import ThreadPoolExecutor
+
+    from leviathan.kernels import map_joined
+
+    started: list[int] = []
+    finished: list[int] = []
+    lock = threading.Lock()
+    slow_running = threading.Event()
+    stopping = threading.Event()
+
+    def work(item: int) -> None:
+        if stopping.is_set():
+            return
+        with lock:
+            started.append(item)
+        if item == 0:
+            slow_running.wait(5.0)
+            raise KeyboardInterrupt
+        if item == 1:
+            slow_running.set()
+            time.sleep(0.3)
+        with lock:
+            finished.append(item)
+
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        with pytest.raises(KeyboardInterrupt):
+            map_joined(pool, work, list(range(200)), stopping)
+        with lock:
+            at_raise = (sorted(started), sorted(finished))
+    assert stopping.is_set()
+    assert 1 in at_raise[1], "the slow call was still running when the caller went on"
+    assert at_raise[0] == sorted([0, *at_raise[1]])  # every started call had returned
+    assert len(started) < 200  # the queue was not run out
+    assert (sorted(started), sorted(finished)) == at_raise  # nothing ran afterwards
