@@ -211,15 +211,23 @@ def _correctly_rounded_pow10(x: float) -> float:
 
 def test_the_kernels_pow_is_the_c_librarys_not_numpys_nor_correct_rounding() -> None:
     # Find inputs where libm's pow(10, -x) is not the correctly rounded value: a
-    # kernel computing a correctly rounded pow (or numpy's SIMD power) would differ
-    # from the reference there; the compiled stage must equal math.pow on all of them.
+    # kernel computing a correctly rounded pow (or numpy's SIMD power, where it differs
+    # from libm on this CPU) would differ from the reference there; the compiled stage
+    # must equal math.pow on all of them. libm misrounds near rounding midpoints only
+    # (about 1 input in 1,200 here), so the 60-digit check runs on likely inputs: where
+    # numpy's power differs from libm (its SIMD code on some CPUs), and where libm is
+    # within 0.01 ulp of a midpoint by a wider pow (long double, where it is wider).
     rng = np.random.default_rng(11)
     R = rng.uniform(0.0, 30.0, 400_000)
     x = (5.0 * (2.0 * R)) / 10.0  # the kernel's exponent with alpha = 5 dB/m, as it rounds
     libm = np.array([math.pow(10.0, -v) for v in x.tolist()])
-    candidates = np.nonzero(np.power(10.0, -x) != libm)[0]
-    not_cr = [k for k in candidates.tolist()[:4000] if libm[k] != _correctly_rounded_pow10(-x[k])]
-    numpy_differs = candidates.shape[0]
+    likely = np.power(10.0, -x) != libm
+    if np.finfo(np.longdouble).nmant > np.finfo(np.float64).nmant:
+        wide = np.power(np.longdouble(10.0), -x.astype(np.longdouble))
+        off = np.abs((libm.astype(np.longdouble) - wide) / np.spacing(libm).astype(np.longdouble))
+        likely |= off > 0.49
+    candidates = np.nonzero(likely)[0]
+    not_cr = [k for k in candidates.tolist()[:8000] if libm[k] != _correctly_rounded_pow10(-x[k])]
     n = x.shape[0]
     case = _case(np.random.default_rng(5), n, instances=1)
     case["hit_t"] = R
@@ -232,7 +240,6 @@ def test_the_kernels_pow_is_the_c_librarys_not_numpys_nor_correct_rounding() -> 
     with np.errstate(all="ignore"):
         want_gw = gw0 * libm
     np.testing.assert_array_equal(_bits(got["geometric_weight"]), _bits(want_gw))
-    assert numpy_differs > 1000, "numpy's power should differ from libm somewhere"
     assert len(not_cr) > 0, "no input where libm's pow is not correctly rounded was found"
     cr_gw = gw0[not_cr] * np.array([_correctly_rounded_pow10(-x[k]) for k in not_cr])
     assert (cr_gw != got["geometric_weight"][not_cr]).any()
