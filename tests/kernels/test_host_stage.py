@@ -4,7 +4,8 @@ Three layers: each expression of :mod:`leviathan.kernels.physics` over ten milli
 seeded inputs chosen to reach every branch and IEEE corner (subnormals, ±0, NaN,
 ±inf, overflow of ``R⁴``, ``cos θ = 0``, the status and medium branches); the
 kernel's ``pow`` shown to be the C library's (``math.pow``'s) on inputs where that
-differs from the correctly rounded value and from numpy's; and whole pings of random
+differs from the correctly rounded value (and from numpy's, on CPUs where numpy's
+SIMD power differs from libm); and whole pings of random
 scenes through :func:`leviathan.sonar._physics.compiled_samples` against
 :func:`integrated_samples` + :func:`sample_terms`, every sample field compared.
 Comparisons are on the float64 bit patterns (``view(np.uint64)``); a NaN equals any
