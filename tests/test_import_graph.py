@@ -259,13 +259,15 @@ def test_no_import_cycles_among_the_package_modules(graph: dict[str, set[str]]) 
     assert not unexpected, "import cycles:\n" + "\n".join(describe(graph, c) for c in unexpected)
 
 
-@pytest.mark.parametrize("excepted", EXCEPTED_CYCLES, ids=lambda e: e.name)
-def test_every_excepted_cycle_still_exists(
-    graph: dict[str, set[str]], excepted: ExceptedCycle
-) -> None:
-    assert any(excepted.covers(c) for c in strongly_connected(graph)), (
-        f"the excepted import cycle {excepted.name!r} is gone ({excepted.why}); "
+def test_every_excepted_cycle_still_exists(graph: dict[str, set[str]]) -> None:
+    # One test over the list (empty now), not one per entry: an empty parameter set
+    # would show as a skip in every run.
+    cycles = strongly_connected(graph)
+    gone = [e for e in EXCEPTED_CYCLES if not any(e.covers(c) for c in cycles)]
+    assert not gone, "\n".join(
+        f"the excepted import cycle {e.name!r} is gone ({e.why}); "
         "remove it from EXCEPTED_CYCLES in tests/test_import_graph.py"
+        for e in gone
     )
 
 
