@@ -639,7 +639,12 @@ def _encode_array(a: np.ndarray, out: list[bytes], *, path: str) -> None:
 
 
 def _needs_canonicalizing(data: np.ndarray) -> bool:
-    """Whether a float/complex array holds a NaN or a negative zero."""
+    """Whether a float/complex array holds a NaN other than the quiet NaN, or a negative zero.
+
+    An array whose NaNs all have the one canonical bit pattern already is canonical
+    (a sonar frame's empty cells, written so by its kernels): it is hashed from its
+    own buffer, without a canonical copy.
+    """
     if data.dtype.kind == "f" and data.size <= _SMALL_ARRAY:
         # Python floats keep the sign of zero and NaN; cheaper than numpy on a few elements.
         return any(
@@ -652,10 +657,17 @@ def _needs_canonicalizing(data: np.ndarray) -> bool:
         itemsize = flat.dtype.itemsize
         bits = flat.view(np.dtype(f"u{itemsize}").newbyteorder(flat.dtype.byteorder))
         negative_zero = 1 << (8 * itemsize - 1)
+        quiet = _QUIET_NAN_BITS_BY_ITEMSIZE[itemsize]
         # Block by block, so the boolean temporaries stay in cache on large arrays.
         for start in range(0, flat.size, _CHECK_BLOCK):
             stop = start + _CHECK_BLOCK
-            if np.isnan(flat[start:stop]).any() or (bits[start:stop] == negative_zero).any():
+            block = bits[start:stop]
+            if (block == negative_zero).any():
+                return True
+            # Every element with the quiet pattern is a NaN: the NaNs are all quiet
+            # exactly when the two counts agree (no gather of the NaNs needed).
+            nans = np.count_nonzero(np.isnan(flat[start:stop]))
+            if nans and nans != np.count_nonzero(block == quiet):
                 return True
     return False
 

@@ -167,17 +167,23 @@ def detect_bottom(
     first = np.full(n, -1, dtype=np.int64)
     last = np.full(n, -1, dtype=np.int64)
     flag = np.zeros(n, dtype=np.uint8)
+    # Steps 1-2 on whole columns, comparisons only: NaN bins never win (they become
+    # -inf), and argmax gives the first bin holding the largest value, which is the
+    # peak when it is > 0 (a scan keeping the first strictly larger value from 0.0).
+    nan = np.isnan(a)
+    missing_in = nan.any(axis=0)
+    if m_count:
+        filled = np.where(nan, -np.inf, a)
+        peak_bins = np.argmax(filled, axis=0)
+        peaks = filled[peak_bins, np.arange(n)]
+    else:
+        peak_bins = np.zeros(n, dtype=np.int64)
+        peaks = np.full(n, -np.inf)
+    peak_list, bin_list, missing_list = peaks.tolist(), peak_bins.tolist(), missing_in.tolist()
     for k in range(n):
-        col = a[:, k].tolist()
-        best, m_star, missing = 0.0, -1, False
-        for m in range(m_count):
-            v = col[m]
-            if v != v:
-                missing = True
-            elif v > best:
-                best, m_star = v, m
-        if m_star < 0:
-            flag[k] = DETECTION_FLAGS["MISSING_RETURN" if missing else "NO_BOTTOM"]
+        best, m_star = peak_list[k], bin_list[k]
+        if not best > 0.0:
+            flag[k] = DETECTION_FLAGS["MISSING_RETURN" if missing_list[k] else "NO_BOTTOM"]
             continue
         out_peak[k] = best
         out_bin[k] = m_star
@@ -185,22 +191,26 @@ def detect_bottom(
             flag[k] = DETECTION_FLAGS["BELOW_THRESHOLD"]
             continue
         floor = best * floor_factor
+        # The bins the window may take, as Python floats, indexed by bin.
+        reach = max(0, max_half_window_bins)
+        start = max(0, m_star - reach)
+        near = a[start : min(m_count, m_star + reach + 1), k].tolist()
         lo = m_star
         while lo - 1 >= 0 and m_star - (lo - 1) <= max_half_window_bins:
-            v = col[lo - 1]
+            v = near[lo - 1 - start]
             if not (v == v and v >= floor):
                 break
             lo -= 1
         hi = m_star
         while hi + 1 < m_count and (hi + 1) - m_star <= max_half_window_bins:
-            v = col[hi + 1]
+            v = near[hi + 1 - start]
             if not (v == v and v >= floor):
                 break
             hi += 1
         num, den = 0.0, 0.0
         for m in range(lo, hi + 1):
-            num = num + centres[m] * col[m]
-            den = den + col[m]
+            num = num + centres[m] * near[m - start]
+            den = den + near[m - start]
         out_range[k] = num / den
         first[k], last[k] = lo, hi
         flag[k] = DETECTION_FLAGS["DETECTED"]

@@ -24,6 +24,7 @@ reference_draws                  :func:`leviathan.random.uniform`, ``exponential
 reference_uniform                :func:`leviathan.random.uniform` (one draw, from the spec)
 reference_canonical_channel      ``leviathan.sensors._sample._canonical_channel``
 reference_fan_grid               :func:`leviathan.sonar.display.fan_raster`
+reference_detect_bottom          :func:`leviathan.reference_cpu.multibeam.detect_bottom`
 ===============================  ========================================================
 """
 
@@ -602,3 +603,68 @@ def reference_fan_grid(
     fan[inside] = level_db[rbin[inside], bidx[inside]]
     extent = (-0.5 * width_px * scale, 0.5 * width_px * scale, 0.0, height * scale)
     return fan, inside, extent
+
+
+def reference_detect_bottom(
+    beam_return: np.ndarray,
+    bin_centre_m: np.ndarray,
+    *,
+    threshold_db: float,
+    window_db: float,
+    max_half_window_bins: int,
+) -> tuple[np.ndarray, ...]:
+    """The multibeam bottom detector as first written: one scalar scan per beam.
+
+    Returns ``(range_m, peak_return, peak_bin, window_first_bin, window_last_bin,
+    flag)`` as :class:`leviathan.reference_cpu.multibeam.Detections` holds them.
+    """
+    from leviathan.reference_cpu.multibeam import DETECTION_FLAGS
+
+    a = np.asarray(beam_return, dtype=np.float64)
+    m_count, n = a.shape
+    centres = [float(x) for x in np.asarray(bin_centre_m, dtype=np.float64).tolist()]
+    floor_factor = math.pow(10.0, -window_db / 10.0)
+    out_range = np.full(n, np.nan)
+    out_peak = np.full(n, np.nan)
+    out_bin = np.full(n, -1, dtype=np.int64)
+    first = np.full(n, -1, dtype=np.int64)
+    last = np.full(n, -1, dtype=np.int64)
+    flag = np.zeros(n, dtype=np.uint8)
+    for k in range(n):
+        col = a[:, k].tolist()
+        best, m_star, missing = 0.0, -1, False
+        for m in range(m_count):
+            v = col[m]
+            if v != v:
+                missing = True
+            elif v > best:
+                best, m_star = v, m
+        if m_star < 0:
+            flag[k] = DETECTION_FLAGS["MISSING_RETURN" if missing else "NO_BOTTOM"]
+            continue
+        out_peak[k] = best
+        out_bin[k] = m_star
+        if 10.0 * math.log10(best) < threshold_db:
+            flag[k] = DETECTION_FLAGS["BELOW_THRESHOLD"]
+            continue
+        floor = best * floor_factor
+        lo = m_star
+        while lo - 1 >= 0 and m_star - (lo - 1) <= max_half_window_bins:
+            v = col[lo - 1]
+            if not (v == v and v >= floor):
+                break
+            lo -= 1
+        hi = m_star
+        while hi + 1 < m_count and (hi + 1) - m_star <= max_half_window_bins:
+            v = col[hi + 1]
+            if not (v == v and v >= floor):
+                break
+            hi += 1
+        num, den = 0.0, 0.0
+        for m in range(lo, hi + 1):
+            num = num + centres[m] * col[m]
+            den = den + col[m]
+        out_range[k] = num / den
+        first[k], last[k] = lo, hi
+        flag[k] = DETECTION_FLAGS["DETECTED"]
+    return out_range, out_peak, out_bin, first, last, flag

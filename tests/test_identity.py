@@ -21,6 +21,7 @@ import pydantic
 import pytest
 from reference_impls import reference_canonical_encode
 
+from leviathan import identity
 from leviathan._frozen import freeze
 from leviathan.identity import (
     CONTENT_DOMAIN,
@@ -475,6 +476,34 @@ def test_a_large_array_is_canonicalised_wherever_its_special_value_sits(
     clean = canonicalize_floats(values)
     assert content_hash(values) == content_hash(clean)
     assert canonical_encode(values) == CONTENT_DOMAIN + reference_canonical_encode(values)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.float16, np.complex128])
+@pytest.mark.parametrize("odd_bits", ["signalling", "payload", "negative"])
+def test_one_odd_nan_among_canonical_ones_is_canonicalised(dtype: Any, odd_bits: str) -> None:
+    # Arrays whose NaNs are all the quiet NaN are hashed from their own buffer; one NaN
+    # of another bit pattern (a later block, beside thousands of quiet ones) still
+    # makes the encoding canonicalise the copy.
+    values = np.linspace(1.0, 2.0, 5 * (1 << 15)).astype(dtype)
+    values[::3] = np.nan
+    part = values.view(np.float64 if dtype == np.complex128 else dtype)
+    size = part.dtype.itemsize
+    bits = part.view(f"<u{size}")
+    quiet = {2: 0x7E00, 4: 0x7FC00000, 8: QUIET_NAN_BITS}[size]
+    odd = {
+        "signalling": quiet ^ (1 << (8 * size - 13 if size == 8 else 8 * size - 10)) | 1,
+        "payload": quiet | 5,
+        "negative": quiet | (1 << (8 * size - 1)),
+    }[odd_bits]
+    assert np.isnan(np.array([odd], dtype=f"<u{size}").view(part.dtype))[0]
+    assert not identity._needs_canonicalizing(values)  # quiet NaNs only: no copy needed
+    bits[4 * (1 << 15) + 7] = odd
+    assert identity._needs_canonicalizing(values)
+    clean = canonicalize_floats(values)
+    assert np.count_nonzero(clean.view(f"<u{size}") == odd) == 0
+    assert canonical_encode(values) == canonical_encode(clean)
+    if dtype != np.complex128:  # the reference encoder has no complex arrays
+        assert canonical_encode(values) == CONTENT_DOMAIN + reference_canonical_encode(values)
 
 
 def test_float16_and_complex_arrays_with_negative_zero_hash_like_positive_zero() -> None:
