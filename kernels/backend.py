@@ -39,6 +39,8 @@ from leviathan._raycast_stages import (
 )
 from leviathan._warp_output import init_warp, quiet_warp
 
+T = TypeVar("T")  # an item of map_joined
+
 __all__ = [
     "CPU_BATCH_RAYS",
     "CompileReport",
@@ -195,8 +197,6 @@ def _upload(prep: PreparedInstance, device: str) -> dict:
         _uploads.setdefault(prep, {})[device] = arrays
     return arrays
 
-
-T = TypeVar("T")
 
 #: Rays per batch when a CPU trace is split across threads: small enough that the
 #: threads share out uneven batches (rays over targets cost more), large enough that
