@@ -31,6 +31,15 @@ traffic of Chromium's own (updates, safe browsing) that would leave the machine.
 LOCAL_HOSTS = frozenset({"127.0.0.1", "localhost", "::1", "[::1]"})
 _LOCAL_SCHEMES = frozenset({"data", "blob", "about"})
 
+NOT_LOCAL = re.compile(
+    r"^(?!(?:https?|wss?)://(?:127\.0\.0\.1|localhost|\[::1\])(?::\d+)?(?:[/?#]|$))"
+)
+"""The URLs the page's route intercepts: every one that is not loopback. Playwright
+matches a route's pattern in the browser, so loopback requests never wait for the
+test's thread (a sync-API route handler runs only while the test calls Playwright;
+under ``page.route("**/*")`` a request issued while the test sleeps or polls the API
+stalls until its next Playwright call)."""
+
 
 # Deleting a World the panels are reading can make their reads in flight 404 (each panel
 # shows it in its own section); Chromium logs each such response as a console error, so
@@ -113,11 +122,12 @@ class PageWatch:
         )
 
     def attach(self, page: Any) -> None:
-        """Watches ``page``: listeners for console and page errors, a route for every request."""
+        """Watches ``page``: listeners for console and page errors, a route for every
+        request that would leave loopback (:data:`NOT_LOCAL`)."""
         page.on("console", self.on_console)
         page.on("pageerror", self.on_page_error)
         page.on("websocket", self.on_websocket)
-        page.route("**/*", self.on_route)
+        page.route(NOT_LOCAL, self.on_route)
 
 
 def open_dashboard(page: Any, base_url: str, *, token: str | None = None) -> None:

@@ -144,3 +144,30 @@ def test_a_controller_built_from_the_catalogue_fields_is_accepted(client: httpx.
                 setup["controller"] = partial
                 refused = client.post("/worlds", json={"vehicles": [setup], "step_s": "0.1"})
                 assert refused.status_code == 422, (controller["kind"], field["name"])
+
+
+@pytest.mark.browser
+def test_the_page_watch_stops_foreign_requests_and_never_holds_a_local_one(
+    page: Any, service: Any, watch: Any
+) -> None:
+    import time
+
+    from browser_helpers import open_dashboard
+
+    open_dashboard(page, service.url)
+    watch.allow(r"net::ERR_FAILED")  # the aborted foreign fetch, logged by Chromium
+    # A loopback fetch started just before this thread sleeps is answered during the
+    # sleep: no route handler of the test's sees it.
+    page.evaluate(
+        "window.localDone = null; const t0 = performance.now();"
+        " fetch('/health').then(() => { window.localDone = performance.now() - t0; });"
+    )
+    time.sleep(1.5)
+    done_ms = page.evaluate("window.localDone")
+    assert done_ms is not None and done_ms < 1000, done_ms
+    outcome = page.evaluate(
+        "fetch('http://example.invalid/x').then(() => 'answered', (e) => 'refused: ' + e.name)"
+    )
+    assert outcome == "refused: TypeError"
+    assert watch.foreign_requests == ["http://example.invalid/x"]
+    watch.foreign_requests.clear()  # seen and refused, as it should be

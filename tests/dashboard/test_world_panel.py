@@ -215,6 +215,56 @@ def test_reset_returns_to_tick_0_with_the_starting_hash(page: Any, service: Any)
     assert drawn["y"][1] - drawn["y"][0] < 1.0
 
 
+# Holds the page's track requests back (in the page's own fetch) so that the refresh a
+# step starts is still between reading the World and asking for its track when Reset
+# is clicked: the order CI once met by chance.
+_SLOW_TRACK_FETCH = """
+(() => {
+  const fetchNow = window.fetch.bind(window);
+  window.fetch = async (input, init) => {
+    const url = typeof input === "string" ? input : input.url;
+    if (url.includes("/track")) await new Promise((r) => setTimeout(r, 1500));
+    return fetchNow(input, init);
+  };
+})();
+"""
+
+
+def test_reset_during_a_refresh_asks_for_no_tick_the_reset_removed(page: Any, service: Any) -> None:
+    page.add_init_script(_SLOW_TRACK_FETCH)
+    events: list[str] = []  # requests and answers, in the order the page saw them
+    page.on("request", lambda r: events.append(f"{r.method} {r.url}"))
+    page.on("response", lambda r: events.append(f"{r.status} {r.request.method} {r.url}"))
+    open_dashboard(page, service.url)
+    world_id = _create_in_panel(page)
+    with _api(service) as api:
+        start_hash = api.get(f"/worlds/{world_id}/snapshot").json()["content_hash"]
+    page.click("[data-action=step]")
+    # The tick shows from the live push, before the step's refresh has its track.
+    page.wait_for_function(f"document.querySelector('{TICK}').textContent === '20'")
+    page.click("[data-action=reset]")
+
+    def track_answered_after_reset() -> bool:
+        page.wait_for_timeout(50)  # lets the page's events reach this thread
+        posts = (i for i, e in enumerate(events) if e.startswith("POST") and "/reset" in e)
+        reset = next(posts, None)
+        return reset is not None and any(
+            "/track" in e and not e.startswith("GET") for e in events[reset:]
+        )
+
+    wait_until(track_answered_after_reset, "a track answer after the Reset")
+    wait_until(
+        lambda: page.evaluate("window.leviathanTest.trackPointCount('auv')") == 1,
+        "the plot back to the World's one tick",
+    )
+    failed = [e for e in events if e[:1] in "45"]
+    assert failed == []
+    assert page.locator(ERROR).is_hidden()
+    page.wait_for_function(f"document.querySelector('{HASH}').textContent === '{start_hash}'")
+    with _api(service) as api:
+        assert api.get(f"/worlds/{world_id}/snapshot").json()["tick"] == 0
+
+
 def test_export_usd_downloads_a_stage_usd_core_opens(
     page: Any, service: Any, tmp_path: Path
 ) -> None:

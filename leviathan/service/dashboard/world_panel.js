@@ -93,6 +93,8 @@ class WorldPanel {
     this.socket = null;
     this.refreshing = null;
     this.refreshAgain = false;
+    this.actions = Promise.resolve(); // the World actions, one after another
+    this.actionsPending = 0;
     this.build();
   }
 
@@ -259,7 +261,7 @@ class WorldPanel {
   /** Runs an action; any failure is shown in the panel in plain words. */
   async guard(action) {
     try {
-      await action();
+      await this.exclusive(action);
       this.clearError();
     } catch (err) {
       this.showError(err);
@@ -403,24 +405,48 @@ class WorldPanel {
     }
   }
 
+  /**
+   * Runs one action at a time, each after the refresh in flight has ended; a refresh
+   * the live push asks for meanwhile waits for the action's own. Otherwise a refresh
+   * that read the World before a Reset would ask it for track ticks it no longer has.
+   */
+  exclusive(action) {
+    this.actionsPending += 1;
+    const run = this.actions.then(async () => {
+      if (this.refreshing) await this.refreshing.catch(() => {});
+      return action();
+    });
+    this.actions = run.catch(() => {}).finally(() => {
+      this.actionsPending -= 1;
+      if (this.actionsPending === 0 && this.refreshAgain && !this.refreshing) this.scheduleRefresh();
+    });
+    return run;
+  }
+
   /** Refreshes after an action; a failure is the action's (shown by guard). */
   async settle() {
-    await this.scheduleRefresh({ report: false });
+    await this.scheduleRefresh({ report: false, action: true });
   }
 
   /**
    * One refresh at a time (two at once could read the World on either side of a
    * step or reset and ask for track ticks it no longer has); a request arriving
-   * meanwhile runs once more afterwards. report: show a failure here, or throw it.
+   * meanwhile runs once more afterwards. While an action is queued, a running loop ends
+   * after its pass and the live push's requests wait for the action's own refresh (see
+   * exclusive). report: show a failure here, or throw it.
    */
-  scheduleRefresh({ report = true } = {}) {
+  scheduleRefresh({ report = true, action = false } = {}) {
+    if (!this.refreshing && this.actionsPending > 0 && !action) {
+      this.refreshAgain = true;
+      return Promise.resolve();
+    }
     if (!this.refreshing) {
       this.refreshing = (async () => {
         try {
           do {
             this.refreshAgain = false;
             await this.refresh();
-          } while (this.refreshAgain && this.worldId !== null);
+          } while (this.refreshAgain && this.worldId !== null && this.actionsPending === 0);
         } finally {
           this.refreshing = null;
         }
