@@ -26,13 +26,22 @@ driver whose per-task work does not grow with N; it is an estimate, not a
 measurement. The load average before and after is reported: on a machine other
 processes share, the Ray runs slow each other down and the speedup says so.
 Figures are printed, never asserted.
+
+The peer for the speedup is the same sweep split into ``workers`` contiguous shares
+run by as many plain Python processes side by side (the serial executor, no Ray):
+what this machine gives independent runs at once. Cores that share caches, memory
+bandwidth or a host (a VM's vCPUs) slow each run down, and that ceiling is no
+scheduler's; Ray's speedup is quoted against it as well as against serial.
 """
 
 from __future__ import annotations
 
+import json
 import math
 import os
 import statistics
+import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -99,6 +108,40 @@ def _timed_sweep(doc: dict, out: Path, executor: Any) -> tuple[float, dict[str, 
     if summary.failed:
         raise RuntimeError(f"bench sweep: {summary.failed} runs failed: {summary.failures[:1]}")
     return wall, {r["key"]: r for r in read_index(out)}
+
+
+def share_main(document: str, out: str) -> None:
+    """One plain process's share of the sweep (``python -c``, from :func:`_plain_processes`)."""
+    from leviathan.sweep._executors import SerialExecutor
+
+    _timed_sweep(json.loads(document), Path(out), SerialExecutor())
+
+
+def _plain_processes(doc: dict, runs: int, workers: int, root: Path) -> tuple[float, dict]:
+    """The sweep in ``workers`` contiguous shares, one plain process each, side by side."""
+    code = "import sys; from leviathan.sweep._bench import share_main; share_main(*sys.argv[1:])"
+    bounds = [round(i * runs / workers) for i in range(workers + 1)]
+    procs = []
+    start = time.perf_counter()
+    try:
+        for i in range(workers):
+            share = json.loads(json.dumps(doc))
+            share["axes"][0]["range"] = {"start": bounds[i], "stop": bounds[i + 1] - 1, "step": 1}
+            out = root / f"plain-{i}"
+            argv = [sys.executable, "-c", code, json.dumps(share), str(out)]
+            procs.append((subprocess.Popen(argv), out))
+        for proc, _ in procs:
+            if proc.wait() != 0:
+                raise RuntimeError(f"bench sweep: a plain process exited {proc.returncode}")
+        wall = time.perf_counter() - start
+    finally:
+        for proc, _ in procs:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+    from leviathan.sweep._index import read_index
+
+    return wall, {r["key"]: r for _, out in procs for r in read_index(out)}
 
 
 def _calibrate(target_s: float, scratch: Path) -> tuple[int, float, float]:
@@ -182,6 +225,7 @@ def bench_sweep(
         ticks, a, b = _calibrate(run_seconds, root)
         doc = _document(runs, ticks)
         serial_wall, serial = _timed_sweep(doc, root / "serial", "serial")
+        plain_wall, plain = _plain_processes(doc, runs, workers, root)
         ray = _import_ray()
         owned = not ray.is_initialized()  # else: the connection this process holds is used
         start = time.perf_counter()
@@ -201,9 +245,12 @@ def bench_sweep(
         finally:
             if owned:
                 ray.shutdown()
-    identical = {k: r["run_hash"] for k, r in serial.items()} == {
-        k: r["run_hash"] for k, r in on_ray.items()
-    }
+    hashes = {k: r["run_hash"] for k, r in serial.items()}
+    identical = (
+        hashes
+        == {k: r["run_hash"] for k, r in on_ray.items()}
+        == {k: r["run_hash"] for k, r in plain.items()}
+    )
     serial_runs = [r["seconds"] for r in serial.values()]
     ray_runs = [r["seconds"] for r in on_ray.values()]
     c_serial = statistics.fmean(serial_runs)
@@ -235,7 +282,13 @@ def bench_sweep(
             "wall_s": ray_wall,
             "run_median_s": statistics.median(ray_runs),
         },
+        "plain_processes": {
+            "wall_s": plain_wall,
+            "run_median_s": statistics.median(r["seconds"] for r in plain.values()),
+            "speedup": serial_wall / plain_wall,
+        },
         "speedup": serial_wall / ray_wall,
+        "ray_vs_plain": plain_wall / ray_wall,
         "identical_run_hashes": identical,
         "overhead": {**overhead, "in_sweep_ms_per_run": 1e3 * in_sweep},
         "projection": projection,
@@ -249,6 +302,7 @@ def format_sweep_bench(result: dict[str, Any]) -> str:
     """The bench result as a few lines and a projection table."""
     r = result
     o = r["overhead"]
+    p = r["plain_processes"]
     lines = [
         f"sweep bench: {r['runs']} canonical runs of {r['simulated_s_per_run']:g} s simulated "
         f"(IMU + DVL, HDF5 + MCAP), {r['cpu_count']} CPUs on this machine, load average "
@@ -258,8 +312,12 @@ def format_sweep_bench(result: dict[str, Any]) -> str:
         f"  ray, {r['workers']} workers:    {r['ray']['wall_s']:8.2f} s wall, run median "
         f"{r['ray']['run_median_s']:.3f} s (cluster start and worker warm-up "
         f"{r['ray']['cluster_start_s']:.1f} s, not included)",
-        f"  speedup:           {r['speedup']:8.2f}x  (goal >= 1.8x on 2 cores); run hashes "
-        f"{'identical' if r['identical_run_hashes'] else 'DIFFER'}",
+        f"  {r['workers']} plain processes: {p['wall_s']:8.2f} s wall, run median "
+        f"{p['run_median_s']:.3f} s (serial executor, no Ray: this machine's ceiling), "
+        f"{p['speedup']:.2f}x serial",
+        f"  speedup:           {r['speedup']:8.2f}x  (goal >= 1.8x on 2 cores); "
+        f"{100 * r['ray_vs_plain']:.0f}% of the plain processes' speed; run hashes "
+        f"{'identical' if r['identical_run_hashes'] else 'DIFFER'} (serial, plain, ray)",
         f"  ray overhead:      empty task round trip {o['round_trip_ms']:.2f} ms (median of 200); "
         f"driver {o['driver_ms_per_task']:.2f} ms/task (2,000 in flight); in the sweep "
         f"{o['in_sweep_ms_per_run']:.1f} ms/run (goal <= 20 ms)",

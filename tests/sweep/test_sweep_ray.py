@@ -242,9 +242,12 @@ def test_bench_runs_both_executors_and_reports_identical_hashes(cluster, tmp_pat
     result = bench_sweep(runs=4, run_seconds=0.05, workers=WORKERS, cores=(8,), scratch=tmp_path)
     assert result["identical_run_hashes"] is True
     assert result["serial"]["wall_s"] > 0 and result["ray"]["wall_s"] > 0
+    assert result["plain_processes"]["wall_s"] > 0
+    assert result["ray_vs_plain"] == result["plain_processes"]["wall_s"] / result["ray"]["wall_s"]
     assert [p["cores"] for p in result["projection"]] == [8, 8]
     text = format_sweep_bench(result)
-    assert "run hashes identical" in text and "speedup" in text
+    assert "run hashes identical (serial, plain, ray)" in text and "speedup" in text
+    assert f"{WORKERS} plain processes:" in text
     assert list(tmp_path.iterdir()) == []
 
 
