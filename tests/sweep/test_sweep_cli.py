@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from leviathan.cli import main
-from leviathan.sweep import RUNS_FOLDER, read_index
+from leviathan.sweep import RUNS_FOLDER, load_sweep, plan_sweep, read_index
 from tests.sweep.sweep_cases import sweep
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -162,3 +162,22 @@ def test_ray_executor_without_ray_says_how_to_install_it(tmp_path: Path) -> None
     assert done.stderr.strip().splitlines()[-1] == (
         "error: the ray executor needs Ray: pip install -e .[cluster] (or use --executor serial)"
     )
+
+
+def test_the_shipped_example_plans_27_runs_and_its_first_runs_without_a_warning(
+    tmp_path: Path,
+) -> None:
+    example = ROOT / "examples" / "survey_sweep.toml"
+    out = tmp_path / "out"
+    command = [sys.executable, "-m", "leviathan", "sweep", "run", str(example)]
+    done = subprocess.run(
+        [*command, "--out", str(out), "--limit", "1", "--quiet"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "warning" not in (done.stdout + done.stderr).lower(), done.stderr
+    (record,) = read_index(out)  # --limit 1: the first run only
+    assert record["status"] == "done"
+    assert len(plan_sweep(load_sweep(example)).runs) == 27
