@@ -89,6 +89,11 @@ class FrozenMapping(Mapping):
     def __iter__(self) -> Iterator[Any]:
         return iter(self._items)
 
+    def stored_values(self) -> Iterator[Any]:
+        """The values as stored, for a traversal that only reads them (sizes, types):
+        no fresh array header per value, as ``values()`` through ``__getitem__`` makes."""
+        return iter(self._items.values())
+
     def __len__(self) -> int:
         return len(self._items)
 

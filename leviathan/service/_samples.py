@@ -30,9 +30,15 @@ from typing import Any
 
 import numpy as np
 
+from leviathan._frozen import FrozenMapping
+
 __all__ = ["SampleStore", "sample_nbytes"]
 
 _MAX_DEPTH = 64
+
+
+_LEAVES = frozenset({str, int, float, bool, type(None)})
+_SEQUENCES = frozenset({list, tuple})
 
 
 def sample_nbytes(record: Any) -> int:
@@ -41,11 +47,22 @@ def sample_nbytes(record: Any) -> int:
     pending: list[tuple[Any, int]] = [(record, 0)]
     while pending:
         value, depth = pending.pop()
-        if isinstance(value, np.ndarray):
+        kind = type(value)
+        # Exact types first (the leaves and containers a record is made of), then
+        # the general checks for subclasses and other containers.
+        if kind in _LEAVES:
+            continue
+        if kind is np.ndarray:
+            total += int(value.nbytes)
+        elif kind is FrozenMapping and depth < _MAX_DEPTH:
+            pending.extend((item, depth + 1) for item in value.stored_values())
+        elif kind in _SEQUENCES and depth < _MAX_DEPTH:
+            pending.extend((item, depth + 1) for item in value)
+        elif isinstance(value, np.ndarray):
             total += int(value.nbytes)
         elif isinstance(value, bytes | bytearray | memoryview):
             total += len(value)
-        elif depth >= _MAX_DEPTH or isinstance(value, str | int | float | type(None)):
+        elif depth >= _MAX_DEPTH or isinstance(value, str | int | float):
             continue
         elif isinstance(value, Mapping):
             pending.extend((item, depth + 1) for item in value.values())

@@ -79,6 +79,27 @@ def test_sample_bytes_count_every_array_and_byte_string() -> None:
     assert sample_nbytes(_Sample("x", {"a": np.zeros(3), "n": [np.ones(2, np.int32)]})) == 32
 
 
+def test_sample_bytes_see_through_frozen_records_and_array_subclasses() -> None:
+    from leviathan._frozen import freeze
+
+    class Tagged(np.ndarray):
+        pass
+
+    metadata = freeze(
+        {
+            "pose": (np.zeros(3), [1.0, "two", None, True]),
+            "deep": {"deeper": {"a": np.zeros((2, 2), np.float32)}},
+            "raw": b"\x01\x02",
+        }
+    )
+    record = {"meta": metadata, "tagged": np.zeros(5).view(Tagged), "ids": {1, 2}}
+    assert sample_nbytes(record) == 3 * 8 + 4 * 4 + 2 + 5 * 8
+    nested: object = np.zeros(1)
+    for _ in range(100):  # deeper than the walk goes: what lies past it is not counted
+        nested = (nested,)
+    assert sample_nbytes(nested) == 0
+
+
 def _peak_rss_bytes(pid: int) -> int:
     status = Path(f"/proc/{pid}/status").read_text()
     return int(re.search(r"VmHWM:\s+(\d+) kB", status).group(1)) * 1024
