@@ -17,7 +17,6 @@ from __future__ import annotations
 import concurrent.futures
 import itertools
 import logging
-import os
 import threading
 import time
 import weakref
@@ -29,6 +28,7 @@ from typing import TypeVar
 
 import numpy as np
 
+from leviathan._cores import usable_cores
 from leviathan._interrupt import checkpoint, interrupt_requested
 from leviathan._raycast_stages import (
     PreparedInstance,
@@ -211,10 +211,7 @@ _pools: dict[int, ThreadPoolExecutor] = {}
 
 def cpu_trace_threads() -> int:
     """Host threads a CPU trace uses by default: the CPU cores this process may run on."""
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except AttributeError:  # not Linux
-        return max(1, os.cpu_count() or 1)
+    return usable_cores()
 
 
 def _pool(threads: int) -> ThreadPoolExecutor:

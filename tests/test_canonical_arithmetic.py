@@ -213,6 +213,7 @@ EXCLUDED_MODULES = {
     "leviathan/cli/_scenario.py": _CLI,
     "leviathan/cli/_serve.py": _CLI,
     "leviathan/cli/_sonar_image.py": _CLI,
+    "leviathan/_cores.py": "the count of usable CPU cores, no arithmetic",
     "leviathan/_interrupt.py": "signal handling and temporary-file bookkeeping, no arithmetic",
     "leviathan/_startup.py": "the command line's start-up signal handler, no arithmetic",
     "leviathan/_warp_output.py": "filters Warp's console messages, no arithmetic",

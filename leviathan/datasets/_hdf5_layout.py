@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import functools
 import math
-import os
 import zlib
 from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
@@ -19,6 +18,7 @@ from typing import Any
 import h5py
 import numpy as np
 
+from leviathan._cores import usable_cores
 from leviathan.datasets import typed_json
 from leviathan.datasets._errors import DatasetError
 from leviathan.sensors import ChannelDoc
@@ -175,11 +175,7 @@ def _write_chunks(dataset: h5py.Dataset, stored: np.ndarray, chunk_rows: int) ->
 
 @functools.lru_cache(maxsize=1)
 def _compress_pool() -> ThreadPoolExecutor:
-    try:
-        cores = len(os.sched_getaffinity(0))
-    except AttributeError:  # not Linux
-        cores = os.cpu_count() or 1
-    return ThreadPoolExecutor(max_workers=max(1, cores), thread_name_prefix="leviathan-hdf5")
+    return ThreadPoolExecutor(max_workers=usable_cores(), thread_name_prefix="leviathan-hdf5")
 
 
 def _read_array(dataset: h5py.Dataset) -> np.ndarray:

@@ -25,13 +25,13 @@ from __future__ import annotations
 import functools
 import itertools
 import math
-import os
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import numpy as np
 import warp as wp
 
+from leviathan._cores import usable_cores
 from leviathan._validation import check_finite, check_integer, check_pair, check_positive
 from leviathan._warp_output import load_modules_quietly
 from leviathan.kernels.backend import map_joined
@@ -185,21 +185,14 @@ def _observe_sonar_kernel(
 # --------------------------------------------------------------------------- host classes
 
 
-def _cpu_cores() -> int:
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except AttributeError:  # not Linux
-        return max(1, os.cpu_count() or 1)
-
-
 @functools.lru_cache(maxsize=1)
 def _sonar_pool() -> ThreadPoolExecutor:
-    return ThreadPoolExecutor(max_workers=_cpu_cores(), thread_name_prefix="leviathan-sonar")
+    return ThreadPoolExecutor(max_workers=usable_cores(), thread_name_prefix="leviathan-sonar")
 
 
 def _env_chunks(num_envs: int) -> list[tuple[int, int]]:
     """``[first, end)`` env ranges: four per core (for balance), at least 16 envs each."""
-    count = max(1, min(4 * _cpu_cores(), num_envs // 16))
+    count = max(1, min(4 * usable_cores(), num_envs // 16))
     bounds = [num_envs * k // count for k in range(count + 1)]
     return [(a, b) for a, b in itertools.pairwise(bounds) if b > a]
 
