@@ -1,14 +1,16 @@
 """The dataset bench behind ``leviathan bench dataset``: figures to print, never assertions.
 
 It steps the survey demo's World (:func:`leviathan.demo.build_demo_world`) until
-its survey sonar has made ``frames`` pings, writes those capture groups twice,
-with the HDF5 writer's current layout (format version 2: sonar truth sparse
-over occupied cells and used top-K slots) and with version 1 (every channel
-dense, the peer, same groups, same run), and reports for each the file size,
-the bytes per sonar frame and the write time, their ratios, the projection to
-the demo's 101 pings, and whether version 2 read back with ``verify=True``
-gives every content hash written. The occupied share of the frames' cells and
-of their top-K slots is reported too: what the sparse layout cannot drop.
+its survey sonar has made ``frames`` pings, writes those capture groups three
+times, with the HDF5 writer's current layout (format version 3: sonar truth
+sparse over occupied cells and used top-K slots, few-valued channels as codes
+into a table), with version 2 (sparse, no codes) and with version 1 (every
+channel dense, the peer; same groups, same run), and reports for each the file
+size, the bytes per sonar frame and the write time, their ratios, the projection
+to the demo's 101 pings, and whether the current layout read back with
+``verify=True`` gives every content hash written. The occupied share of the
+frames' cells and of their top-K slots is reported too: what the sparse layout
+cannot drop.
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ DEMO_PINGS = 101
 
 
 def bench_dataset(*, frames: int = 5, seabed_triangles: int = 100_000) -> dict[str, Any]:
-    """Sizes and write times of the same capture groups in HDF5 versions 2 and 1."""
+    """Sizes and write times of the same capture groups in HDF5 versions 3, 2 and 1."""
     from leviathan.datasets import read_hdf5
     from leviathan.datasets.hdf5 import Hdf5Writer
     from leviathan.demo import build_demo_world
@@ -46,7 +48,7 @@ def bench_dataset(*, frames: int = 5, seabed_triangles: int = 100_000) -> dict[s
             sonar_frames += [s for s in group.samples.values() if isinstance(s, SonarFrame)]
     result: dict[str, Any] = {"frames": len(sonar_frames), "capture_groups": len(groups)}
     with tempfile.TemporaryDirectory(prefix="leviathan-bench-dataset-") as folder:
-        for version in (2, 1):
+        for version in (3, 2, 1):
             path = Path(folder) / f"v{version}.h5"
             times = []
             with Hdf5Writer(path, vehicles=vehicles, manifest={}, format_version=version) as w:
@@ -62,14 +64,14 @@ def bench_dataset(*, frames: int = 5, seabed_triangles: int = 100_000) -> dict[s
                 "demo_projection_bytes": size / len(sonar_frames) * DEMO_PINGS,
                 "write_median_s_per_sonar_group": statistics.median(times),
             }
-            if version == 2:
-                back = [g.content_hash for g in read_hdf5(path, verify=True).groups()]
-                result["v2"]["verified_identical"] = back == [g.content_hash for g in groups]
-    result["size_ratio_v2_to_v1"] = result["v2"]["bytes"] / result["v1"]["bytes"]
-    result["write_ratio_v2_to_v1"] = (
-        result["v2"]["write_median_s_per_sonar_group"]
-        / result["v1"]["write_median_s_per_sonar_group"]
-    )
+            back = [g.content_hash for g in read_hdf5(path, verify=True).groups()]
+            result[f"v{version}"]["verified_identical"] = back == [g.content_hash for g in groups]
+    for current, peer in (("v3", "v1"), ("v2", "v1"), ("v3", "v2")):
+        result[f"size_ratio_{current}_to_{peer}"] = result[current]["bytes"] / result[peer]["bytes"]
+        result[f"write_ratio_{current}_to_{peer}"] = (
+            result[current]["write_median_s_per_sonar_group"]
+            / result[peer]["write_median_s_per_sonar_group"]
+        )
     counts = [np.asarray(f["sample_count"]) for f in sonar_frames]
     top_k = sonar_frames[0]["topk_range_m"].shape[-1]
     result["occupied_cell_share"] = float(np.mean([np.mean(c > 0) for c in counts]))
@@ -86,16 +88,25 @@ def format_dataset_bench(result: dict[str, Any]) -> str:
         "capture groups) of the demo World, written twice in one run",
         f"  {'layout':<22} {'MB/frame':>9} {'demo MB':>8} {'write s/frame':>13}",
     ]
-    for version, name in (("v2", "v2 sparse (current)"), ("v1", "v1 dense (peer)")):
+    layouts = (
+        ("v3", "v3 sparse + codes (now)"),
+        ("v2", "v2 sparse"),
+        ("v1", "v1 dense (peer)"),
+    )
+    for version, name in layouts:
         r = result[version]
         lines.append(
             f"  {name:<22} {r['bytes_per_frame'] / 1e6:>9.2f} "
             f"{r['demo_projection_bytes'] / 1e6:>8.0f} {r['write_median_s_per_sonar_group']:>13.3f}"
         )
+    for current, peer in (("v3", "v1"), ("v3", "v2")):
+        lines.append(
+            f"  {current} / {peer}: size x{result[f'size_ratio_{current}_to_{peer}']:.3f}, "
+            f"write time x{result[f'write_ratio_{current}_to_{peer}']:.2f}"
+        )
+    verified = all(result[v]["verified_identical"] for v, _ in layouts)
     lines.append(
-        f"  v2 / v1: size x{result['size_ratio_v2_to_v1']:.3f}, write time "
-        f"x{result['write_ratio_v2_to_v1']:.2f}; v2 read back with verify: "
-        f"{'identical' if result['v2']['verified_identical'] else 'DIFFERENT'}"
+        f"  every layout read back with verify: {'identical' if verified else 'DIFFERENT'}"
     )
     lines.append(
         f"  occupied cells {result['occupied_cell_share']:.1%}; used top-K slots of occupied "

@@ -58,14 +58,15 @@ def test_bench_sonar_table_names_each_tracer(capsys: pytest.CaptureFixture[str])
     assert "identical arrays: True" in out and "BVH build of " in out
 
 
-def test_bench_dataset_reports_both_layouts(capsys: pytest.CaptureFixture[str]) -> None:
+def test_bench_dataset_reports_every_layout(capsys: pytest.CaptureFixture[str]) -> None:
     args = ["bench", "dataset", "--frames", "2", "--triangles", "2000", "--json"]
     assert main(args) == 0
     result = json.loads(capsys.readouterr().out)
     assert result["frames"] == 2
-    assert result["v2"]["verified_identical"] is True
-    assert 0 < result["v2"]["bytes"] < result["v1"]["bytes"]
-    assert result["size_ratio_v2_to_v1"] == result["v2"]["bytes"] / result["v1"]["bytes"]
+    assert all(result[v]["verified_identical"] is True for v in ("v3", "v2", "v1"))
+    assert 0 < result["v3"]["bytes"] < result["v2"]["bytes"] < result["v1"]["bytes"]
+    assert result["size_ratio_v3_to_v1"] == result["v3"]["bytes"] / result["v1"]["bytes"]
+    assert result["size_ratio_v3_to_v2"] == result["v3"]["bytes"] / result["v2"]["bytes"]
     assert 0.0 < result["occupied_cell_share"] <= 1.0
 
 

@@ -26,15 +26,18 @@ from leviathan.sensors import ChannelDoc
 FORMAT_NAME = "leviathan.dataset.hdf5"
 """The root attribute ``format`` of every file the HDF5 dataset writer makes."""
 
-FORMAT_VERSION = 2
+FORMAT_VERSION = 3
 """The root attribute ``format_version`` of the files written now.
 
 Version 2 stores the channels of a sample with cells sparsely (see
-:mod:`leviathan.datasets._hdf5_sparse`); version 1 stored every channel dense.
+:mod:`leviathan.datasets._hdf5_sparse`); version 3 also stores values with few
+distinct bit patterns as codes into a table of them; version 1 stored every
+channel dense.
 """
 
-READABLE_FORMAT_VERSIONS = (1, 2)
-"""The format versions the reader accepts (a version-1 file has no sparse channels)."""
+READABLE_FORMAT_VERSIONS = (1, 2, 3)
+"""The format versions the reader accepts (a version-1 file has no sparse channels, a
+version-2 file no coded ones)."""
 
 TIER = "canonical"
 """The root attribute ``tier``: this file holds the records themselves, losslessly."""
@@ -113,9 +116,17 @@ def _stored_form(a: np.ndarray) -> np.ndarray:
 
 
 def _write_array(
-    group: h5py.Group, name: str, value: Any, *, doc: ChannelDoc | None = None
+    group: h5py.Group,
+    name: str,
+    value: Any,
+    *,
+    doc: ChannelDoc | None = None,
+    dtype_attr: str | None = None,
 ) -> h5py.Dataset:
     """One dataset holding ``value`` exactly, with its ``dtype`` (and ``doc``) attributes.
+
+    ``dtype_attr`` replaces the ``dtype`` attribute where the dataset holds another
+    form of the channel (a coded channel's codes: the attribute names the channel's).
 
     An array of at least :data:`COMPRESS_MIN_BYTES` is chunked by whole rows and
     stored with HDF5's shuffle and deflate (level 1) filters; its chunks are
@@ -138,7 +149,8 @@ def _write_array(
         _write_chunks(dataset, stored, chunks[0])
     else:
         dataset = group.create_dataset(name, data=stored, track_times=False)
-    _set_attrs(dataset, {"dtype": a.dtype.str, **({} if doc is None else doc._asdict())})
+    dtype = a.dtype.str if dtype_attr is None else dtype_attr
+    _set_attrs(dataset, {"dtype": dtype, **({} if doc is None else doc._asdict())})
     return dataset
 
 

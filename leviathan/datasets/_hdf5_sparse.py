@@ -1,4 +1,4 @@
-"""Channels over cells stored sparse in the HDF5 dataset (format version 2).
+"""Channels over cells stored sparse in the HDF5 dataset (format versions 2 and 3).
 
 A sample with a 2-D integer ``sample_count`` channel (an imaging-sonar frame)
 has cells; about half of a survey fan's cells hold no sample, and their
@@ -10,6 +10,11 @@ return) as the rule alone. Every form is rebuilt at write time by the reader's
 own function and kept only if the result equals the channel byte for byte;
 anything else is stored dense. The reader rebuilds the dense arrays before the
 records are built, so ``verify`` re-hashes exactly what was written.
+
+Version 3 adds coded forms: stored values with few distinct bit patterns (the
+top-K elevations are values of the frame's own elevation table; instance and
+object ids are a handful) are kept as ``uint8``/``uint16`` codes into a table of
+those patterns, held in the dataset's ``table`` attribute.
 """
 
 from __future__ import annotations
@@ -40,8 +45,20 @@ SPARSE_CELLS = "sparse_cells"
 SPARSE_SLOTS = "sparse_slots"
 SLOT0 = "slot0"
 QUOTIENT = "quotient"
-STORAGES = (SPARSE_CELLS, SPARSE_SLOTS, SLOT0, QUOTIENT)
+CODED_CELLS = "coded_cells"
+CODED_SLOTS = "coded_slots"
+STORAGES = (SPARSE_CELLS, SPARSE_SLOTS, SLOT0, QUOTIENT, CODED_CELLS, CODED_SLOTS)
 """The ``storage`` attribute of a channel stored sparsely (see :func:`_sparse_channel`)."""
+
+CODE_TABLE_MAX = 4096
+"""Most distinct values a coded channel's table holds: a float64 table is then at most
+32 KiB, within what an HDF5 attribute holds."""
+
+_CODE_PROBE = 8192
+"""Values looked at first: a channel with more than ``CODE_TABLE_MAX / 2`` distinct
+patterns among them is not coded (nor sorted whole)."""
+
+_UNCODED = {CODED_CELLS: SPARSE_CELLS, CODED_SLOTS: SPARSE_SLOTS}
 
 
 # --------------------------------------------------------------------------- sparse cells
@@ -96,6 +113,47 @@ def _filled(fill: np.ndarray, cells: _Cells) -> np.ndarray:
     return dense
 
 
+def _coded(values: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """``(codes, table)`` with ``table[codes]`` equal to ``values`` bit for bit, or None
+    where coding does not pay: more than :data:`CODE_TABLE_MAX` distinct patterns, or
+    codes and table together no smaller than the values."""
+    width = values.dtype.itemsize
+    if values.size == 0 or width < 2 or values.dtype.kind not in "iuf":
+        return None
+    bits = np.ascontiguousarray(values).reshape(-1).view(f"<u{width}")
+    if np.unique(bits[:_CODE_PROBE]).shape[0] > CODE_TABLE_MAX // 2:
+        return None
+    patterns, codes = np.unique(bits, return_inverse=True)
+    if patterns.shape[0] > CODE_TABLE_MAX:
+        return None
+    code_dtype = np.dtype(np.uint8 if patterns.shape[0] <= 256 else np.uint16)
+    if code_dtype.itemsize * values.size + patterns.nbytes >= values.nbytes:
+        return None
+    table = np.ascontiguousarray(patterns).view(values.dtype)
+    return codes.astype(code_dtype).reshape(values.shape), table
+
+
+def _decoded(
+    codes: np.ndarray, table: np.ndarray | None, fill: np.ndarray, where: str
+) -> np.ndarray:
+    """The values ``table[codes]`` of a coded channel, or a DatasetError saying what is off."""
+    if table is None or table.ndim != 1 or table.dtype != fill.dtype:
+        raise DatasetError(
+            f"{where}: a coded channel needs a 1-D 'table' of {fill.dtype} values; the file "
+            "is damaged"
+        )
+    if codes.dtype.kind != "u":
+        raise DatasetError(
+            f"{where}: codes are {codes.dtype}, expected unsigned integers; the file is damaged"
+        )
+    if codes.size and int(codes.max()) >= table.shape[0]:
+        raise DatasetError(
+            f"{where}: codes of {codes.dtype} up to {int(codes.max()) if codes.size else 0} do "
+            f"not index its {table.shape[0]}-value table; the file is damaged"
+        )
+    return table[codes]
+
+
 def _derived_values(
     storage: str,
     source: Mapping[str, str],
@@ -125,10 +183,16 @@ def _dense_channel(
     *,
     source: Mapping[str, str] | None = None,
     channels: Mapping[str, np.ndarray] | None = None,
+    table: np.ndarray | None = None,
 ) -> np.ndarray:
     """The dense channel stored as ``storage`` (see :func:`_sparse_channel`)."""
     trailing = fill.shape
     dense = _filled(fill, cells)
+    if storage in _UNCODED:
+        if values is None:
+            raise DatasetError(f"{where}: storage {storage!r} needs stored codes")
+        values = _decoded(values, table, fill, where)
+        storage = _UNCODED[storage]
     if storage in (SLOT0, QUOTIENT):
         if source is None or channels is None:
             raise DatasetError(f"{where}: storage {storage!r} needs its source channels")
@@ -209,7 +273,9 @@ def _sparse_channel(
     channels: Mapping[str, np.ndarray],
     cells: _Cells,
     derivable: Mapping[str, np.ndarray] | None = None,
-) -> tuple[str, np.ndarray, np.ndarray | None, dict[str, str]] | None:
+    *,
+    coded: bool = False,
+) -> tuple[str, np.ndarray, np.ndarray | None, dict[str, str], np.ndarray | None] | None:
     """How a channel over cells is stored, or None where it is stored dense.
 
     A channel of shape ``cells + T`` whose empty cells all hold one bit
@@ -221,11 +287,13 @@ def _sparse_channel(
     * ``slot0``: nothing: its values are slot 0 of channel ``source`` (the
       primary contributor is the first of the top K);
     * ``quotient`` (used slots): nothing: channel ``numerator`` divided by the
-      cell's ``denominator``, NaN where that is not > 0 (the energy fraction).
+      cell's ``denominator``, NaN where that is not > 0 (the energy fraction);
+    * ``coded_cells`` / ``coded_slots`` (with ``coded``, format version 3): the
+      values of ``sparse_cells`` / ``sparse_slots`` as codes into ``table``.
 
     ``derivable`` are the channels a derived form may be computed from (none:
     no derived form). Returns ``(storage, fill, values or None, source
-    attributes)``. Each form
+    attributes, table or None)``. Each form
     is rebuilt here by :func:`_dense_channel`, the reader's own function, and
     taken only if the rebuilt array equals ``a`` byte for byte.
     """
@@ -241,24 +309,34 @@ def _sparse_channel(
     where = f"channel {name!r}"
 
     def exact(
-        storage: str, values: np.ndarray | None, source: dict[str, str] | None = None
+        storage: str,
+        values: np.ndarray | None,
+        source: dict[str, str] | None = None,
+        table: np.ndarray | None = None,
     ) -> bool:
         rebuilt = _dense_channel(
-            storage, fill, values, cells, where, source=source, channels=channels
+            storage, fill, values, cells, where, source=source, channels=channels, table=table
         )
         return np.array_equal(_bytes_of(rebuilt), original)
+
+    def stored(plain: str, values: np.ndarray) -> tuple:
+        codes = _coded(values) if coded else None
+        code_form = CODED_CELLS if plain == SPARSE_CELLS else CODED_SLOTS
+        if codes is not None and exact(code_form, codes[0], table=codes[1]):
+            return code_form, fill, codes[0], {}, codes[1]
+        return plain, fill, values, {}, None
 
     derive = bool(derivable) and cells.occupied_count > 0
     for storage, source in _candidates(name, a, derivable, cells) if derive else ():
         if exact(storage, None, source):
-            return storage, fill, None, source
+            return storage, fill, None, source, None
     values = np.ascontiguousarray(flat[cells.mask])
     if len(trailing) == 1 and trailing[0] > 1:
         slots = np.ascontiguousarray(values[cells.used_slots(trailing[0])])
         if exact(SPARSE_SLOTS, slots):
-            return SPARSE_SLOTS, fill, slots, {}
+            return stored(SPARSE_SLOTS, slots)
     if exact(SPARSE_CELLS, values):
-        return SPARSE_CELLS, fill, values, {}
+        return stored(SPARSE_CELLS, values)
     return None
 
 
@@ -268,8 +346,10 @@ def _write_channels(
     docs: Mapping[str, ChannelDoc],
     *,
     sparse: bool,
+    coded: bool = False,
 ) -> None:
-    """A sample's channels, over its cells sparse where :func:`_sparse_channel` allows."""
+    """A sample's channels, over its cells sparse where :func:`_sparse_channel` allows
+    (and, with ``coded``, as codes into a table of their values where that pays)."""
     arrays = {name: np.asarray(value) for name, value in channels.items()}
     occupied = _occupied_cells(arrays) if sparse else None
     cells = None if occupied is None else _Cells(np.asarray(arrays[CELL_COUNT_CHANNEL]))
@@ -285,7 +365,7 @@ def _write_channels(
             derivable = None
             if name not in sources:
                 derivable = {n: v for n, v in arrays.items() if n != name and n not in derived}
-            form = _sparse_channel(name, a, arrays, cells, derivable)
+            form = _sparse_channel(name, a, arrays, cells, derivable, coded=coded)
             forms[name] = form
             if form is not None and form[0] in (SLOT0, QUOTIENT):
                 derived.add(name)
@@ -295,9 +375,11 @@ def _write_channels(
         if form is None:
             _write_array(group, name, a, doc=docs[name])
             continue
-        storage, fill, values, source = form
+        storage, fill, values, source, table = form
         stored = np.zeros(0, dtype=a.dtype) if values is None else values
-        dataset = _write_array(group, name, stored, doc=docs[name])
+        # A coded channel's dataset holds its codes; its dtype attribute names the channel's.
+        dtype_attr = None if table is None else a.dtype.str
+        dataset = _write_array(group, name, stored, doc=docs[name], dtype_attr=dtype_attr)
         _set_attrs(
             dataset,
             {
@@ -307,6 +389,9 @@ def _write_channels(
                 **{f"source_{key}": value for key, value in source.items()},
             },
         )
+        if table is not None:
+            # In the channel's dtype, little-endian, as the fill is written.
+            dataset.attrs.create("table", table.astype(table.dtype.newbyteorder("<")))
 
 
 def _read_channels(group: h5py.Group) -> dict[str, np.ndarray]:
@@ -333,7 +418,8 @@ def _read_channels(group: h5py.Group) -> dict[str, np.ndarray]:
         dataset = stored[name]
         where = dataset.name
         storage = _attr(dataset, "storage", str)
-        values = _read_array(dataset)
+        # A coded channel's dataset holds its codes; its dtype attribute is the channel's.
+        values = dataset[...] if storage in _UNCODED else _read_array(dataset)
         shape = tuple(json.loads(_attr(dataset, "shape", str)))
         fill_hex = _attr(dataset, "fill", str)
         try:
@@ -343,15 +429,15 @@ def _read_channels(group: h5py.Group) -> dict[str, np.ndarray]:
                 f"{where}: attribute 'fill' is not hex ({fill_hex[:40]!r})"
             ) from None
         trailing = shape[2:]
-        if shape[:2] != cells.shape or len(fill_bytes) != values.dtype.itemsize * math.prod(
-            trailing
-        ):
+        table = _read_table(dataset) if storage in _UNCODED else None
+        dtype = values.dtype if table is None else table.dtype
+        if shape[:2] != cells.shape or len(fill_bytes) != dtype.itemsize * math.prod(trailing):
             raise DatasetError(
                 f"{where}: shape {shape} and a {len(fill_bytes)}-byte fill do not fit the "
-                f"{cells.shape} cells of {values.dtype} values; the file is damaged"
+                f"{cells.shape} cells of {dtype} values; the file is damaged"
             )
-        little = values.dtype.newbyteorder("<")
-        fill = np.frombuffer(fill_bytes, dtype=little).astype(values.dtype).reshape(trailing)
+        little = dtype.newbyteorder("<")
+        fill = np.frombuffer(fill_bytes, dtype=little).astype(dtype).reshape(trailing)
         source = {
             key[len("source_") :]: _attr(dataset, key, str)
             for key in dataset.attrs
@@ -365,5 +451,23 @@ def _read_channels(group: h5py.Group) -> dict[str, np.ndarray]:
             where,
             source=source,
             channels={n: v for n, v in channels.items() if n != name},
+            table=table,
         )
     return {name: channels[name] for name in datasets}
+
+
+def _read_table(dataset: h5py.Dataset) -> np.ndarray:
+    """A coded channel's ``table`` attribute, in the machine's byte order."""
+    table = dataset.attrs.get("table")
+    if not isinstance(table, np.ndarray) or table.ndim != 1 or table.dtype.kind not in "iuf":
+        raise DatasetError(
+            f"{dataset.name}: a coded channel needs a 1-D numeric 'table' attribute, got "
+            f"{type(table).__name__}; the file is damaged"
+        )
+    dtype = np.dtype(_attr(dataset, "dtype", str))
+    if table.dtype.newbyteorder("<") != dtype.newbyteorder("<"):
+        raise DatasetError(
+            f"{dataset.name}: a table of {table.dtype} values for a channel of {dtype}; the "
+            "file is damaged"
+        )
+    return table.astype(dtype)

@@ -28,7 +28,8 @@ Layout (format ``leviathan.dataset.hdf5``, version 2; version 1 is read too)::
                                        time_ns, tick, content_hash, metadata (typed JSON),
                                        backend and device (sonar frames)
         channels/<name>                every channel, exact dtype and shape; version 2: over
-                                       cells sparse (leviathan.datasets._hdf5_sparse)
+                                       cells sparse (leviathan.datasets._hdf5_sparse), 3:
+                                       few-valued ones also as codes into a table
         metadata_arrays/<name>         arrays the metadata references ({"$array": name})
         display/<name>                 display products (not part of the content hash);
                                        attr display (typed JSON of the display mapping)
@@ -122,9 +123,9 @@ class Hdf5Writer(_ClosesOnExit):
             only their sensors' samples and tracks are accepted.
         manifest: The run's manifest, plain JSON data (stored at the root; :meth:`close`
             may replace it).
-        format_version: :data:`FORMAT_VERSION` (channels over cells stored sparse), or 1
-            for the older layout with every channel dense, which readers of version 1
-            read too.
+        format_version: :data:`FORMAT_VERSION` (channels over cells sparse, few-valued
+            ones as codes into a table), 2 (sparse, no codes) or 1 (every channel
+            dense): what readers of that version read.
 
     Raises:
         DatasetError: A wrong suffix, a vehicle name that cannot be a group name, a
@@ -146,6 +147,7 @@ class Hdf5Writer(_ClosesOnExit):
 
         self._format_version = _checked_version(format_version)
         self._sparse = format_version >= 2
+        self._coded = format_version >= 3
 
         target = Path(path)
         if target.suffix.lower() not in SUFFIXES:
@@ -408,7 +410,7 @@ class Hdf5Writer(_ClosesOnExit):
         _set_attrs(g, attrs)
         channels = g.create_group("channels", track_order=True)
         docs = {name: sample_channel_doc(kind, name) for name in sample.channels}
-        _write_channels(channels, sample.channels, docs, sparse=self._sparse)
+        _write_channels(channels, sample.channels, docs, sparse=self._sparse, coded=self._coded)
         display = g.create_group("display", track_order=True)
         _set_attrs(
             display, {"display": typed_json.encode(sample.display, _metadata_store(g, "display"))}

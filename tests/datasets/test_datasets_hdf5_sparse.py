@@ -1,4 +1,5 @@
-"""Sparse truth on disk (format version 2): exact round trip, old files read, damage caught."""
+"""Sparse truth on disk (format versions 2 and 3): exact round trip, old files read, damage
+caught."""
 
 from __future__ import annotations
 
@@ -13,6 +14,8 @@ from test_datasets_hdf5 import HALF, Recorded, _sample_path, _vehicles
 
 from leviathan.datasets import DatasetError, DatasetIntegrityError
 from leviathan.datasets._hdf5_sparse import (
+    CODED_CELLS,
+    CODED_SLOTS,
     QUOTIENT,
     SLOT0,
     SPARSE_CELLS,
@@ -63,10 +66,29 @@ def _assert_same_bytes(a: np.ndarray, b: np.ndarray, where: str) -> None:
 # --------------------------------------------------------------------------- the file
 
 
-def test_files_are_written_in_version_2(recorded: Recorded) -> None:
-    assert FORMAT_VERSION == 2 and READABLE_FORMAT_VERSIONS == (1, 2)
+def test_files_are_written_in_version_3(recorded: Recorded) -> None:
+    assert FORMAT_VERSION == 3 and READABLE_FORMAT_VERSIONS == (1, 2, 3)
     with h5py.File(recorded.path, "r") as f:
-        assert f.attrs["format_version"] == 2
+        assert f.attrs["format_version"] == 3
+
+
+def test_top_k_elevations_are_codes_into_the_frames_own_elevation_table(
+    recorded: Recorded,
+) -> None:
+    frames = [g.samples["survey/sonar"] for g in recorded.groups if "survey/sonar" in g.samples]
+    with h5py.File(recorded.path, "r") as f:
+        for path, frame in zip(_sonar_paths(recorded), frames, strict=True):
+            stored = f[path]["channels"]["topk_elevation_rad"]
+            assert stored.attrs["storage"] == CODED_SLOTS
+            assert stored.dtype == np.uint8  # the 4 elevations of the test sonar
+            table = stored.attrs["table"]
+            counts = frame["sample_count"]
+            used = np.arange(4)[None, None, :] < np.minimum(counts, 4)[..., None]
+            values = frame["topk_elevation_rad"][used]
+            assert table.dtype == np.dtype("<f8") and len(table) == len(set(table.tolist()))
+            assert set(table.tolist()) == set(values.tolist())
+            assert set(table.tolist()) <= set(np.asarray(frame.metadata["elevation_rad"]).tolist())
+            assert stored.shape == (int(used.sum()),)
 
 
 def test_sonar_truth_is_stored_sparse_and_derived(recorded: Recorded) -> None:
@@ -75,8 +97,9 @@ def test_sonar_truth_is_stored_sparse_and_derived(recorded: Recorded) -> None:
             channels = f[path]["channels"]
             storage = {n: d.attrs.get("storage", "dense") for n, d in channels.items()}
             assert storage["sample_count"] == "dense"  # it gives the cells
-            assert storage["topk_range_m"] == SPARSE_SLOTS
-            assert storage["primary_hit_point_world"] == SPARSE_CELLS
+            # The small test sonar's frames repeat ranges: coded where that is smaller.
+            assert storage["topk_range_m"] in (SPARSE_SLOTS, CODED_SLOTS)
+            assert storage["primary_hit_point_world"] in (SPARSE_CELLS, CODED_CELLS)
             assert storage["primary_range_m"] == SLOT0
             assert channels["primary_range_m"].attrs["source_source"] == "topk_range_m"
             assert channels["primary_range_m"].shape == (0,)
@@ -131,9 +154,9 @@ def test_a_version_1_file_is_still_read_with_every_hash(
 def test_an_unknown_format_version_is_refused_by_the_writer(
     recorded: Recorded, tmp_path: Path
 ) -> None:
-    with pytest.raises(DatasetError, match=r"format_version: expected one of \(1, 2\), got 3"):
+    with pytest.raises(DatasetError, match=r"format_version: expected one of \(1, 2, 3\), got 4"):
         Hdf5Writer(
-            tmp_path / "x.h5", vehicles=_vehicles(recorded.world), manifest={}, format_version=3
+            tmp_path / "x.h5", vehicles=_vehicles(recorded.world), manifest={}, format_version=4
         )
     assert list(tmp_path.iterdir()) == []
 
@@ -158,7 +181,13 @@ def test_verify_detects_a_tampered_sparse_value(recorded: Recorded, tmp_path: Pa
     copy = _copy(recorded, tmp_path)
     path, (r, b) = _first_occupied(recorded)
     with h5py.File(copy, "r+") as f:
-        f[path]["channels"]["topk_range_m"][0] = 123.25  # the first used slot
+        stored = f[path]["channels"]["topk_range_m"]
+        if stored.attrs["storage"] == CODED_SLOTS:  # the first used slot's table entry
+            table = stored.attrs["table"].copy()
+            table[stored[0]] = 123.25
+            stored.attrs["table"] = table
+        else:
+            stored[0] = 123.25  # the first used slot
     with pytest.raises(DatasetIntegrityError, match="survey/sonar") as caught:
         list(read_hdf5(copy).groups())
     assert caught.value.where == "/" + path
@@ -185,8 +214,9 @@ def test_a_sparse_channel_of_the_wrong_length_is_a_dataset_error(
     with h5py.File(copy, "r+") as f:
         channels = f[path]["channels"]
         attrs = dict(channels["primary_hit_point_world"].attrs)
+        dtype = channels["primary_hit_point_world"].dtype  # the values', or their codes'
         del channels["primary_hit_point_world"]
-        channels.create_dataset("primary_hit_point_world", data=np.zeros((3, 3)))
+        channels.create_dataset("primary_hit_point_world", data=np.zeros((3, 3), dtype))
         for key, value in attrs.items():
             channels["primary_hit_point_world"].attrs[key] = value
     with pytest.raises(
@@ -240,10 +270,13 @@ def _channels(seed: int, *, shape: tuple[int, int] = (64, 40), k: int = 4) -> di
     }
 
 
-def _round_trip(channels: dict, tmp_path: Path, *, sparse: bool = True) -> tuple[dict, dict]:
+def _round_trip(
+    channels: dict, tmp_path: Path, *, sparse: bool = True, coded: bool = False
+) -> tuple[dict, dict]:
     docs = {name: sample_channel_doc("imaging_sonar", name) for name in channels}
     with h5py.File(tmp_path / "c.h5", "w", track_order=True) as f:
-        _write_channels(f.create_group("c", track_order=True), channels, docs, sparse=sparse)
+        group = f.create_group("c", track_order=True)
+        _write_channels(group, channels, docs, sparse=sparse, coded=coded)
     with h5py.File(tmp_path / "c.h5", "r") as f:
         storage = {n: d.attrs.get("storage", "dense") for n, d in f["c"].items()}
         return _read_channels(f["c"]), storage
@@ -267,6 +300,98 @@ def test_random_cells_round_trip_byte_for_byte(seed: int, tmp_path: Path) -> Non
         "topk_triangle": SPARSE_SLOTS,
         "topk_energy_fraction": QUOTIENT,
     }
+
+
+def _with_few_valued(channels: dict, seed: int, *, distinct: int = 1695) -> dict:
+    """Adds top-K elevations drawn from a table of ``distinct`` angles (one an odd NaN,
+    one -0.0) and top-K instances among three ids, as a survey frame holds them."""
+    rng = np.random.default_rng(seed)
+    counts = channels["sample_count"]
+    k = channels["topk_range_m"].shape[2]
+    used = np.arange(k)[None, None, :] < counts[..., None]
+    table = np.linspace(-0.35, 0.35, distinct)
+    table[7], table[8] = ODD_NAN, -0.0
+    elevation = np.where(used, table[rng.integers(0, distinct, used.shape)], np.nan)
+    instance = np.where(used, rng.integers(0, 3, used.shape), -1).astype(np.int64)
+    return {**channels, "topk_elevation_rad": elevation, "topk_instance": instance}
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_few_valued_channels_round_trip_as_codes_byte_for_byte(seed: int, tmp_path: Path) -> None:
+    channels = _with_few_valued(_channels(seed, shape=(96, 64)), seed)
+    back, storage = _round_trip(channels, tmp_path, coded=True)
+    for name, array in channels.items():
+        _assert_same_bytes(back[name], array, name)
+    assert storage["topk_elevation_rad"] == CODED_SLOTS
+    assert storage["topk_instance"] == CODED_SLOTS
+    assert storage["validity"] == CODED_CELLS  # 8 flag values of a uint16
+    # Many-valued channels are not coded: codes and table would not be smaller.
+    for name in ("topk_range_m", "topk_triangle", "primary_hit_point_world", "linear_return"):
+        assert storage[name] in (SPARSE_SLOTS, SPARSE_CELLS), name
+    with h5py.File(tmp_path / "c.h5", "r") as f:
+        assert f["c"]["topk_elevation_rad"].dtype == np.uint16
+        assert f["c"]["topk_instance"].dtype == np.uint8
+        assert f["c"]["topk_instance"].attrs["table"].tolist() == [0, 1, 2]
+        odd = f["c"]["topk_elevation_rad"].attrs["table"].view(np.uint64)
+        assert 0xFFF8_0000_0000_1234 in odd.tolist()
+
+
+def test_more_values_than_a_table_holds_are_not_coded(tmp_path: Path) -> None:
+    channels = _with_few_valued(_channels(20, shape=(128, 96)), 20, distinct=6000)
+    back, storage = _round_trip(channels, tmp_path, coded=True)
+    assert storage["topk_elevation_rad"] == SPARSE_SLOTS
+    _assert_same_bytes(back["topk_elevation_rad"], channels["topk_elevation_rad"], "elevation")
+
+
+def test_version_2_writes_no_codes(tmp_path: Path) -> None:
+    channels = _with_few_valued(_channels(21), 21)
+    back, storage = _round_trip(channels, tmp_path, coded=False)
+    assert not {CODED_CELLS, CODED_SLOTS} & set(storage.values())
+    for name, array in channels.items():
+        _assert_same_bytes(back[name], array, name)
+
+
+@pytest.mark.parametrize(
+    ("damage", "message"),
+    [
+        ("no_table", "needs a 1-D numeric 'table' attribute"),
+        ("float_codes", "codes are float64, expected unsigned integers"),
+        ("short_table", r"codes of uint16 up to \d+ do not index its 10-value table"),
+        ("table_dtype", r"a table of float32 values for a channel of float64"),
+    ],
+)
+def test_damaged_codes_are_a_dataset_error(damage: str, message: str, tmp_path: Path) -> None:
+    channels = _with_few_valued(_channels(22), 22)
+    _round_trip(channels, tmp_path, coded=True)
+    with h5py.File(tmp_path / "c.h5", "r+") as f:
+        stored = f["c"]["topk_elevation_rad"]
+        table = stored.attrs["table"]
+        if damage == "no_table":
+            del stored.attrs["table"]
+        elif damage == "float_codes":
+            attrs = dict(stored.attrs)
+            codes = stored[...].astype(np.float64)
+            del f["c"]["topk_elevation_rad"]
+            f["c"].create_dataset("topk_elevation_rad", data=codes)
+            f["c"]["topk_elevation_rad"].attrs.update(attrs)
+        elif damage == "short_table":
+            stored.attrs["table"] = table[:10]
+        else:
+            stored.attrs["table"] = table.astype("<f4")
+    with h5py.File(tmp_path / "c.h5", "r") as f, pytest.raises(DatasetError, match=message):
+        _read_channels(f["c"])
+
+
+def test_verify_detects_a_tampered_code_table(recorded: Recorded, tmp_path: Path) -> None:
+    copy = _copy(recorded, tmp_path)
+    path, _ = _first_occupied(recorded)
+    with h5py.File(copy, "r+") as f:
+        stored = f[path]["channels"]["topk_elevation_rad"]
+        table = stored.attrs["table"].copy()
+        table[0] = np.nextafter(table[0], np.inf)
+        stored.attrs["table"] = table
+    with pytest.raises(DatasetIntegrityError, match="survey/sonar"):
+        list(read_hdf5(copy).groups())
 
 
 def test_an_odd_nan_in_one_slot_keeps_its_bits(tmp_path: Path) -> None:
