@@ -146,8 +146,7 @@ class Hdf5Writer(_ClosesOnExit):
         from leviathan.specs import VehicleSpec
 
         self._format_version = _checked_version(format_version)
-        self._sparse = format_version >= 2
-        self._coded = format_version >= 3
+        self._sparse, self._coded = format_version >= 2, format_version >= 3
 
         target = Path(path)
         if target.suffix.lower() not in SUFFIXES:
