@@ -54,8 +54,8 @@ CODE_TABLE_MAX = 4096
 """Most distinct values a coded channel's table holds: a float64 table is then at most
 32 KiB, within what an HDF5 attribute holds."""
 
-_CODE_PROBE = 8192
-"""Values looked at first: a channel with more than ``CODE_TABLE_MAX / 2`` distinct
+_CODE_PROBE = 2 * CODE_TABLE_MAX
+"""Values looked at first: a channel with more than :data:`CODE_TABLE_MAX` distinct
 patterns among them is not coded (nor sorted whole)."""
 
 _UNCODED = {CODED_CELLS: SPARSE_CELLS, CODED_SLOTS: SPARSE_SLOTS}
@@ -121,7 +121,7 @@ def _coded(values: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
     if values.size == 0 or width < 2 or values.dtype.kind not in "iuf":
         return None
     bits = np.ascontiguousarray(values).reshape(-1).view(f"<u{width}")
-    if np.unique(bits[:_CODE_PROBE]).shape[0] > CODE_TABLE_MAX // 2:
+    if np.unique(bits[:_CODE_PROBE]).shape[0] > CODE_TABLE_MAX:
         return None
     patterns, codes = np.unique(bits, return_inverse=True)
     if patterns.shape[0] > CODE_TABLE_MAX:

@@ -14,6 +14,7 @@ from test_datasets_hdf5 import HALF, Recorded, _sample_path, _vehicles
 
 from leviathan.datasets import DatasetError, DatasetIntegrityError
 from leviathan.datasets._hdf5_sparse import (
+    CODE_TABLE_MAX,
     CODED_CELLS,
     CODED_SLOTS,
     QUOTIENT,
@@ -336,11 +337,18 @@ def test_few_valued_channels_round_trip_as_codes_byte_for_byte(seed: int, tmp_pa
         assert 0xFFF8_0000_0000_1234 in odd.tolist()
 
 
-def test_more_values_than_a_table_holds_are_not_coded(tmp_path: Path) -> None:
-    channels = _with_few_valued(_channels(20, shape=(128, 96)), 20, distinct=6000)
+@pytest.mark.parametrize("distinct", [CODE_TABLE_MAX, CODE_TABLE_MAX + 1, 2 * CODE_TABLE_MAX])
+def test_a_table_holds_at_most_code_table_max_values(distinct: int, tmp_path: Path) -> None:
+    channels = _channels(20, shape=(256, 192))
+    used = np.arange(4)[None, None, :] < channels["sample_count"][..., None]
+    assert used.sum() > 3 * distinct  # every value of the table is used, several times
+    elevation = np.full(used.shape, np.nan)
+    elevation[used] = np.linspace(-0.35, 0.35, distinct)[np.arange(int(used.sum())) % distinct]
+    channels["topk_elevation_rad"] = elevation
     back, storage = _round_trip(channels, tmp_path, coded=True)
-    assert storage["topk_elevation_rad"] == SPARSE_SLOTS
-    _assert_same_bytes(back["topk_elevation_rad"], channels["topk_elevation_rad"], "elevation")
+    expected = CODED_SLOTS if distinct <= CODE_TABLE_MAX else SPARSE_SLOTS
+    assert storage["topk_elevation_rad"] == expected
+    _assert_same_bytes(back["topk_elevation_rad"], elevation, "elevation")
 
 
 def test_version_2_writes_no_codes(tmp_path: Path) -> None:
