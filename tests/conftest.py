@@ -22,8 +22,22 @@ imported like that, so it holds only hooks and fixtures.
 from __future__ import annotations
 
 import functools
+import importlib
 
 import pytest
+
+WARNING_MODULES = ("leviathan.analytic._scenario_run", "leviathan.sonar._sampling_warnings")
+"""The modules that define the package's warning classes (``tests/test_suite_layout.py``
+checks the list). pytest-xdist's controller imports a warning's module when a worker
+reports one, on the thread that serves that worker; two workers reporting at once had
+two threads import the package's mutually importing subpackages together, an import
+deadlock that ended a fresh clone's run. :func:`pytest_configure` imports them first,
+on the controller's main thread, before any worker starts."""
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    for name in WARNING_MODULES:
+        importlib.import_module(name)
 
 
 @functools.cache

@@ -89,3 +89,29 @@ def test_reference_implementations_are_named_reference() -> None:
     assert functions and all(name.startswith("reference_") for name in functions)
     for name in functions:
         assert name in reference_impls.__doc__, f"{name} is missing from the module's table"
+
+
+def _warning_modules_of_conftest() -> tuple[str, ...]:
+    tree = ast.parse((TESTS / "conftest.py").read_text())
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and getattr(node.targets[0], "id", "") == "WARNING_MODULES":
+            return tuple(ast.literal_eval(node.value))
+    raise AssertionError("tests/conftest.py defines no WARNING_MODULES")
+
+
+def test_the_controller_imports_every_module_that_defines_a_warning() -> None:
+    root = TESTS.parent
+    defining = set()
+    for package in ("leviathan", "kernels", "reference_cpu", "usd"):
+        for path in sorted((root / package).rglob("*.py")):
+            tree = ast.parse(path.read_text())
+            for node in ast.walk(tree):
+                bases = [
+                    getattr(b, "id", getattr(b, "attr", "")) for b in getattr(node, "bases", [])
+                ]
+                if isinstance(node, ast.ClassDef) and any(b.endswith("Warning") for b in bases):
+                    parts = path.relative_to(root).with_suffix("").parts
+                    prefix = () if parts[0] == "leviathan" else ("leviathan",)
+                    defining.add(".".join(prefix + parts))
+    assert defining, "the scan found no warning class"
+    assert sorted(defining) == sorted(_warning_modules_of_conftest())
