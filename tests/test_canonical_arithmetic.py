@@ -141,6 +141,7 @@ CANONICAL_MODULES = (
     "leviathan/sonar/_frame.py",
     "leviathan/sonar/_ground_truth.py",
     "leviathan/sonar/_physics.py",
+    "leviathan/sonar/_rebuild.py",
     "leviathan/sonar/_render.py",
     "leviathan/specs/__init__.py",
     "leviathan/specs/_base.py",
@@ -226,6 +227,8 @@ EXCLUDED_MODULES = {
     "attributes, computes no hash",
     "leviathan/datasets/_hdf5_reader.py": "reads HDF5 exports back, computes no hash (it checks "
     "hashes with leviathan.identity, the canonical encoder)",
+    "leviathan/datasets/_hdf5_rules.py": "export format: runs a sensor kind's channel rules "
+    "and compares bytes; the rules themselves are the kinds' (canonical) code",
     "leviathan/datasets/_hdf5_sparse.py": "export format: channels over cells stored sparse; "
     "each form is rebuilt and compared byte for byte with the channel when written, and the "
     "reader's rebuild is what verify hashes",

@@ -30,6 +30,7 @@ from leviathan.datasets._hdf5_layout import (
     _metadata_load,
     _read_array,
 )
+from leviathan.datasets._hdf5_rules import channel_rules
 from leviathan.datasets._hdf5_sparse import _read_channels
 from leviathan.identity import content_hash, display_hash
 from leviathan.world import CaptureGroup, VehicleTrackRecord
@@ -173,7 +174,8 @@ def _read_sample(group: h5py.Group, check: Callable[[str, str, str], None]) -> A
     for dataset in display_group.values():
         stored = _attr(dataset, "display_hash", str)
         check(dataset.name, stored, display_hash(_read_array(dataset)))
-    channels = _read_channels(_item(group, "channels"))
+    rules = channel_rules(_attr(group, "kind", str), metadata)
+    channels = _read_channels(_item(group, "channels"), rules)
     attributes = {
         name: value.decode() if isinstance(value, bytes) else value
         for name, value in group.attrs.items()

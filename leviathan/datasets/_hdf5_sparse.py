@@ -36,6 +36,7 @@ from leviathan.datasets._hdf5_layout import (
     _set_attrs,
     _write_array,
 )
+from leviathan.datasets._hdf5_rules import RULE, Rules, rebuilt_by_rule, ruled_source
 from leviathan.sensors import ChannelDoc
 
 CELL_COUNT_CHANNEL = "sample_count"
@@ -47,12 +48,11 @@ SLOT0 = "slot0"
 QUOTIENT = "quotient"
 CODED_CELLS = "coded_cells"
 CODED_SLOTS = "coded_slots"
-STORAGES = (SPARSE_CELLS, SPARSE_SLOTS, SLOT0, QUOTIENT, CODED_CELLS, CODED_SLOTS)
+STORAGES = (SPARSE_CELLS, SPARSE_SLOTS, SLOT0, QUOTIENT, CODED_CELLS, CODED_SLOTS, RULE)
 """The ``storage`` attribute of a channel stored sparsely (see :func:`_sparse_channel`)."""
 
 CODE_TABLE_MAX = 4096
-"""Most distinct values a coded channel's table holds: a float64 table is then at most
-32 KiB, within what an HDF5 attribute holds."""
+"""Most distinct values a coded channel's table holds (a float64 one: 32 KiB, an attribute)."""
 
 _CODE_PROBE = 2 * CODE_TABLE_MAX
 """Values looked at first: a channel with more than :data:`CODE_TABLE_MAX` distinct
@@ -345,13 +345,16 @@ def _write_channels(
     channels: Mapping[str, Any],
     docs: Mapping[str, ChannelDoc],
     *,
-    sparse: bool,
-    coded: bool = False,
+    version: int,
+    rules: Rules | None = None,
 ) -> None:
-    """A sample's channels, over its cells sparse where :func:`_sparse_channel` allows
-    (and, with ``coded``, as codes into a table of their values where that pays)."""
+    """A sample's channels in format ``version``: from 2 over its cells sparse where
+    :func:`_sparse_channel` allows; from 3 also as codes into a table of their values
+    where that pays, and a channel one of ``rules`` rebuilds exactly as that rule."""
+    coded = version >= 3
+    rules = rules if coded else None
     arrays = {name: np.asarray(value) for name, value in channels.items()}
-    occupied = _occupied_cells(arrays) if sparse else None
+    occupied = _occupied_cells(arrays) if version >= 2 else None
     cells = None if occupied is None else _Cells(np.asarray(arrays[CELL_COUNT_CHANNEL]))
     forms: dict[str, Any] = {}
     if cells is not None:
@@ -359,12 +362,21 @@ def _write_channels(
         # another derived channel, and none is derived from a derived one.
         derived: set[str] = set()
         sources: set[str] = set()
+        ruled = rules or {}
         for name, a in arrays.items():
             if name == CELL_COUNT_CHANNEL:
                 continue
+            source = ruled_source(name, a, arrays, ruled) if name in ruled else None
+            if source is not None:
+                forms[name] = (RULE, None, None, source, None)
+                continue
             derivable = None
             if name not in sources:
-                derivable = {n: v for n, v in arrays.items() if n != name and n not in derived}
+                derivable = {
+                    n: v
+                    for n, v in arrays.items()
+                    if n != name and n not in derived and n not in ruled
+                }
             form = _sparse_channel(name, a, arrays, cells, derivable, coded=coded)
             forms[name] = form
             if form is not None and form[0] in (SLOT0, QUOTIENT):
@@ -385,7 +397,7 @@ def _write_channels(
             {
                 "storage": storage,
                 "shape": json.dumps(list(a.shape)),
-                "fill": fill.astype(fill.dtype.newbyteorder("<")).tobytes().hex(),
+                **({} if fill is None else {"fill": _fill_hex(fill)}),
                 **{f"source_{key}": value for key, value in source.items()},
             },
         )
@@ -394,7 +406,11 @@ def _write_channels(
             dataset.attrs.create("table", table.astype(table.dtype.newbyteorder("<")))
 
 
-def _read_channels(group: h5py.Group) -> dict[str, np.ndarray]:
+def _fill_hex(fill: np.ndarray) -> str:
+    return fill.astype(fill.dtype.newbyteorder("<")).tobytes().hex()
+
+
+def _read_channels(group: h5py.Group, rules: Rules | None = None) -> dict[str, np.ndarray]:
     """A sample's channels, sparse and derived ones rebuilt dense (see :func:`_write_channels`)."""
     datasets = dict(group.items())
     channels: dict[str, np.ndarray] = {}
@@ -412,12 +428,16 @@ def _read_channels(group: h5py.Group) -> dict[str, np.ndarray]:
             f"{CELL_COUNT_CHANNEL!r} channel to give its cells; the file is damaged"
         )
     cells = _Cells(counts)
-    # Plain sparse channels first: derived ones are computed from them.
-    order = sorted(stored, key=lambda n: _attr(stored[n], "storage", str) in (SLOT0, QUOTIENT))
-    for name in order:
+    # Plain sparse channels first, derived ones from them, then the kind's rules (given
+    # every channel no rule names).
+    storages = {name: _attr(d, "storage", str) for name, d in stored.items()}
+    ruled = [name for name in stored if storages[name] == RULE]
+    derived = [name for name in stored if storages[name] in (SLOT0, QUOTIENT)]
+    plain = [name for name in stored if name not in ruled and name not in derived]
+    for name in plain + derived:
         dataset = stored[name]
         where = dataset.name
-        storage = _attr(dataset, "storage", str)
+        storage = storages[name]
         # A coded channel's dataset holds its codes; its dtype attribute is the channel's.
         values = dataset[...] if storage in _UNCODED else _read_array(dataset)
         shape = tuple(json.loads(_attr(dataset, "shape", str)))
@@ -453,6 +473,13 @@ def _read_channels(group: h5py.Group) -> dict[str, np.ndarray]:
             channels={n: v for n, v in channels.items() if n != name},
             table=table,
         )
+    for name in ruled:
+        dataset = stored[name]
+        shape = tuple(json.loads(_attr(dataset, "shape", str)))
+        dtype = np.dtype(_attr(dataset, "dtype", str))
+        rule_name = _attr(dataset, "source_rule", str)
+        args = (name, dataset.name, rule_name, shape, dtype, channels, rules or {})
+        channels[name] = rebuilt_by_rule(*args)
     return {name: channels[name] for name in datasets}
 
 

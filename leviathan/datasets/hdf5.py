@@ -8,7 +8,7 @@ shape (the complete per-cell sonar ground truth included), metadata is stored
 as typed JSON (:mod:`leviathan.datasets.typed_json`) with its arrays as
 datasets, so the content hash of a rebuilt record equals the original's.
 
-Layout (format ``leviathan.dataset.hdf5``, version 2; version 1 is read too)::
+Layout (format ``leviathan.dataset.hdf5``, version 3; versions 1 and 2 are read too)::
 
     /                                  attrs: format, format_version, tier ("canonical"),
                                        leviathan_version, content_encoding_version,
@@ -29,25 +29,24 @@ Layout (format ``leviathan.dataset.hdf5``, version 2; version 1 is read too)::
                                        backend and device (sonar frames)
         channels/<name>                every channel, exact dtype and shape; version 2: over
                                        cells sparse (leviathan.datasets._hdf5_sparse), 3:
-                                       few-valued ones also as codes into a table
+                                       few-valued ones as codes into a table, and those a
+                                       kind's rule rebuilds as the rule (._hdf5_rules)
         metadata_arrays/<name>         arrays the metadata references ({"$array": name})
         display/<name>                 display products (not part of the content hash);
                                        attr display (typed JSON of the display mapping)
 
 Every stored array has the attribute ``dtype`` (NumPy's dtype string, byte order
-included); channels, display products, tracks and capture-group columns also
-carry ``units``, ``frame``, ``axes``, ``description`` and ``sentinel`` from
-:data:`~leviathan.datasets.channels.CHANNEL_DOCS`. Unicode and byte-string
-arrays are stored as their code units (``uint32`` / ``uint8`` with one more
-axis) and read back through ``dtype``. Text attributes are variable-length
-UTF-8 strings, integer attributes int64.
+included); channels, display products, tracks and capture-group columns also carry
+``units``, ``frame``, ``axes``, ``description`` and ``sentinel`` from
+:data:`~leviathan.datasets.channels.CHANNEL_DOCS`. Unicode and byte-string arrays are
+stored as their code units (``uint32`` / ``uint8`` with one more axis) and read back
+through ``dtype``. Text attributes are variable-length UTF-8 strings, integer ones int64.
 
-Arrays of at least :data:`COMPRESS_MIN_BYTES` are chunked along their first
-axis in chunks of about :data:`CHUNK_TARGET_BYTES` and compressed with gzip
-level 1 behind the shuffle filter; smaller ones are stored contiguously.
+Arrays of at least :data:`COMPRESS_MIN_BYTES` are chunked along their first axis in
+chunks of about :data:`CHUNK_TARGET_BYTES` and compressed with gzip level 1 behind the
+shuffle filter; smaller ones are stored contiguously.
 
-This module holds the writer; the layout (``_hdf5_layout``, ``_hdf5_sparse``)
-and the reader (``_hdf5_reader``) sit beside it, their public names exported here.
+The writer is here; the layout and the reader sit beside it, their names exported here.
 """
 
 from __future__ import annotations
@@ -90,6 +89,7 @@ from leviathan.datasets._hdf5_layout import (
     _write_array,
 )
 from leviathan.datasets._hdf5_reader import Hdf5Dataset, _read_track, read_hdf5
+from leviathan.datasets._hdf5_rules import channel_rules
 from leviathan.datasets._hdf5_sparse import _checked_version, _write_channels
 from leviathan.datasets._writer import _Aborted, _ClosesOnExit
 from leviathan.datasets.channels import CHANNEL_DOCS, sample_channel_doc
@@ -146,7 +146,6 @@ class Hdf5Writer(_ClosesOnExit):
         from leviathan.specs import VehicleSpec
 
         self._format_version = _checked_version(format_version)
-        self._sparse, self._coded = format_version >= 2, format_version >= 3
 
         target = Path(path)
         if target.suffix.lower() not in SUFFIXES:
@@ -409,7 +408,8 @@ class Hdf5Writer(_ClosesOnExit):
         _set_attrs(g, attrs)
         channels = g.create_group("channels", track_order=True)
         docs = {name: sample_channel_doc(kind, name) for name in sample.channels}
-        _write_channels(channels, sample.channels, docs, sparse=self._sparse, coded=self._coded)
+        rules = channel_rules(kind, sample.metadata)
+        _write_channels(channels, sample.channels, docs, version=self._format_version, rules=rules)
         display = g.create_group("display", track_order=True)
         _set_attrs(
             display, {"display": typed_json.encode(sample.display, _metadata_store(g, "display"))}

@@ -126,6 +126,11 @@ class SensorKind(Protocol):
             and on every edit of a vehicle document or of the environment, so such a
             document is refused before anything is built [None: every spec works in
             every water].
+        channel_rules: Channel name -> ``rule(channels, metadata)``, which rebuilds
+            that channel of a product from its other channels (none of them ruled)
+            and its metadata, or returns None where it cannot; a dataset may store
+            the rule instead of the values, only where the rebuilt array equals the
+            channel byte for byte [none].
     """
 
     kind: str
@@ -163,6 +168,7 @@ class SensorDeclarations:
     intrinsics: Callable[[Any], PinholeIntrinsics] | None
     summary: Callable[[Any], str] | None
     check_water: Callable[[Any, Any, Any, str], None] | None
+    channel_rules: Mapping[str, Callable[[Mapping[str, Any], Mapping[str, Any]], Any]]
 
 
 def _doc_table(kind: str, name: str, value: Any) -> Mapping[str, ChannelDoc]:
@@ -206,6 +212,14 @@ def _declarations(sensor: SensorKind) -> SensorDeclarations:
     intrinsics = getattr(sensor, "intrinsics", None)
     summary = getattr(sensor, "summary", None)
     check_water = getattr(sensor, "check_water", None)
+    rules = getattr(sensor, "channel_rules", {})
+    if not isinstance(rules, Mapping) or not all(
+        isinstance(name, str) and callable(rule) for name, rule in rules.items()
+    ):
+        raise TypeError(
+            f"sensor.channel_rules: expected a mapping of channel name -> function "
+            f"(sensor kind {kind!r})"
+        )
     methods = {"footprint": footprint, "preview": preview, "intrinsics": intrinsics}
     for name, value in {**methods, "summary": summary, "check_water": check_water}.items():
         if value is not None and not callable(value):
@@ -226,6 +240,7 @@ def _declarations(sensor: SensorKind) -> SensorDeclarations:
         intrinsics=intrinsics,
         summary=summary,
         check_water=check_water,
+        channel_rules=MappingProxyType(dict(rules)),
         **flags,
     )
 

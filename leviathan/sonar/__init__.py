@@ -56,6 +56,10 @@ N``. ``metadata["range_bin_edges_m"]`` (:func:`range_bin_edges`) are the rounded
 nominal edges and may sit a few ulps off the values where ``k`` changes; re-bin a
 range with :func:`range_bin`, or search :func:`range_bin_boundaries` with
 ``np.searchsorted(b, R, side="right") - 1``, which agrees with it for every float64.
+
+:func:`rebuild_primary_hit_point` rebuilds a frame's ``primary_hit_point_world`` bit for
+bit from its range, elevation and sample-count channels and its metadata (the imaging
+sonar kind's channel rule: the HDF5 dataset stores the rule instead of the points).
 """
 
 from leviathan.sonar import _ground_truth
@@ -66,6 +70,7 @@ from leviathan.sonar._frame import CHANNEL_NAMES, SonarFrame
 # A star import on purpose: the stage's own __all__ is the one list of the cell flags
 # and bases, so this package re-exports exactly that list instead of a hand copy of it.
 from leviathan.sonar._ground_truth import *  # noqa: F403
+from leviathan.sonar._rebuild import rebuild_primary_hit_point
 from leviathan.sonar._render import (
     RENDER_STAGES,
     SONAR_MODEL_VERSION,
@@ -90,6 +95,7 @@ __all__ = [
     "range_bin",
     "range_bin_boundaries",
     "range_bin_edges",
+    "rebuild_primary_hit_point",
     "render",
     "render_fan",
     *_ground_truth.__all__,

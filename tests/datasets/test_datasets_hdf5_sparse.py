@@ -13,6 +13,7 @@ import pytest
 from test_datasets_hdf5 import HALF, Recorded, _sample_path, _vehicles
 
 from leviathan.datasets import DatasetError, DatasetIntegrityError
+from leviathan.datasets._hdf5_rules import RULE, channel_rules
 from leviathan.datasets._hdf5_sparse import (
     CODE_TABLE_MAX,
     CODED_CELLS,
@@ -100,7 +101,12 @@ def test_sonar_truth_is_stored_sparse_and_derived(recorded: Recorded) -> None:
             assert storage["sample_count"] == "dense"  # it gives the cells
             # The small test sonar's frames repeat ranges: coded where that is smaller.
             assert storage["topk_range_m"] in (SPARSE_SLOTS, CODED_SLOTS)
-            assert storage["primary_hit_point_world"] in (SPARSE_CELLS, CODED_CELLS)
+            # The imaging sonar's rule rebuilds it from the range, elevation and pose.
+            assert storage["primary_hit_point_world"] == RULE
+            assert channels["primary_hit_point_world"].attrs["source_rule"] == (
+                "leviathan.sonar._rebuild.rebuild_primary_hit_point"
+            )
+            assert storage["primary_normal_world"] in (SPARSE_CELLS, CODED_CELLS)
             assert storage["primary_range_m"] == SLOT0
             assert channels["primary_range_m"].attrs["source_source"] == "topk_range_m"
             assert channels["primary_range_m"].shape == (0,)
@@ -112,14 +118,16 @@ def test_sonar_truth_is_stored_sparse_and_derived(recorded: Recorded) -> None:
             counts = channels["sample_count"][...]
             used = np.minimum(counts, 4).sum()
             assert channels["topk_range_m"].shape == (used,)
-            assert channels["primary_hit_point_world"].shape == (np.count_nonzero(counts), 3)
+            assert channels["primary_normal_world"].shape == (np.count_nonzero(counts), 3)
+            assert channels["primary_hit_point_world"].shape == (0,)
 
 
 def test_every_sonar_channel_is_rebuilt_byte_for_byte(recorded: Recorded) -> None:
     frames = [g.samples["survey/sonar"] for g in recorded.groups if "survey/sonar" in g.samples]
     with h5py.File(recorded.path, "r") as f:
         for path, frame in zip(_sonar_paths(recorded), frames, strict=True):
-            back = _read_channels(f[path]["channels"])
+            rules = channel_rules("imaging_sonar", frame.metadata)
+            back = _read_channels(f[path]["channels"], rules)
             assert list(back) == list(frame.channels)
             for name, array in frame.channels.items():
                 _assert_same_bytes(back[name], array, f"{path} {name}")
@@ -214,14 +222,14 @@ def test_a_sparse_channel_of_the_wrong_length_is_a_dataset_error(
     path, _ = _first_occupied(recorded)
     with h5py.File(copy, "r+") as f:
         channels = f[path]["channels"]
-        attrs = dict(channels["primary_hit_point_world"].attrs)
-        dtype = channels["primary_hit_point_world"].dtype  # the values', or their codes'
-        del channels["primary_hit_point_world"]
-        channels.create_dataset("primary_hit_point_world", data=np.zeros((3, 3), dtype))
+        attrs = dict(channels["primary_normal_world"].attrs)
+        dtype = channels["primary_normal_world"].dtype  # the values', or their codes'
+        del channels["primary_normal_world"]
+        channels.create_dataset("primary_normal_world", data=np.zeros((3, 3), dtype))
         for key, value in attrs.items():
-            channels["primary_hit_point_world"].attrs[key] = value
+            channels["primary_normal_world"].attrs[key] = value
     with pytest.raises(
-        DatasetError, match=r"primary_hit_point_world: \(3, 3\) stored values, expected \(\d+, 3\)"
+        DatasetError, match=r"primary_normal_world: \(3, 3\) stored values, expected \(\d+, 3\)"
     ):
         list(read_hdf5(copy).groups())
 
@@ -277,7 +285,8 @@ def _round_trip(
     docs = {name: sample_channel_doc("imaging_sonar", name) for name in channels}
     with h5py.File(tmp_path / "c.h5", "w", track_order=True) as f:
         group = f.create_group("c", track_order=True)
-        _write_channels(group, channels, docs, sparse=sparse, coded=coded)
+        version = 3 if coded else 2 if sparse else 1
+        _write_channels(group, channels, docs, version=version)
     with h5py.File(tmp_path / "c.h5", "r") as f:
         storage = {n: d.attrs.get("storage", "dense") for n, d in f["c"].items()}
         return _read_channels(f["c"]), storage
@@ -398,7 +407,9 @@ def test_verify_detects_a_tampered_code_table(recorded: Recorded, tmp_path: Path
         table = stored.attrs["table"].copy()
         table[0] = np.nextafter(table[0], np.inf)
         stored.attrs["table"] = table
-    with pytest.raises(DatasetIntegrityError, match="survey/sonar"):
+    # An elevation off the frame's table: the hit point's rule refuses to rebuild it, or
+    # (where no occupied cell's primary uses that entry) verify finds the changed hash.
+    with pytest.raises(DatasetError, match="survey/sonar"):
         list(read_hdf5(copy).groups())
 
 
@@ -479,3 +490,74 @@ def test_a_frame_with_every_cell_empty_round_trips(recorded: Recorded, tmp_path:
     assert storage["topk_range_m"] == SPARSE_SLOTS  # no derived form without a cell
     for name, array in blank.items():
         _assert_same_bytes(back[name], array, name)
+
+
+# --------------------------------------------------------------------------- rules
+
+
+def _frame_channels(recorded: Recorded) -> tuple[dict, object]:
+    frame = next(g.samples["survey/sonar"] for g in recorded.groups if "survey/sonar" in g.samples)
+    return {name: np.asarray(a).copy() for name, a in frame.channels.items()}, frame.metadata
+
+
+def _write_ruled(channels: dict, metadata: object, path: Path) -> dict[str, str]:
+    docs = {name: sample_channel_doc("imaging_sonar", name) for name in channels}
+    rules = channel_rules("imaging_sonar", metadata)
+    with h5py.File(path, "w", track_order=True) as f:
+        _write_channels(
+            f.create_group("c", track_order=True), channels, docs, version=3, rules=rules
+        )
+        return {n: d.attrs.get("storage", "dense") for n, d in f["c"].items()}
+
+
+def test_a_hit_point_off_its_rule_in_one_cell_is_stored_itself(
+    recorded: Recorded, tmp_path: Path
+) -> None:
+    channels, metadata = _frame_channels(recorded)
+    occupied = np.argwhere(channels["sample_count"] > 0)
+    r, b = occupied[len(occupied) // 2]
+    point = channels["primary_hit_point_world"]
+    point[r, b, 2] = np.nextafter(point[r, b, 2], np.inf)
+    storage = _write_ruled(channels, metadata, tmp_path / "c.h5")
+    assert storage["primary_hit_point_world"] in (SPARSE_CELLS, CODED_CELLS)
+    with h5py.File(tmp_path / "c.h5", "r") as f:
+        back = _read_channels(f["c"], channel_rules("imaging_sonar", metadata))
+    for name, array in channels.items():
+        _assert_same_bytes(back[name], array, name)
+
+
+def test_version_2_stores_no_rule(recorded: Recorded, tmp_path: Path) -> None:
+    channels, metadata = _frame_channels(recorded)
+    docs = {name: sample_channel_doc("imaging_sonar", name) for name in channels}
+    rules = channel_rules("imaging_sonar", metadata)
+    with h5py.File(tmp_path / "c.h5", "w", track_order=True) as f:
+        _write_channels(f.create_group("c"), channels, docs, version=2, rules=rules)
+        assert f["c"]["primary_hit_point_world"].attrs["storage"] == SPARSE_CELLS
+
+
+@pytest.mark.parametrize(
+    ("rules", "message"),
+    [
+        ({}, "this LEVIATHAN has no rule for it"),
+        (
+            {"primary_hit_point_world": ("elsewhere.rule", lambda channels: None)},
+            "this LEVIATHAN has the rule 'elsewhere.rule'",
+        ),
+        (
+            {
+                "primary_hit_point_world": (
+                    "leviathan.sonar._rebuild.rebuild_primary_hit_point",
+                    lambda channels: None,
+                )
+            },
+            "cannot rebuild its float64",
+        ),
+    ],
+)
+def test_a_ruled_channel_without_its_rule_is_a_dataset_error(
+    rules: dict, message: str, recorded: Recorded, tmp_path: Path
+) -> None:
+    channels, metadata = _frame_channels(recorded)
+    assert _write_ruled(channels, metadata, tmp_path / "c.h5")["primary_hit_point_world"] == RULE
+    with h5py.File(tmp_path / "c.h5", "r") as f, pytest.raises(DatasetError, match=message):
+        _read_channels(f["c"], rules)

@@ -46,6 +46,7 @@ from leviathan.sensors import (
     registered_sensor_kinds,
     render_camera,
     sample_sensor,
+    sensor_declarations,
     sensor_kind_for,
     unregister_sensor_kind,
 )
@@ -254,6 +255,20 @@ def test_a_sensor_must_agree_with_its_spec_kind() -> None:
     with pytest.raises(TypeError, match="expected an object with kind, spec_type"):
         register_sensor_kind(object())  # type: ignore[arg-type]
     assert "depth_gauge" not in registered_sensor_kinds()
+
+
+@pytest.mark.parametrize("rules", [["depth_m"], {"depth_m": "not a function"}, {3: abs}])
+def test_channel_rules_must_map_channel_names_to_functions(rules: object) -> None:
+    class Ruled(ToyDepthGauge):
+        channel_rules = rules
+
+    with pytest.raises(TypeError, match=r"sensor\.channel_rules: expected a mapping"):
+        register_sensor_kind(Ruled())
+    assert "toy_depth_gauge" not in registered_sensor_kinds()
+
+
+def test_a_kind_without_channel_rules_declares_none(toy_kind: ToyDepthGauge) -> None:
+    assert dict(sensor_declarations("toy_depth_gauge").channel_rules) == {}
 
 
 def test_unregistering_an_unknown_kind_names_it() -> None:
