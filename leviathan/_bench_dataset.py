@@ -4,7 +4,8 @@ It steps the survey demo's World (:func:`leviathan.demo.build_demo_world`) until
 its survey sonar has made ``frames`` pings, writes those capture groups three
 times, with the HDF5 writer's current layout (format version 3: sonar truth
 sparse over occupied cells and used top-K slots, few-valued channels as codes
-into a table), with version 2 (sparse, no codes) and with version 1 (every
+into a table, the channels a kind's rule rebuilds as the rule), with version 2
+(sparse, no codes or rules) and with version 1 (every
 channel dense, the peer; same groups, same run), and reports for each the file
 size, the bytes per sonar frame and the write time, their ratios, the projection
 to the demo's 101 pings, and whether the current layout read back with
@@ -89,7 +90,7 @@ def format_dataset_bench(result: dict[str, Any]) -> str:
         f"  {'layout':<22} {'MB/frame':>9} {'demo MB':>8} {'write s/frame':>13}",
     ]
     layouts = (
-        ("v3", "v3 sparse + codes (now)"),
+        ("v3", "v3 +codes +rules (now)"),
         ("v2", "v2 sparse"),
         ("v1", "v1 dense (peer)"),
     )
