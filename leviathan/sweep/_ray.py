@@ -19,8 +19,11 @@ when its document traces on CUDA (``tracing_device = "cuda"``). At most
 with ``ray.wait`` as they come). A task whose worker process dies is run again by
 Ray up to ``max_retries`` times (``retry_exceptions=False``: an error of the run
 itself is caught in the task and recorded, never retried); past that the run is
-recorded as failed with cause ``"system"``. Ctrl-C cancels every task in flight
-(their workers are stopped, so nothing goes on writing) before it propagates.
+recorded as failed with cause ``"system"``. Ctrl-C stops every task in flight
+before it propagates, so nothing goes on writing: a local cluster this executor
+started is shut down whole (every worker stops with it, and no task is cancelled one
+by one: Ray 2.60's driver can abort when a cancellation races a task's reply); on a
+cluster it connected to, each task in flight is cancelled with ``force=True``.
 """
 
 from __future__ import annotations
@@ -142,6 +145,7 @@ class RayExecutor:
         self.cluster = ""
         self._ray: Any = None
         self._owned = False
+        self._local = False  # a local cluster this executor started
         self._remote: Any = None
 
     def start(self, out: Path) -> None:
@@ -162,7 +166,7 @@ class RayExecutor:
                 log_to_driver=False,
                 configure_logging=False,
             )
-            self._owned = True
+            self._owned = self._local = True
             self.cluster = f"a local Ray cluster of {cpus} CPUs"
         self._remote = ray.remote(max_retries=self.max_retries, retry_exceptions=False)(sweep_run)
         self._check_nodes(Path(out))
@@ -240,7 +244,10 @@ class RayExecutor:
                     task, submitted = in_flight.pop(ref)
                     report(self._result(ref, task, submitted))
         except BaseException:
-            self._cancel(list(in_flight))
+            if self._local:
+                self.close()  # the whole local cluster: its workers stop with it
+            else:
+                self._cancel(list(in_flight))
             raise
 
     def _result(self, ref: Any, task: RunTask, submitted: float) -> dict[str, Any]:
@@ -274,4 +281,4 @@ class RayExecutor:
         """Shuts down the local cluster it started, or disconnects from the one given."""
         if self._ray is not None and self._owned:
             self._ray.shutdown()
-        self._owned = False
+        self._owned = self._local = False
