@@ -5,13 +5,12 @@ its survey sonar has made ``frames`` pings, writes those capture groups three
 times, with the HDF5 writer's current layout (format version 3: sonar truth
 sparse over occupied cells and used top-K slots, few-valued channels as codes
 into a table, the channels a kind's rule rebuilds as the rule), with version 2
-(sparse, no codes or rules) and with version 1 (every
-channel dense, the peer; same groups, same run), and reports for each the file
-size, the bytes per sonar frame and the write time, their ratios, the projection
-to the demo's 101 pings, and whether the current layout read back with
-``verify=True`` gives every content hash written. The occupied share of the
-frames' cells and of their top-K slots is reported too: what the sparse layout
-cannot drop.
+(sparse, no codes or rules) and with version 1 (every channel dense, the peer;
+same groups, same run), and reports for each the file size, the bytes per sonar
+frame and the write time, their ratios, the projection to the demo's 101 pings,
+and whether each layout read back with ``verify=True`` gives every content hash
+written. The occupied share of the frames' cells and of their top-K slots is
+reported too: what the sparse layout cannot drop.
 """
 
 from __future__ import annotations

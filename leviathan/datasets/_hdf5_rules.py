@@ -48,16 +48,25 @@ def _inputs(channels: Mapping[str, np.ndarray], rules: Rules) -> dict[str, np.nd
     return {name: value for name, value in channels.items() if name not in rules}
 
 
+def _rebuilt(
+    entry: tuple[str, Callable], channels: Mapping[str, np.ndarray], rules: Rules, like: tuple
+) -> np.ndarray | None:
+    """What the rule ``entry`` rebuilds from ``channels``, if it is an array of ``like``
+    ``(dtype, shape)``; else None."""
+    rebuilt = entry[1](_inputs(channels, rules))
+    if not isinstance(rebuilt, np.ndarray) or (rebuilt.dtype, rebuilt.shape) != like:
+        return None
+    return rebuilt
+
+
 def ruled_source(
     name: str, a: np.ndarray, channels: Mapping[str, np.ndarray], rules: Rules
 ) -> dict[str, str] | None:
     """``{"rule": qualified name}`` where the kind's rule for ``name`` rebuilds ``a``
     byte for byte from the other channels, else None."""
     entry = rules.get(name)
-    if entry is None:
-        return None
-    rebuilt = entry[1](_inputs(channels, rules))
-    if not isinstance(rebuilt, np.ndarray) or (rebuilt.dtype, rebuilt.shape) != (a.dtype, a.shape):
+    rebuilt = None if entry is None else _rebuilt(entry, channels, rules, (a.dtype, a.shape))
+    if rebuilt is None:
         return None
     if np.ascontiguousarray(rebuilt).tobytes() != np.ascontiguousarray(a).tobytes():
         return None
@@ -82,8 +91,8 @@ def rebuilt_by_rule(
             "the sample's kind; read the file with the version that wrote it (or register "
             "the kind's sensor)"
         )
-    rebuilt = entry[1](_inputs(channels, rules))
-    if not isinstance(rebuilt, np.ndarray) or (rebuilt.dtype, rebuilt.shape) != (dtype, shape):
+    rebuilt = _rebuilt(entry, channels, rules, (dtype, shape))
+    if rebuilt is None:
         raise DatasetError(
             f"{where}: the rule {rule_name!r} cannot rebuild its {dtype} {shape} values from "
             "the sample's other channels; the file is damaged"

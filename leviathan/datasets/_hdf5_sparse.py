@@ -148,7 +148,7 @@ def _decoded(
         )
     if codes.size and int(codes.max()) >= table.shape[0]:
         raise DatasetError(
-            f"{where}: codes of {codes.dtype} up to {int(codes.max()) if codes.size else 0} do "
+            f"{where}: codes of {codes.dtype} up to {int(codes.max())} do "
             f"not index its {table.shape[0]}-value table; the file is damaged"
         )
     return table[codes]

@@ -195,13 +195,21 @@ def test_the_header_counts_the_worlds_the_service_holds(page: Any, service: Any)
     assert open_count() == start + 1
 
 
-def test_reset_returns_to_tick_0_with_the_starting_hash(page: Any, service: Any) -> None:
+def _created_and_stepped(page: Any, service: Any) -> tuple[str, str]:
+    """Opens the Dashboard, creates the form's World and presses Step 20 until the tick
+    shows 20 (from the live push); returns the World's id and its starting hash."""
     open_dashboard(page, service.url)
     world_id = _create_in_panel(page)
     with _api(service) as api:
         start_hash = api.get(f"/worlds/{world_id}/snapshot").json()["content_hash"]
-        page.click("[data-action=step]")
-        page.wait_for_function(f"document.querySelector('{TICK}').textContent === '20'")
+    page.click("[data-action=step]")
+    page.wait_for_function(f"document.querySelector('{TICK}').textContent === '20'")
+    return world_id, start_hash
+
+
+def test_reset_returns_to_tick_0_with_the_starting_hash(page: Any, service: Any) -> None:
+    world_id, start_hash = _created_and_stepped(page, service)
+    with _api(service) as api:
         assert api.get(f"/worlds/{world_id}/snapshot").json()["content_hash"] != start_hash
         page.click("[data-action=reset]")
         page.wait_for_function(f"document.querySelector('{TICK}').textContent === '0'")
@@ -235,13 +243,8 @@ def test_reset_during_a_refresh_asks_for_no_tick_the_reset_removed(page: Any, se
     events: list[str] = []  # requests and answers, in the order the page saw them
     page.on("request", lambda r: events.append(f"{r.method} {r.url}"))
     page.on("response", lambda r: events.append(f"{r.status} {r.request.method} {r.url}"))
-    open_dashboard(page, service.url)
-    world_id = _create_in_panel(page)
-    with _api(service) as api:
-        start_hash = api.get(f"/worlds/{world_id}/snapshot").json()["content_hash"]
-    page.click("[data-action=step]")
-    # The tick shows from the live push, before the step's refresh has its track.
-    page.wait_for_function(f"document.querySelector('{TICK}').textContent === '20'")
+    # Tick 20 shows from the live push, before the step's refresh has its track.
+    world_id, start_hash = _created_and_stepped(page, service)
     page.click("[data-action=reset]")
 
     def track_answered_after_reset() -> bool:
