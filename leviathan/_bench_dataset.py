@@ -1,12 +1,14 @@
 """The dataset bench behind ``leviathan bench dataset``: figures to print, never assertions.
 
 It steps the survey demo's World (:func:`leviathan.demo.build_demo_world`) until
-its survey sonar has made ``frames`` pings, writes those capture groups three
-times, with the HDF5 writer's current layout (format version 3: sonar truth
+its survey sonar has made ``frames`` pings, writes those capture groups four
+times, with the HDF5 writer's current layout (format version 4: sonar truth
 sparse over occupied cells and used top-K slots, few-valued channels as codes
-into a table, the channels a kind's rule rebuilds as the rule), with version 2
-(sparse, no codes or rules) and with version 1 (every channel dense, the peer;
-same groups, same run), and reports for each the file size, the bytes per sonar
+into a table, the channels a kind's rule rebuilds as the rule, with the rule
+support that lets the truth's ranges, normals and return terms be rules), with
+version 3 (the same without rule support), with version 2 (sparse, no codes or
+rules) and with version 1 (every channel dense, the peer; same groups, same
+run), and reports for each the file size, the bytes per sonar
 frame and the write time, their ratios, the projection to the demo's 101 pings,
 and whether each layout read back with ``verify=True`` gives every content hash
 written. The occupied share of the frames' cells and of their top-K slots is
@@ -30,7 +32,7 @@ DEMO_PINGS = 101
 
 
 def bench_dataset(*, frames: int = 5, seabed_triangles: int = 100_000) -> dict[str, Any]:
-    """Sizes and write times of the same capture groups in HDF5 versions 3, 2 and 1."""
+    """Sizes and write times of the same capture groups in HDF5 versions 4 to 1."""
     from leviathan.datasets import read_hdf5
     from leviathan.datasets.hdf5 import Hdf5Writer
     from leviathan.demo import build_demo_world
@@ -48,7 +50,7 @@ def bench_dataset(*, frames: int = 5, seabed_triangles: int = 100_000) -> dict[s
             sonar_frames += [s for s in group.samples.values() if isinstance(s, SonarFrame)]
     result: dict[str, Any] = {"frames": len(sonar_frames), "capture_groups": len(groups)}
     with tempfile.TemporaryDirectory(prefix="leviathan-bench-dataset-") as folder:
-        for version in (3, 2, 1):
+        for version in (4, 3, 2, 1):
             path = Path(folder) / f"v{version}.h5"
             times = []
             with Hdf5Writer(path, vehicles=vehicles, manifest={}, format_version=version) as w:
@@ -66,7 +68,7 @@ def bench_dataset(*, frames: int = 5, seabed_triangles: int = 100_000) -> dict[s
             }
             back = [g.content_hash for g in read_hdf5(path, verify=True).groups()]
             result[f"v{version}"]["verified_identical"] = back == [g.content_hash for g in groups]
-    for current, peer in (("v3", "v1"), ("v2", "v1"), ("v3", "v2")):
+    for current, peer in (("v4", "v1"), ("v3", "v1"), ("v2", "v1"), ("v4", "v3"), ("v3", "v2")):
         result[f"size_ratio_{current}_to_{peer}"] = result[current]["bytes"] / result[peer]["bytes"]
         result[f"write_ratio_{current}_to_{peer}"] = (
             result[current]["write_median_s_per_sonar_group"]
@@ -85,11 +87,12 @@ def format_dataset_bench(result: dict[str, Any]) -> str:
     """A readable table of :func:`bench_dataset`'s result."""
     lines = [
         f"dataset bench: {result['frames']} survey sonar frames ({result['capture_groups']} "
-        "capture groups) of the demo World, written twice in one run",
+        "capture groups) of the demo World, written in four layouts in one run",
         f"  {'layout':<22} {'MB/frame':>9} {'demo MB':>8} {'write s/frame':>13}",
     ]
     layouts = (
-        ("v3", "v3 +codes +rules (now)"),
+        ("v4", "v4 +rule support (now)"),
+        ("v3", "v3 +codes +rules"),
         ("v2", "v2 sparse"),
         ("v1", "v1 dense (peer)"),
     )
@@ -99,7 +102,7 @@ def format_dataset_bench(result: dict[str, Any]) -> str:
             f"  {name:<22} {r['bytes_per_frame'] / 1e6:>9.2f} "
             f"{r['demo_projection_bytes'] / 1e6:>8.0f} {r['write_median_s_per_sonar_group']:>13.3f}"
         )
-    for current, peer in (("v3", "v1"), ("v3", "v2")):
+    for current, peer in (("v4", "v1"), ("v4", "v3"), ("v3", "v2")):
         lines.append(
             f"  {current} / {peer}: size x{result[f'size_ratio_{current}_to_{peer}']:.3f}, "
             f"write time x{result[f'write_ratio_{current}_to_{peer}']:.2f}"

@@ -79,6 +79,12 @@ class FanProduct:
         metadata: Deep read-only description of the ping.
         backend, device: The tracer that computed it (not hashed).
         display: Display settings (not hashed).
+        rule_support: Exact inputs of the kind's channel rules that are neither channels
+            nor metadata (:attr:`leviathan.sensors.SensorKind.channel_rules`), such as
+            the normals of the triangles a sonar frame's truth names; read-only arrays
+            by name, empty where the renderer gave none. Not hashed and not part of the
+            identity: a dataset stores them beside the channels so that it can store
+            the rules' channels as rules.
     """
 
     #: The subclass's channel names, in their fixed documented order.
@@ -89,14 +95,17 @@ class FanProduct:
     backend: str = field(default="reference", compare=False)
     device: str = field(default="cpu", compare=False)
     display: Mapping[str, Any] = field(default_factory=dict, compare=False)
+    rule_support: Mapping[str, np.ndarray] = field(default_factory=dict, compare=False, repr=False)
 
     def __post_init__(self) -> None:
-        for name in ("channels", "metadata", "display"):
+        for name in ("channels", "metadata", "display", "rule_support"):
             check_mapping(name, getattr(self, name))
         channels = freeze_channels(self.channels, self.CHANNEL_ORDER)
         object.__setattr__(self, "channels", channels)
         object.__setattr__(self, "metadata", freeze(self.metadata))
         object.__setattr__(self, "display", freeze(self.display))
+        support = {name: frozen_array(np.asarray(a)) for name, a in self.rule_support.items()}
+        object.__setattr__(self, "rule_support", FrozenMapping._adopt(support))
 
     def __getitem__(self, name: str) -> np.ndarray:
         return self.channels[name]
@@ -146,6 +155,7 @@ class FanProduct:
         metadata: Mapping[str, Any],
         display: Mapping[str, Any],
         attributes: Mapping[str, Any],
+        rule_support: Mapping[str, np.ndarray] | None = None,
     ) -> Self:
         """The product a dataset stored (see :meth:`record_attributes`); same ``content_hash``."""
         return cls(
@@ -154,4 +164,5 @@ class FanProduct:
             backend=attributes["backend"],
             device=attributes["device"],
             display=display,
+            rule_support={} if rule_support is None else rule_support,
         )

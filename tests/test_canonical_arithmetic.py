@@ -133,6 +133,7 @@ CANONICAL_MODULES = (
     "leviathan/side_scan/_track.py",
     "leviathan/sonar/__init__.py",
     "leviathan/sonar/beams.py",
+    "leviathan/sonar/_beam_grid.py",
     "leviathan/sonar/_binning.py",
     "leviathan/sonar/_fan.py",
     # Display geometry, outside every hash, but held to the canonical rules: the one fan
@@ -232,6 +233,8 @@ EXCLUDED_MODULES = {
     "leviathan/datasets/_hdf5_sparse.py": "export format: channels over cells stored sparse; "
     "each form is rebuilt and compared byte for byte with the channel when written, and the "
     "reader's rebuild is what verify hashes",
+    "leviathan/datasets/_hdf5_sparse_read.py": "export format: rebuilds the sparse, coded, "
+    "derived and ruled channels the writer checked byte for byte; verify hashes the result",
     "leviathan/datasets/_mcap_messages.py": "export format: ROS messages built from finished "
     "records, never hashed",
     "leviathan/datasets/_mcap_topics.py": "export format: MCAP topic and frame names, no "

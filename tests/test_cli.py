@@ -63,9 +63,12 @@ def test_bench_dataset_reports_every_layout(capsys: pytest.CaptureFixture[str]) 
     assert main(args) == 0
     result = json.loads(capsys.readouterr().out)
     assert result["frames"] == 2
-    assert all(result[v]["verified_identical"] is True for v in ("v3", "v2", "v1"))
-    assert 0 < result["v3"]["bytes"] < result["v2"]["bytes"] < result["v1"]["bytes"]
-    assert result["size_ratio_v3_to_v1"] == result["v3"]["bytes"] / result["v1"]["bytes"]
+    layouts = ("v4", "v3", "v2", "v1")
+    assert all(result[v]["verified_identical"] is True for v in layouts)
+    sizes = [result[v]["bytes"] for v in layouts]
+    assert 0 < sizes[0] and sizes == sorted(sizes) and len(set(sizes)) == 4
+    assert result["size_ratio_v4_to_v1"] == result["v4"]["bytes"] / result["v1"]["bytes"]
+    assert result["size_ratio_v4_to_v3"] == result["v4"]["bytes"] / result["v3"]["bytes"]
     assert result["size_ratio_v3_to_v2"] == result["v3"]["bytes"] / result["v2"]["bytes"]
     assert 0.0 < result["occupied_cell_share"] <= 1.0
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import math
+import sys
 import zlib
 from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
@@ -21,23 +22,26 @@ import numpy as np
 from leviathan._cores import usable_cores
 from leviathan.datasets import typed_json
 from leviathan.datasets._errors import DatasetError
+from leviathan.identity import ENCODING_VERSION
 from leviathan.sensors import ChannelDoc
 
 FORMAT_NAME = "leviathan.dataset.hdf5"
 """The root attribute ``format`` of every file the HDF5 dataset writer makes."""
 
-FORMAT_VERSION = 3
+FORMAT_VERSION = 4
 """The root attribute ``format_version`` of the files written now.
 
 Version 2 stores the channels of a sample with cells sparsely (see
 :mod:`leviathan.datasets._hdf5_sparse`); version 3 also stores values with few
-distinct bit patterns as codes into a table of them; version 1 stored every
-channel dense.
+distinct bit patterns as codes into a table of them, and channels their kind's rules
+rebuild as the rule; version 4 also stores a product's rule support beside its
+channels, so that rules that need it apply (:mod:`leviathan.datasets._hdf5_rules`);
+version 1 stored every channel dense.
 """
 
-READABLE_FORMAT_VERSIONS = (1, 2, 3)
+READABLE_FORMAT_VERSIONS = (1, 2, 3, 4)
 """The format versions the reader accepts (a version-1 file has no sparse channels, a
-version-2 file no coded ones)."""
+version-2 file no coded ones, a version-3 file no rule support)."""
 
 TIER = "canonical"
 """The root attribute ``tier``: this file holds the records themselves, losslessly."""
@@ -290,3 +294,30 @@ def _append(dataset: h5py.Dataset, rows: Any) -> None:
     start = dataset.shape[0]
     dataset.resize(start + len(data), axis=0)
     dataset[start:] = data
+
+
+def _provenance(format_version: int, group_count: int, member_count: int) -> dict[str, Any]:
+    """The root ``provenance`` attribute: what wrote the file, with what, and its counts."""
+    from leviathan import __version__
+
+    return {
+        "writer": "leviathan.datasets.hdf5.Hdf5Writer",
+        "format": FORMAT_NAME,
+        "format_version": format_version,
+        "leviathan_version": __version__,
+        "content_encoding_version": ENCODING_VERSION,
+        "metadata_encoding": typed_json.TYPED_JSON_VERSION,
+        "h5py_version": h5py.__version__,
+        "hdf5_version": h5py.version.hdf5_version,
+        "numpy_version": np.__version__,
+        "python_version": ".".join(str(v) for v in sys.version_info[:3]),
+        "compression": {
+            "filter": "gzip",
+            "level": _GZIP["compression_opts"],
+            "shuffle": True,
+            "min_bytes": COMPRESS_MIN_BYTES,
+            "chunk_target_bytes": CHUNK_TARGET_BYTES,
+        },
+        "capture_group_count": group_count,
+        "sample_count": member_count,
+    }

@@ -30,8 +30,8 @@ from leviathan.datasets._hdf5_layout import (
     _metadata_load,
     _read_array,
 )
-from leviathan.datasets._hdf5_rules import channel_rules
-from leviathan.datasets._hdf5_sparse import _read_channels
+from leviathan.datasets._hdf5_rules import channel_rules, read_rule_support
+from leviathan.datasets._hdf5_sparse_read import _read_channels
 from leviathan.identity import content_hash, display_hash
 from leviathan.world import CaptureGroup, VehicleTrackRecord
 
@@ -174,7 +174,8 @@ def _read_sample(group: h5py.Group, check: Callable[[str, str, str], None]) -> A
     for dataset in display_group.values():
         stored = _attr(dataset, "display_hash", str)
         check(dataset.name, stored, display_hash(_read_array(dataset)))
-    rules = channel_rules(_attr(group, "kind", str), metadata)
+    support = read_rule_support(group)
+    rules = channel_rules(_attr(group, "kind", str), metadata, support)
     channels = _read_channels(_item(group, "channels"), rules)
     attributes = {
         name: value.decode() if isinstance(value, bytes) else value
@@ -186,8 +187,10 @@ def _read_sample(group: h5py.Group, check: Callable[[str, str, str], None]) -> A
         for name, value in attributes.items()
     }
     try:
+        # Only a product with rule support (a fan product) takes it back.
+        extra = {"rule_support": support} if support else {}
         return cls.from_record(
-            channels=channels, metadata=metadata, display=display, attributes=attributes
+            channels=channels, metadata=metadata, display=display, attributes=attributes, **extra
         )
     except KeyError as error:
         raise DatasetError(

@@ -1,13 +1,18 @@
 """Channels a sensor kind rebuilds from a sample's other channels, stored as the rule.
 
 A kind may declare ``channel_rules`` (:class:`leviathan.sensors.SensorKind`): channel
-name -> ``rule(channels, metadata)``. From format version 3 the HDF5 writer stores
-such a channel as its rule alone (``storage = "rule"``, ``source_rule`` the rule's
-qualified name) where the rule, given the sample's channels that no rule of the kind
-names and its metadata, rebuilds the channel byte for byte; otherwise as any other
-channel. The reader runs the same rule after every other channel is rebuilt, so
-``verify`` re-hashes what it rebuilt. The imaging sonar's primary hit point is the
-one such channel today (:mod:`leviathan.sonar._rebuild`).
+name -> ``rule(channels, metadata, support)``. From format version 3 the HDF5 writer
+stores such a channel as its rule alone (``storage = "rule"``, ``source_rule`` the
+rule's qualified name) where the rule, given the sample's channels that no rule of
+the kind names (less those derived from a ruled one), its metadata and its support,
+rebuilds the channel byte for byte; otherwise as any other channel. The reader runs
+the same rule once those channels are rebuilt, so ``verify`` re-hashes what it
+rebuilt. The imaging sonar's rules are in :mod:`leviathan.sonar._rebuild`.
+
+From version 4 a product's ``rule_support`` (exact inputs its renderer kept, such as
+the normals of the triangles a sonar frame's truth names) is stored beside its
+channels, in the sample's ``rule_support`` group, where some channel is stored as a
+rule; a version-3 file has none, so only rules that need no support apply there.
 """
 
 from __future__ import annotations
@@ -16,29 +21,48 @@ import functools
 from collections.abc import Callable, Mapping
 from typing import Any
 
+import h5py
 import numpy as np
 
 from leviathan.datasets._errors import DatasetError
+from leviathan.datasets._hdf5_layout import _GZIP
 from leviathan.sensors import sensor_declarations
 
-__all__ = ["RULE", "channel_rules", "rebuilt_by_rule", "ruled_source"]
+__all__ = [
+    "RULE",
+    "SUPPORT_GROUP",
+    "channel_rules",
+    "read_rule_support",
+    "rebuilt_by_rule",
+    "ruled_source",
+    "write_rule_support",
+]
 
 RULE = "rule"
 """The ``storage`` attribute of a channel stored as its kind's rule."""
+
+SUPPORT_GROUP = "rule_support"
+"""The sample's group that holds its product's ``rule_support`` (format version 4)."""
 
 Rules = Mapping[str, tuple[str, Callable[[Mapping[str, np.ndarray]], Any]]]
 """Channel name -> (the rule's qualified name, the rule bound to the sample's metadata)."""
 
 
-def channel_rules(kind: str, metadata: Mapping[str, Any]) -> dict[str, tuple[str, Callable]]:
-    """The channel rules of ``kind`` bound to one sample's ``metadata`` (none for a kind
-    that is not registered here)."""
+def channel_rules(
+    kind: str, metadata: Mapping[str, Any], support: Mapping[str, np.ndarray] | None = None
+) -> dict[str, tuple[str, Callable]]:
+    """The channel rules of ``kind`` bound to one sample's ``metadata`` and ``support``
+    (an empty mapping where None; no rules for a kind that is not registered here)."""
+    support = {} if support is None else support
     try:
         rules = sensor_declarations(kind).channel_rules
     except LookupError:
         return {}
     return {
-        name: (f"{rule.__module__}.{rule.__qualname__}", functools.partial(rule, metadata=metadata))
+        name: (
+            f"{rule.__module__}.{rule.__qualname__}",
+            functools.partial(rule, metadata=metadata, support=support),
+        )
         for name, rule in rules.items()
     }
 
@@ -98,3 +122,30 @@ def rebuilt_by_rule(
             "the sample's other channels; the file is damaged"
         )
     return rebuilt
+
+
+def write_rule_support(group: h5py.Group, support: Mapping[str, np.ndarray]) -> None:
+    """Stores ``support`` (arrays by name) in the sample ``group``'s ``rule_support`` group,
+    compressed, where some channel of its ``channels`` group is stored as a rule."""
+    channels = group["channels"].values()
+    if not support or not any(d.attrs.get("storage") == RULE for d in channels):
+        return
+    out = group.create_group(SUPPORT_GROUP, track_order=True)
+    for name, value in support.items():
+        a = np.ascontiguousarray(value)
+        out.create_dataset(name, data=a, **(_GZIP if a.size else {}))
+
+
+def read_rule_support(group: h5py.Group) -> dict[str, np.ndarray]:
+    """The arrays of ``group``'s ``rule_support`` group; empty where it has none."""
+    support = group.get(SUPPORT_GROUP)
+    if support is None:
+        return {}
+    if not isinstance(support, h5py.Group) or not all(
+        isinstance(d, h5py.Dataset) and d.dtype.kind in "iufb" for d in support.values()
+    ):
+        raise DatasetError(
+            f"{group.name}/{SUPPORT_GROUP}: expected a group of numeric datasets; the file is "
+            "damaged"
+        )
+    return {name: d[...] for name, d in support.items()}

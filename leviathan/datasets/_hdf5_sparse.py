@@ -20,7 +20,6 @@ those patterns, held in the dataset's ``table`` attribute.
 from __future__ import annotations
 
 import json
-import math
 from collections.abc import Mapping
 from typing import Any
 
@@ -31,12 +30,10 @@ from leviathan.datasets._errors import DatasetError
 from leviathan.datasets._hdf5_layout import (
     COMPRESS_MIN_BYTES,
     READABLE_FORMAT_VERSIONS,
-    _attr,
-    _read_array,
     _set_attrs,
     _write_array,
 )
-from leviathan.datasets._hdf5_rules import RULE, Rules, rebuilt_by_rule, ruled_source
+from leviathan.datasets._hdf5_rules import RULE, Rules, ruled_source
 from leviathan.sensors import ChannelDoc
 
 CELL_COUNT_CHANNEL = "sample_count"
@@ -340,6 +337,101 @@ def _sparse_channel(
     return None
 
 
+def _choose_forms(
+    forms: dict[str, Any],
+    arrays: Mapping[str, np.ndarray],
+    cells: _Cells,
+    *,
+    coded: bool,
+    rules: Rules,
+) -> None:
+    """Fills ``forms`` with each channel's stored form (None: dense).
+
+    A derived channel is computed from stored or ruled ones only: none is the source of
+    another derived channel, and none is derived from a derived one. The channels no
+    rule names are chosen first (a rule's channel may be their source); then the
+    channels stored as their rule (:func:`_ruled`); then the rule's channels that are
+    not, as any other channel.
+    """
+    derived: set[str] = set()
+    sources: set[str] = set()
+    for name, a in arrays.items():
+        if name == CELL_COUNT_CHANNEL or name in rules:
+            continue
+        derivable = None
+        if name not in sources:
+            derivable = {n: v for n, v in arrays.items() if n != name and n not in derived}
+        form = _sparse_channel(name, a, arrays, cells, derivable, coded=coded)
+        forms[name] = form
+        if form is not None and form[0] in (SLOT0, QUOTIENT):
+            derived.add(name)
+            sources.update(form[3].values())
+    for name in _ruled(arrays, forms, rules):
+        forms[name] = (RULE, None, None, {"rule": rules[name][0]}, None)
+    for name, a in arrays.items():
+        if name not in rules or name in forms:
+            continue
+        derivable = None
+        if name not in sources:
+            derivable = {
+                n: v for n, v in arrays.items() if n != name and n not in derived and n not in rules
+            }
+        forms[name] = _sparse_channel(name, a, arrays, cells, derivable, coded=coded)
+
+
+def _ruled(arrays: Mapping[str, np.ndarray], forms: Mapping[str, Any], rules: Rules) -> set[str]:
+    """The channels to store as their rule: each rebuilds its channel byte for byte from
+    the inputs the reader will give it, the channels no rule names less those derived
+    from a channel stored as a rule (rebuilt after the rules).
+
+    Which channels those are depends on which rules hold, so: every rule is tried with
+    the fewest inputs (as if all held), those that failed once more with the inputs the
+    holding ones leave, and then every holding rule is checked again with the inputs
+    the final set leaves, dropping any that fails, until none does.
+    """
+    names = [name for name in arrays if name in rules]
+
+    def inputs(late: set[str]) -> dict[str, np.ndarray]:
+        return {n: v for n, v in arrays.items() if n not in late}
+
+    def holds(name: str, late: set[str]) -> bool:
+        return ruled_source(name, arrays[name], inputs(late), rules) is not None
+
+    checked: dict[str, frozenset[str]] = {}
+    fewest = _late(forms, set(names))
+    for name in names:
+        if holds(name, fewest):
+            checked[name] = frozenset(fewest)
+    failed = [name for name in names if name not in checked]
+    if failed:
+        late = _late(forms, set(checked))
+        for name in failed:
+            if holds(name, late):
+                checked[name] = frozenset(late)
+    while True:
+        late = _late(forms, set(checked))
+        stale = [name for name, used in checked.items() if used != late]
+        if not stale:
+            return set(checked)
+        for name in stale:
+            if holds(name, late):
+                checked[name] = frozenset(late)
+            else:
+                del checked[name]
+
+
+def _late(forms: Mapping[str, Any], ruled: set[str]) -> set[str]:
+    """The channels ``ruled`` (stored as rules) and those derived from one (rebuilt after
+    the rules): what the rules are not given."""
+    return set(ruled) | {
+        name
+        for name, form in forms.items()
+        if form is not None
+        and form[0] in (SLOT0, QUOTIENT)
+        and any(source in ruled for source in form[3].values())
+    }
+
+
 def _write_channels(
     group: h5py.Group,
     channels: Mapping[str, Any],
@@ -358,30 +450,7 @@ def _write_channels(
     cells = None if occupied is None else _Cells(np.asarray(arrays[CELL_COUNT_CHANNEL]))
     forms: dict[str, Any] = {}
     if cells is not None:
-        # A derived channel is computed from stored ones only: none is the source of
-        # another derived channel, and none is derived from a derived one.
-        derived: set[str] = set()
-        sources: set[str] = set()
-        ruled = rules or {}
-        for name, a in arrays.items():
-            if name == CELL_COUNT_CHANNEL:
-                continue
-            source = ruled_source(name, a, arrays, ruled) if name in ruled else None
-            if source is not None:
-                forms[name] = (RULE, None, None, source, None)
-                continue
-            derivable = None
-            if name not in sources:
-                derivable = {
-                    n: v
-                    for n, v in arrays.items()
-                    if n != name and n not in derived and n not in ruled
-                }
-            form = _sparse_channel(name, a, arrays, cells, derivable, coded=coded)
-            forms[name] = form
-            if form is not None and form[0] in (SLOT0, QUOTIENT):
-                derived.add(name)
-                sources.update(form[3].values())
+        _choose_forms(forms, arrays, cells, coded=coded, rules=rules or {})
     for name, a in arrays.items():
         form = forms.get(name)
         if form is None:
@@ -408,93 +477,3 @@ def _write_channels(
 
 def _fill_hex(fill: np.ndarray) -> str:
     return fill.astype(fill.dtype.newbyteorder("<")).tobytes().hex()
-
-
-def _read_channels(group: h5py.Group, rules: Rules | None = None) -> dict[str, np.ndarray]:
-    """A sample's channels, sparse and derived ones rebuilt dense (see :func:`_write_channels`)."""
-    datasets = dict(group.items())
-    channels: dict[str, np.ndarray] = {}
-    for name, dataset in datasets.items():
-        if "storage" not in dataset.attrs:
-            channels[name] = _read_array(dataset)
-    stored = {name: d for name, d in datasets.items() if name not in channels}
-    if not stored:
-        return channels
-    counts = channels.get(CELL_COUNT_CHANNEL)
-    if _occupied_cells(channels) is None or counts is None:
-        where = next(iter(stored.values())).name
-        raise DatasetError(
-            f"{where}: stored sparse, but the sample has no dense 2-D integer "
-            f"{CELL_COUNT_CHANNEL!r} channel to give its cells; the file is damaged"
-        )
-    cells = _Cells(counts)
-    # Plain sparse channels first, derived ones from them, then the kind's rules (given
-    # every channel no rule names).
-    storages = {name: _attr(d, "storage", str) for name, d in stored.items()}
-    ruled = [name for name in stored if storages[name] == RULE]
-    derived = [name for name in stored if storages[name] in (SLOT0, QUOTIENT)]
-    plain = [name for name in stored if name not in ruled and name not in derived]
-    for name in plain + derived:
-        dataset = stored[name]
-        where = dataset.name
-        storage = storages[name]
-        # A coded channel's dataset holds its codes; its dtype attribute is the channel's.
-        values = dataset[...] if storage in _UNCODED else _read_array(dataset)
-        shape = tuple(json.loads(_attr(dataset, "shape", str)))
-        fill_hex = _attr(dataset, "fill", str)
-        try:
-            fill_bytes = bytes.fromhex(fill_hex)
-        except ValueError:
-            raise DatasetError(
-                f"{where}: attribute 'fill' is not hex ({fill_hex[:40]!r})"
-            ) from None
-        trailing = shape[2:]
-        table = _read_table(dataset) if storage in _UNCODED else None
-        dtype = values.dtype if table is None else table.dtype
-        if shape[:2] != cells.shape or len(fill_bytes) != dtype.itemsize * math.prod(trailing):
-            raise DatasetError(
-                f"{where}: shape {shape} and a {len(fill_bytes)}-byte fill do not fit the "
-                f"{cells.shape} cells of {dtype} values; the file is damaged"
-            )
-        little = dtype.newbyteorder("<")
-        fill = np.frombuffer(fill_bytes, dtype=little).astype(dtype).reshape(trailing)
-        source = {
-            key[len("source_") :]: _attr(dataset, key, str)
-            for key in dataset.attrs
-            if key.startswith("source_")
-        }
-        channels[name] = _dense_channel(
-            storage,
-            fill,
-            values,
-            cells,
-            where,
-            source=source,
-            channels={n: v for n, v in channels.items() if n != name},
-            table=table,
-        )
-    for name in ruled:
-        dataset = stored[name]
-        shape = tuple(json.loads(_attr(dataset, "shape", str)))
-        dtype = np.dtype(_attr(dataset, "dtype", str))
-        rule_name = _attr(dataset, "source_rule", str)
-        args = (name, dataset.name, rule_name, shape, dtype, channels, rules or {})
-        channels[name] = rebuilt_by_rule(*args)
-    return {name: channels[name] for name in datasets}
-
-
-def _read_table(dataset: h5py.Dataset) -> np.ndarray:
-    """A coded channel's ``table`` attribute, in the machine's byte order."""
-    table = dataset.attrs.get("table")
-    if not isinstance(table, np.ndarray) or table.ndim != 1 or table.dtype.kind not in "iuf":
-        raise DatasetError(
-            f"{dataset.name}: a coded channel needs a 1-D numeric 'table' attribute, got "
-            f"{type(table).__name__}; the file is damaged"
-        )
-    dtype = np.dtype(_attr(dataset, "dtype", str))
-    if table.dtype.newbyteorder("<") != dtype.newbyteorder("<"):
-        raise DatasetError(
-            f"{dataset.name}: a table of {table.dtype} values for a channel of {dtype}; the "
-            "file is damaged"
-        )
-    return table.astype(dtype)

@@ -8,7 +8,7 @@ shape (the complete per-cell sonar ground truth included), metadata is stored
 as typed JSON (:mod:`leviathan.datasets.typed_json`) with its arrays as
 datasets, so the content hash of a rebuilt record equals the original's.
 
-Layout (format ``leviathan.dataset.hdf5``, version 3; versions 1 and 2 are read too)::
+Layout (format ``leviathan.dataset.hdf5``, version 4; versions 1 to 3 are read too)::
 
     /                                  attrs: format, format_version, tier ("canonical"),
                                        leviathan_version, content_encoding_version,
@@ -31,6 +31,8 @@ Layout (format ``leviathan.dataset.hdf5``, version 3; versions 1 and 2 are read 
                                        cells sparse (leviathan.datasets._hdf5_sparse), 3:
                                        few-valued ones as codes into a table, and those a
                                        kind's rule rebuilds as the rule (._hdf5_rules)
+        rule_support/<name>            version 4: the product's rule support, where some
+                                       channel is stored as a rule (._hdf5_rules)
         metadata_arrays/<name>         arrays the metadata references ({"$array": name})
         display/<name>                 display products (not part of the content hash);
                                        attr display (typed JSON of the display mapping)
@@ -54,7 +56,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -83,13 +84,14 @@ from leviathan.datasets._hdf5_layout import (
     _append,
     _metadata_store,
     _plain_json,
+    _provenance,
     _read_array,
     _set_attrs,
     _valid_name,
     _write_array,
 )
 from leviathan.datasets._hdf5_reader import Hdf5Dataset, _read_track, read_hdf5
-from leviathan.datasets._hdf5_rules import channel_rules
+from leviathan.datasets._hdf5_rules import channel_rules, write_rule_support
 from leviathan.datasets._hdf5_sparse import _checked_version, _write_channels
 from leviathan.datasets._writer import _Aborted, _ClosesOnExit
 from leviathan.datasets.channels import CHANNEL_DOCS, sample_channel_doc
@@ -124,8 +126,9 @@ class Hdf5Writer(_ClosesOnExit):
         manifest: The run's manifest, plain JSON data (stored at the root; :meth:`close`
             may replace it).
         format_version: :data:`FORMAT_VERSION` (channels over cells sparse, few-valued
-            ones as codes into a table), 2 (sparse, no codes) or 1 (every channel
-            dense): what readers of that version read.
+            ones as codes into a table, ruled ones as their rule with the product's
+            rule support), 3 (the same without rule support), 2 (sparse, no codes or
+            rules) or 1 (every channel dense): what readers of that version read.
 
     Raises:
         DatasetError: A wrong suffix, a vehicle name that cannot be a group name, a
@@ -408,8 +411,10 @@ class Hdf5Writer(_ClosesOnExit):
         _set_attrs(g, attrs)
         channels = g.create_group("channels", track_order=True)
         docs = {name: sample_channel_doc(kind, name) for name in sample.channels}
-        rules = channel_rules(kind, sample.metadata)
+        support = getattr(sample, "rule_support", {}) if self._format_version >= 4 else {}
+        rules = channel_rules(kind, sample.metadata, support)
         _write_channels(channels, sample.channels, docs, version=self._format_version, rules=rules)
+        write_rule_support(g, support)
         display = g.create_group("display", track_order=True)
         _set_attrs(
             display, {"display": typed_json.encode(sample.display, _metadata_store(g, "display"))}
@@ -465,29 +470,7 @@ class Hdf5Writer(_ClosesOnExit):
         return self._path
 
     def _provenance(self) -> dict[str, Any]:
-        from leviathan import __version__
-
-        return {
-            "writer": "leviathan.datasets.hdf5.Hdf5Writer",
-            "format": FORMAT_NAME,
-            "format_version": self._format_version,
-            "leviathan_version": __version__,
-            "content_encoding_version": ENCODING_VERSION,
-            "metadata_encoding": typed_json.TYPED_JSON_VERSION,
-            "h5py_version": h5py.__version__,
-            "hdf5_version": h5py.version.hdf5_version,
-            "numpy_version": np.__version__,
-            "python_version": ".".join(str(v) for v in sys.version_info[:3]),
-            "compression": {
-                "filter": "gzip",
-                "level": _GZIP["compression_opts"],
-                "shuffle": True,
-                "min_bytes": COMPRESS_MIN_BYTES,
-                "chunk_target_bytes": CHUNK_TARGET_BYTES,
-            },
-            "capture_group_count": self._group_count,
-            "sample_count": self._member_count,
-        }
+        return _provenance(self._format_version, self._group_count, self._member_count)
 
     def abort(self) -> None:
         """Discards the temporary file; ``path`` is left as it was. Safe to call twice."""

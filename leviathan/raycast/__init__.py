@@ -27,9 +27,11 @@ import leviathan._raycast_stages as _stages
 # names, so this package re-exports exactly that list instead of a hand copy of it.
 from leviathan._raycast_stages import *  # noqa: F403
 from leviathan.raycast._dispatch import BACKENDS, resolve_backend, trace_meshes, trace_rays
+from leviathan.raycast._sea_surface import intersect_sea_surface
 
 __all__ = [
     "BACKENDS",
+    "intersect_sea_surface",
     "resolve_backend",
     "trace_meshes",
     "trace_rays",

@@ -33,7 +33,7 @@ from leviathan.sensors._declarations import (
 )
 from leviathan.sensors._protocol import register_sensor_kind
 from leviathan.sensors._sonar_noise import SonarNoiseModel, sonar_level_change, sonar_recorder
-from leviathan.sonar import SonarFrame, rebuild_primary_hit_point, render
+from leviathan.sonar import CHANNEL_RULES, SonarFrame, render
 from leviathan.specs import ImagingSonarSpec
 
 __all__ = ["ImagingSonarSensor"]
@@ -202,7 +202,7 @@ class ImagingSonarSensor:
     # Sees the scene; the surfaces' motion never enters its product.
     reads_surfaces = False
     channels = _CHANNELS
-    channel_rules = MappingProxyType({"primary_hit_point_world": rebuild_primary_hit_point})
+    channel_rules = CHANNEL_RULES
     ros = RosEncoding(
         frame="acoustic",
         topics=(RosTopic("", "marine_acoustic_msgs/msg/ProjectedSonarImage"),),

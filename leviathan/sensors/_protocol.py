@@ -126,9 +126,11 @@ class SensorKind(Protocol):
             and on every edit of a vehicle document or of the environment, so such a
             document is refused before anything is built [None: every spec works in
             every water].
-        channel_rules: Channel name -> ``rule(channels, metadata)``, which rebuilds
-            that channel of a product from its other channels (none of them ruled)
-            and its metadata, or returns None where it cannot; a dataset may store
+        channel_rules: Channel name -> ``rule(channels, metadata, support)``, which
+            rebuilds that channel of a product from its other channels (none of them
+            ruled), its metadata and its ``rule_support`` (exact inputs the renderer
+            kept beside the product, not part of its identity; an empty mapping for a
+            product without them), or returns None where it cannot; a dataset may store
             the rule instead of the values, only where the rebuilt array equals the
             channel byte for byte [none].
     """
@@ -168,7 +170,9 @@ class SensorDeclarations:
     intrinsics: Callable[[Any], PinholeIntrinsics] | None
     summary: Callable[[Any], str] | None
     check_water: Callable[[Any, Any, Any, str], None] | None
-    channel_rules: Mapping[str, Callable[[Mapping[str, Any], Mapping[str, Any]], Any]]
+    channel_rules: Mapping[
+        str, Callable[[Mapping[str, Any], Mapping[str, Any], Mapping[str, Any]], Any]
+    ]
 
 
 def _doc_table(kind: str, name: str, value: Any) -> Mapping[str, ChannelDoc]:

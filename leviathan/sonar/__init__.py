@@ -58,19 +58,25 @@ range with :func:`range_bin`, or search :func:`range_bin_boundaries` with
 ``np.searchsorted(b, R, side="right") - 1``, which agrees with it for every float64.
 
 :func:`rebuild_primary_hit_point` rebuilds a frame's ``primary_hit_point_world`` bit for
-bit from its range, elevation and sample-count channels and its metadata (the imaging
-sonar kind's channel rule: the HDF5 dataset stores the rule instead of the points).
+bit from its range, elevation and sample-count channels and its metadata;
+:func:`rebuild_topk_range`, :func:`rebuild_primary_normal`,
+:func:`rebuild_primary_incidence`, :func:`rebuild_topk_geometric_weight` and
+:func:`rebuild_topk_contribution` rebuild those channels from the frame's
+``rule_support`` as well (the triangles its truth names, the surfaces' ``mu`` and
+status). They are the imaging sonar kind's
+channel rules: the HDF5 dataset stores the rule instead of the values.
 """
 
-from leviathan.sonar import _ground_truth
+from leviathan.sonar import _ground_truth, _rebuild
 from leviathan.sonar._binning import range_bin, range_bin_boundaries, range_bin_edges
 from leviathan.sonar._fan import FanRays, FanRender, check_ping_inputs, fan_rays, render_fan
 from leviathan.sonar._frame import CHANNEL_NAMES, SonarFrame
 
-# A star import on purpose: the stage's own __all__ is the one list of the cell flags
-# and bases, so this package re-exports exactly that list instead of a hand copy of it.
+# Star imports on purpose: the stage's own __all__ is the one list of the cell flags
+# and bases (of the channel rules), so this package re-exports exactly that list
+# instead of a hand copy of it.
 from leviathan.sonar._ground_truth import *  # noqa: F403
-from leviathan.sonar._rebuild import rebuild_primary_hit_point
+from leviathan.sonar._rebuild import *  # noqa: F403
 from leviathan.sonar._render import (
     RENDER_STAGES,
     SONAR_MODEL_VERSION,
@@ -95,8 +101,8 @@ __all__ = [
     "range_bin",
     "range_bin_boundaries",
     "range_bin_edges",
-    "rebuild_primary_hit_point",
     "render",
     "render_fan",
     *_ground_truth.__all__,
+    *_rebuild.__all__,
 ]

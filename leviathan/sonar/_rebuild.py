@@ -3,72 +3,460 @@
 The sensor kind declares these as its ``channel_rules``, so that a dataset can store
 the rule instead of the values (:mod:`leviathan.datasets._hdf5_sparse` keeps it only
 where the rebuilt array equals the channel byte for byte, and ``verify`` re-hashes
-what it rebuilds on reading).
+what it rebuilds on reading). A rule is ``rule(channels, metadata, support)`` and
+returns None where it cannot rebuild.
 
-``primary_hit_point_world`` is the primary sample's ``o + R d`` (as
-:func:`leviathan.sonar._physics.sample_geometry` computes it): ``o`` the sensor's
-position, ``R`` the cell's ``primary_range_m``, ``d`` the world direction of the ray
-at the cell's bearing and the row of its ``primary_elevation_rad`` in the frame's
-elevation table, rotated by the frame's ``T_world_sensor`` as the ping rotated it.
+* ``primary_hit_point_world`` is the primary sample's ``o + R d`` (as
+  :func:`leviathan.sonar._physics.sample_geometry` computes it): ``o`` the sensor's
+  position, ``R`` the cell's ``primary_range_m``, ``d`` the world direction of the ray
+  at the cell's bearing and the row of its ``primary_elevation_rad`` in the frame's
+  elevation table, rotated by the frame's ``T_world_sensor`` as the ping rotated it.
+  It needs no support.
+  Where the frame's support is there, ``R`` is the traced range below instead (a
+  dataset that stores ``topk_range_m`` as its rule has no ``primary_range_m`` to give).
+* ``topk_range_m``, ``primary_normal_world``, ``primary_incidence_rad``,
+  ``topk_geometric_weight`` and ``topk_contribution`` need the triangles the truth
+  names and the surfaces' Lambert ``mu`` and acoustic status, which are the scene's,
+  not the frame's. :func:`rule_support` gathers exactly those at render time (the
+  frame's ``rule_support``, not part of its identity): for each triangle some top-K
+  slot names, its world vertex and edges and its unit normal, as the ping's prepared
+  scene holds them. From them and the slot's elevation row, bearing and the frame's
+  pose and beam grid, the rules evaluate the ping's own expressions: the range by the
+  reference's ray/triangle test (:func:`leviathan.reference_cpu.trace.intersect_ray_triangle`;
+  the sea surface's by :func:`leviathan.raycast.intersect_sea_surface`), ``|cos θ|`` by
+  :func:`~leviathan.sonar._physics.sample_geometry`, the terms by
+  :func:`leviathan.reference_cpu.sonar.sample_physics`, the incidence by
+  :func:`~leviathan.reference_cpu.sonar.acos_clipped`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from types import SimpleNamespace
+from types import MappingProxyType
 from typing import Any
 
 import numpy as np
 
 from leviathan.frames import Transform
+from leviathan.materials import AcousticStatus
+from leviathan.raycast import PreparedScene, intersect_sea_surface
 from leviathan.reference_cpu import sonar as ref
+from leviathan.reference_cpu.trace import intersect_ray_triangle
+from leviathan.scene import Scene
+from leviathan.sonar._beam_grid import recorded_grid
+from leviathan.sonar._physics import _instance_mu, _normal_table, sample_geometry
 
-__all__ = ["rebuild_primary_hit_point"]
+__all__ = [
+    "CHANNEL_RULES",
+    "rebuild_primary_hit_point",
+    "rebuild_primary_incidence",
+    "rebuild_primary_normal",
+    "rebuild_topk_contribution",
+    "rebuild_topk_geometric_weight",
+    "rebuild_topk_range",
+]
+
+SUPPORT_NAMES = (
+    "triangle_row_start",
+    "triangle_rows",
+    "triangle_normal_world",
+    "triangle_v0_world",
+    "triangle_e1_world",
+    "triangle_e2_world",
+    "instance_mu",
+    "instance_status",
+)
+"""The arrays of :func:`rule_support`, in order."""
 
 
-def rebuild_primary_hit_point(
-    channels: Mapping[str, Any], metadata: Mapping[str, Any]
-) -> np.ndarray | None:
-    """``primary_hit_point_world`` from ``sample_count``, ``primary_range_m``,
-    ``primary_elevation_rad`` and the metadata's pose and beam tables; NaN in empty
-    cells. None where an input is missing or off its layout, or an elevation is not in
-    the table."""
+def rule_support(
+    channels: Mapping[str, np.ndarray], *, scene: Scene, prepared: PreparedScene
+) -> dict[str, np.ndarray]:
+    """What the frame's truth rules need of the scene: the triangles its top-K names.
+
+    Returns:
+        ``triangle_row_start`` (int64 [I + 1]: each instance's first row in the ping's
+        stacked normal table, the sea surface's one row last), ``triangle_rows`` (int64
+        [m], ascending: the rows some top-K slot names), ``triangle_normal_world``
+        (float64 [m, 3]: their unit normals in world NED), ``triangle_v0_world``,
+        ``triangle_e1_world`` and ``triangle_e2_world`` (float64 [m, 3]: their first
+        vertex and edges in world NED [m]; zeros for the sea surface's row, which the
+        plane ``z = 0`` stands for), ``instance_mu`` (float64
+        [I + 1], NaN where a surface has none) and ``instance_status`` (uint8 [I + 1]).
+    """
+    table, start = _normal_table(scene, prepared)
+    inst = np.asarray(channels["topk_instance"]).reshape(-1)
+    tri = np.asarray(channels["topk_triangle"]).reshape(-1)
+    named = inst >= 0
+    row = _rows(inst[named].astype(np.int64), tri[named].astype(np.int64), start)
+    mark = np.zeros(table.shape[0], dtype=bool)
+    mark[row] = True
+    rows = np.flatnonzero(mark).astype(np.int64)
+    vertices = {name: np.zeros((rows.shape[0], 3), dtype=np.float64) for name in _VERTICES}
+    for k, prep in enumerate(prepared.instances):
+        at = np.nonzero((rows >= start[k]) & (rows < start[k + 1]))[0]
+        t = rows[at] - start[k]
+        for name, field in zip(_VERTICES, ("v0", "e1", "e2"), strict=True):
+            vertices[name][at] = getattr(prep, field)[t]
+    return {
+        "triangle_row_start": start.astype(np.int64),
+        "triangle_rows": rows,
+        "triangle_normal_world": np.ascontiguousarray(table[rows]),
+        **vertices,
+        "instance_mu": _instance_mu(scene),
+        "instance_status": np.asarray(scene.instance_tables["acoustic_status"], dtype=np.uint8),
+    }
+
+
+_VERTICES = ("triangle_v0_world", "triangle_e1_world", "triangle_e2_world")
+
+
+def _rows(inst: np.ndarray, tri: np.ndarray, start: np.ndarray) -> np.ndarray:
+    """Row of each (instance, triangle) in the stacked normal table (the sea surface's last)."""
+    sea = start.shape[0] - 1
+    surface = inst == sea
+    return np.where(surface, start[-1], start[np.where(surface, 0, inst)] + tri)
+
+
+def _support_index(inst: np.ndarray, tri: np.ndarray, support: Mapping[str, Any]) -> Any:
+    """``(at, arrays)``: the support row of each (instance, triangle) and the support's
+    per-triangle arrays by name; None where the support lacks one or is off its layout."""
     try:
-        counts = np.asarray(channels["sample_count"])
-        range_m = np.asarray(channels["primary_range_m"])
-        elevation = np.asarray(channels["primary_elevation_rad"])
+        start = np.asarray(support["triangle_row_start"])
+        rows = np.asarray(support["triangle_rows"])
+        arrays = {n: np.asarray(support[n]) for n in ("triangle_normal_world", *_VERTICES)}
+    except KeyError:
+        return None
+    if (
+        start.dtype != np.int64
+        or rows.dtype != np.int64
+        or start.ndim != 1
+        or start.shape[0] == 0
+        or any(a.dtype != np.float64 or a.shape != (rows.shape[0], 3) for a in arrays.values())
+    ):
+        return None
+    if inst.size == 0:
+        return np.zeros(0, dtype=np.int64), arrays
+    sea = start.shape[0] - 1
+    if rows.shape[0] == 0 or np.any(inst < 0) or np.any(inst > sea) or np.any(tri < 0):
+        return None
+    ends = np.append(start[1:], start[-1] + 1)
+    row = _rows(inst, tri, start)
+    if np.any(row >= ends[inst]):
+        return None
+    at = np.minimum(np.searchsorted(rows, row), rows.shape[0] - 1)
+    if not np.array_equal(rows[at], row):
+        return None
+    return at, arrays
+
+
+def _normals(inst: np.ndarray, tri: np.ndarray, support: Mapping[str, Any]) -> np.ndarray | None:
+    """The supported normal of each (instance, triangle), or None where one is not there."""
+    index = _support_index(inst, tri, support)
+    return None if index is None else index[1]["triangle_normal_world"][index[0]]
+
+
+def _ranges(
+    inst: np.ndarray, tri: np.ndarray, support: Mapping[str, Any], o: np.ndarray, d: np.ndarray
+) -> np.ndarray | None:
+    """The traced range of each ray ``(o, d)`` to its supported triangle (the sea surface's
+    plane for its instance), or None where a triangle is not there."""
+    index = _support_index(inst, tri, support)
+    if index is None:
+        return None
+    at, arrays = index
+    v0, e1, e2 = (arrays[name][at] for name in _VERTICES)
+    _, t = intersect_ray_triangle(o, d, v0, e1, e2, np.inf)
+    _, t_sea = intersect_sea_surface(o, d, np.inf)
+    return np.where(inst == support["triangle_row_start"].shape[0] - 1, t_sea, t)
+
+
+def _world_directions(
+    metadata: Mapping[str, Any], elevation: np.ndarray, column: np.ndarray
+) -> tuple[Any, Any, np.ndarray, np.ndarray] | None:
+    """``(grid, pose, row, d)`` of rays at ``elevation`` (values of the frame's table) in
+    bearing ``column``: ``d`` rotated to world NED as the ping rotated it; None where an
+    elevation is not in the table or the metadata is off its layout."""
+    try:
         bearings = np.asarray(metadata["bearing_rad"], dtype=np.float64).reshape(-1)
         elevations = np.asarray(metadata["elevation_rad"], dtype=np.float64).reshape(-1)
         pose = Transform.from_dict(metadata["T_world_sensor"])
+        grid, directions = recorded_grid(metadata["spec"])
     except (KeyError, TypeError, ValueError):
         return None
-    shape = counts.shape
+    B = bearings.shape[0]
     if (
-        counts.ndim != 2
-        or shape[1] != bearings.shape[0]
-        or range_m.shape != shape
-        or elevation.shape != shape
-        or range_m.dtype != np.float64
-        or elevation.dtype != np.float64
-        or elevations.shape[0] == 0
+        elevations.shape[0] == 0
+        or directions.shape[0] != elevations.shape[0] * B
+        or grid.bearing_rad.tobytes() != bearings.tobytes()
+        or grid.elevation_rad.tobytes() != elevations.tobytes()
     ):
         return None
-    occupied = counts != 0
-    # The row of each occupied cell's primary elevation: the same bits in the table.
+    # The row of each elevation: the same bits in the table.
     order = np.argsort(elevations.view(np.uint64), kind="stable")
     table_bits = elevations.view(np.uint64)[order]
-    wanted = elevation[occupied].view(np.uint64)
+    wanted = np.ascontiguousarray(elevation, dtype=np.float64).view(np.uint64)
     at = np.minimum(np.searchsorted(table_bits, wanted), table_bits.shape[0] - 1)
     if not np.array_equal(table_bits[at], wanted):
         return None
     row = order[at]
-    column = np.nonzero(occupied)[1]
-    # Only the two tables enter the sensor-frame directions (ref.sensor_ray_directions).
-    tables = SimpleNamespace(bearing_rad=bearings, elevation_rad=elevations)
-    directions = ref.sensor_ray_directions(tables)[row * shape[1] + column]
-    d = pose.apply_direction(directions)
-    point = np.full((*shape, 3), np.nan, dtype=np.float64)
-    hit = np.array(np.broadcast_to(pose.translation, d.shape), dtype=np.float64)
-    hit += range_m[occupied][:, None] * d
-    point[occupied] = hit
-    return point
+    return grid, pose, row, pose.apply_direction(directions[row * B + column])
+
+
+def _cells(channels: Mapping[str, Any], *names: str) -> tuple[np.ndarray, ...] | None:
+    """The named channels as arrays over the frame's cells, or None where one is missing
+    or off the layout of ``sample_count``."""
+    try:
+        counts = np.asarray(channels["sample_count"])
+        arrays = tuple(np.asarray(channels[name]) for name in names)
+    except KeyError:
+        return None
+    if counts.ndim != 2 or any(a.shape[:2] != counts.shape for a in arrays):
+        return None
+    return (counts, *arrays)
+
+
+def _filled(shape: tuple[int, ...], where: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """NaN everywhere but ``where``, which gets ``values``; one NaN bit pattern."""
+    out = np.full(shape, np.nan, dtype=np.float64)
+    out[where] = values
+    out[np.isnan(out)] = np.nan
+    return out
+
+
+def rebuild_primary_hit_point(
+    channels: Mapping[str, Any], metadata: Mapping[str, Any], support: Mapping[str, Any]
+) -> np.ndarray | None:
+    """``primary_hit_point_world`` from ``sample_count``, ``primary_elevation_rad``, the
+    cell's range and the metadata's pose and beam tables; NaN in empty cells. The range
+    is ``primary_range_m`` where the channels have it, else the traced range to the
+    primary triangle of the support. None where an input is missing or off its layout,
+    or an elevation is not in the table."""
+    cells = _cells(channels, "primary_elevation_rad")
+    if cells is None:
+        return None
+    counts, elevation = cells
+    if elevation.shape != counts.shape or elevation.dtype != np.float64:
+        return None
+    occupied = counts != 0
+    rays = _world_directions(metadata, elevation[occupied], np.nonzero(occupied)[1])
+    if rays is None:
+        return None
+    pose, d = rays[1], rays[3]
+    o = np.ascontiguousarray(np.broadcast_to(pose.translation, d.shape), dtype=np.float64)
+    if "primary_range_m" in channels:
+        range_m = np.asarray(channels["primary_range_m"])
+        if range_m.shape != counts.shape or range_m.dtype != np.float64:
+            return None
+        R = range_m[occupied]
+    else:
+        named = _cells(channels, "primary_instance", "primary_triangle")
+        if named is None:
+            return None
+        _, inst, tri = named
+        if not np.array_equal(inst >= 0, occupied):
+            return None
+        R = _ranges(inst[occupied].astype(np.int64), tri[occupied].astype(np.int64), support, o, d)
+        if R is None:
+            return None
+    hit = np.array(o, dtype=np.float64)
+    hit += R[:, None] * d
+    return _filled((*counts.shape, 3), occupied, hit)
+
+
+def rebuild_primary_normal(
+    channels: Mapping[str, Any], metadata: Mapping[str, Any], support: Mapping[str, Any]
+) -> np.ndarray | None:
+    """``primary_normal_world``: the supported normal of each cell's primary triangle."""
+    cells = _cells(channels, "primary_instance", "primary_triangle")
+    if cells is None:
+        return None
+    counts, inst, tri = cells
+    occupied = inst >= 0
+    normals = _normals(inst[occupied].astype(np.int64), tri[occupied].astype(np.int64), support)
+    if normals is None or not np.array_equal(occupied, counts != 0):
+        return None
+    return _filled((*counts.shape, 3), occupied, normals)
+
+
+def rebuild_primary_incidence(
+    channels: Mapping[str, Any], metadata: Mapping[str, Any], support: Mapping[str, Any]
+) -> np.ndarray | None:
+    """``primary_incidence_rad``: ``acos(min(|n . d|, 1))`` of each cell's primary sample."""
+    cells = _cells(channels, "primary_instance", "primary_triangle", "primary_elevation_rad")
+    if cells is None:
+        return None
+    counts, inst, tri, elevation = cells
+    occupied = inst >= 0
+    normals = _normals(inst[occupied].astype(np.int64), tri[occupied].astype(np.int64), support)
+    rays = _world_directions(metadata, elevation[occupied], np.nonzero(occupied)[1])
+    if normals is None or rays is None or not np.array_equal(occupied, counts != 0):
+        return None
+    d = rays[3]
+    _, cos_inc = sample_geometry(np.zeros_like(d), d, np.zeros(d.shape[0]), normals)
+    return _filled(counts.shape, occupied, ref.acos_clipped(cos_inc))
+
+
+_SLOT_INPUTS = ("topk_instance", "topk_triangle", "topk_elevation_rad")
+_last: dict[str, tuple[tuple[Any, ...], Any]] = {}
+
+
+def _once(what: str, compute: Any, channels: Mapping[str, Any], *objects: Any) -> Any:
+    """``compute()``, or what it gave for the same inputs the last time.
+
+    The range, weight and contribution rules of one frame share its slots' geometry and
+    terms, so a writer or reader calling them in turn computes those once. The inputs
+    are recognised by identity: the frame's top-K id and elevation arrays (only where
+    each is read-only, so it cannot have changed), its metadata and its support.
+    """
+    arrays = tuple(channels.get(name) for name in _SLOT_INPUTS)
+    if not all(isinstance(a, np.ndarray) and not a.flags.writeable for a in arrays):
+        return compute()
+    key = (*arrays, *objects)
+    last = _last.get(what)
+    if (
+        last is not None
+        and len(last[0]) == len(key)
+        and all(a is b for a, b in zip(last[0], key, strict=True))
+    ):
+        return last[1]
+    value = compute()
+    _last[what] = (key, value)
+    return value
+
+
+def _slot_geometry(
+    channels: Mapping[str, Any], metadata: Mapping[str, Any], support: Mapping[str, Any]
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, Any, np.ndarray] | None:
+    """:func:`_computed_slot_geometry`, once per frame (:func:`_once`)."""
+    return _once(
+        "geometry",
+        lambda: _computed_slot_geometry(channels, metadata, support),
+        channels,
+        metadata,
+        support,
+    )
+
+
+def _computed_slot_geometry(
+    channels: Mapping[str, Any], metadata: Mapping[str, Any], support: Mapping[str, Any]
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, Any, np.ndarray] | None:
+    """``(named, inst, normal, rays, R)`` of the top-K slots that name a sample: their
+    instances, supported normals, world rays (:func:`_world_directions`) and traced
+    ranges; None where an input is missing or off its layout."""
+    cells = _cells(channels, "topk_instance", "topk_triangle", "topk_elevation_rad")
+    if cells is None:
+        return None
+    _, inst, tri, elevation = cells
+    if not (inst.shape == tri.shape == elevation.shape) or inst.ndim != 3:
+        return None
+    named = inst >= 0
+    i, t = inst[named].astype(np.int64), tri[named].astype(np.int64)
+    normals = _normals(i, t, support)
+    rays = _world_directions(metadata, elevation[named], np.nonzero(named)[1])
+    if normals is None or rays is None:
+        return None
+    pose, d = rays[1], rays[3]
+    o = np.ascontiguousarray(np.broadcast_to(pose.translation, d.shape), dtype=np.float64)
+    R = _ranges(i, t, support, o, d)
+    if R is None:
+        return None
+    return named, i, normals, rays, R
+
+
+def _slot_terms(
+    channels: Mapping[str, Any], metadata: Mapping[str, Any], support: Mapping[str, Any]
+) -> tuple[np.ndarray, dict[str, np.ndarray]] | None:
+    """:func:`_computed_slot_terms`, once per frame (:func:`_once`)."""
+    return _once(
+        "terms",
+        lambda: _computed_slot_terms(channels, metadata, support),
+        channels,
+        metadata,
+        support,
+    )
+
+
+def _computed_slot_terms(
+    channels: Mapping[str, Any], metadata: Mapping[str, Any], support: Mapping[str, Any]
+) -> tuple[np.ndarray, dict[str, np.ndarray]] | None:
+    """``(named, terms)``: the top-K slots that name a sample and the sample's terms
+    (:func:`leviathan.reference_cpu.sonar.sample_physics`), or None."""
+    geometry = _slot_geometry(channels, metadata, support)
+    try:
+        mu = np.asarray(support["instance_mu"])
+        status = np.asarray(support["instance_status"])
+        alpha = metadata["absorption_db_per_m"]
+    except KeyError:
+        return None
+    if geometry is None or mu.dtype != np.float64 or status.dtype != np.uint8:
+        return None
+    named, i, normals, (grid, _, row, d), R = geometry
+    if mu.shape != status.shape or mu.ndim != 1 or (i.size and int(i.max()) >= mu.shape[0]):
+        return None
+    column = np.nonzero(named)[1]
+    _, cos_inc = sample_geometry(np.zeros_like(d), d, R, normals)
+    terms = ref.sample_physics(
+        range_m=R,
+        cos_incidence=cos_inc,
+        two_way_gain=grid.two_way_gain[row, column],
+        solid_angle_sr=grid.solid_angle_sr[row, column],
+        mu=mu[i],
+        known=status[i] == int(AcousticStatus.KNOWN),
+        alpha_db_per_m=None if alpha is None else float(alpha),
+    )
+    return named, {**terms, "range_m": R}
+
+
+def _slot_channel(
+    name: str,
+    channels: Mapping[str, Any],
+    metadata: Mapping[str, Any],
+    support: Mapping[str, Any],
+) -> np.ndarray | None:
+    slots = _slot_terms(channels, metadata, support)
+    if slots is None:
+        return None
+    named, terms = slots
+    return _filled(named.shape, named, terms[name])
+
+
+def rebuild_topk_geometric_weight(
+    channels: Mapping[str, Any], metadata: Mapping[str, Any], support: Mapping[str, Any]
+) -> np.ndarray | None:
+    """``topk_geometric_weight`` of every slot from its range, elevation row, bearing and
+    supported triangle normal; NaN in unused slots."""
+    return _slot_channel("geometric_weight", channels, metadata, support)
+
+
+def rebuild_topk_contribution(
+    channels: Mapping[str, Any], metadata: Mapping[str, Any], support: Mapping[str, Any]
+) -> np.ndarray | None:
+    """``topk_contribution`` of every slot, as :func:`rebuild_topk_geometric_weight`,
+    with the surface's ``mu`` and status; NaN in unused slots."""
+    return _slot_channel("contribution", channels, metadata, support)
+
+
+def rebuild_topk_range(
+    channels: Mapping[str, Any], metadata: Mapping[str, Any], support: Mapping[str, Any]
+) -> np.ndarray | None:
+    """``topk_range_m``: each slot's ray traced to its supported triangle (the reference's
+    ray/triangle test; the sea surface's plane); NaN in unused slots."""
+    geometry = _slot_geometry(channels, metadata, support)
+    if geometry is None:
+        return None
+    named, R = geometry[0], geometry[4]
+    return _filled(named.shape, named, R)
+
+
+CHANNEL_RULES: Mapping[str, Any] = MappingProxyType(
+    {
+        "primary_hit_point_world": rebuild_primary_hit_point,
+        "primary_normal_world": rebuild_primary_normal,
+        "primary_incidence_rad": rebuild_primary_incidence,
+        "topk_geometric_weight": rebuild_topk_geometric_weight,
+        "topk_contribution": rebuild_topk_contribution,
+        "topk_range_m": rebuild_topk_range,
+    }
+)
+"""The imaging sonar's channel rules (its kind's ``channel_rules``): channel -> rule."""

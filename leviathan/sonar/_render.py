@@ -28,7 +28,6 @@ multibeam), with column = bearing and row = elevation sample:
 
 from __future__ import annotations
 
-import math
 import time
 from functools import lru_cache
 from typing import Any
@@ -41,63 +40,19 @@ from leviathan.frames import Transform
 from leviathan.raycast import resolve_backend
 from leviathan.reference_cpu import sonar as ref
 from leviathan.scene import Scene
+from leviathan.sonar._beam_grid import _grid, beam_grid_for, grid_key
 from leviathan.sonar._binning import range_bin_edges
 from leviathan.sonar._fan import SPECKLE_EFFECT, FanRays, fan_rays, render_fan
 from leviathan.sonar._frame import SonarFrame
 from leviathan.sonar._ground_truth import CELL_FLAGS
 from leviathan.sonar._physics import Medium
+from leviathan.sonar._rebuild import rule_support
 from leviathan.sonar._sampling_warnings import check_ping
 from leviathan.specs import ImagingSonarSpec, WaterSpec
 
 __all__ = ["RENDER_STAGES", "SONAR_MODEL_VERSION", "SPECKLE_EFFECT", "beam_grid_for", "render"]
 
 SONAR_MODEL_VERSION = "leviathan.imaging_sonar.v1"
-
-
-@lru_cache(maxsize=32)
-def _grid(
-    fov: float,
-    aperture: float,
-    bearings: int,
-    elevations: int,
-    w_az: float | None,
-    w_el: float | None,
-) -> tuple[ref.BeamGrid, np.ndarray]:
-    grid = ref.beam_grid(
-        azimuth_fov_rad=fov,
-        elevation_aperture_rad=aperture,
-        bearing_count=bearings,
-        elevation_count=elevations,
-        azimuth_width_rad=w_az,
-        elevation_width_rad=w_el,
-    )
-    dirs = ref.sensor_ray_directions(grid)
-    dirs.setflags(write=False)
-    return grid, dirs
-
-
-def beam_grid_for(spec: ImagingSonarSpec) -> tuple[ref.BeamGrid, np.ndarray]:
-    """Quadrature grid and sensor-frame ray directions of a sonar spec (cached).
-
-    Args:
-        spec: The imaging sonar whose beam quadrature is wanted.
-
-    Returns:
-        ``(grid, directions)``: the :class:`~leviathan.reference_cpu.sonar.BeamGrid`
-        and the unit ray directions in the sensor FRD frame, float64, shape
-        [elevation_count * bearing_count, 3] (ray ``j * bearing_count + i``),
-        read-only; the same objects for equal beam parameters.
-    """
-    bp = spec.beam_pattern
-    gaussian = bp.kind == "gaussian"
-    return _grid(
-        math.radians(spec.azimuth_fov_deg),
-        math.radians(spec.elevation_aperture_deg),
-        spec.bearing_count,
-        spec.elevation_sample_count,
-        math.radians(bp.azimuth_3db_full_width_deg) if gaussian else None,
-        math.radians(bp.elevation_3db_full_width_deg) if gaussian else None,
-    )
 
 
 @lru_cache(maxsize=32)
@@ -118,18 +73,7 @@ def _fan_rays_cached(key: tuple[Any, ...]) -> FanRays:
 
 def _fan_rays_for(spec: ImagingSonarSpec) -> FanRays:
     """The imaging sonar's rays as a fan: ray ``r = j * B + i`` in column ``i``, row ``j``."""
-    bp = spec.beam_pattern
-    gaussian = bp.kind == "gaussian"
-    return _fan_rays_cached(
-        (
-            math.radians(spec.azimuth_fov_deg),
-            math.radians(spec.elevation_aperture_deg),
-            spec.bearing_count,
-            spec.elevation_sample_count,
-            math.radians(bp.azimuth_3db_full_width_deg) if gaussian else None,
-            math.radians(bp.elevation_3db_full_width_deg) if gaussian else None,
-        )
-    )
+    return _fan_rays_cached(grid_key(spec))
 
 
 def _physics_spec(spec: ImagingSonarSpec) -> dict[str, Any]:
@@ -284,6 +228,7 @@ def render(
         backend=backend,
         device=device,
         display={"dynamic_range_db": float(spec.dynamic_range_db)},
+        rule_support=rule_support(fan.channels, scene=scene, prepared=prepared),
     )
     clock.lap("frame")
     if sampling_warnings:

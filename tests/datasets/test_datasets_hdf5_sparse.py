@@ -13,7 +13,7 @@ import pytest
 from test_datasets_hdf5 import HALF, Recorded, _sample_path, _vehicles
 
 from leviathan.datasets import DatasetError, DatasetIntegrityError
-from leviathan.datasets._hdf5_rules import RULE, channel_rules
+from leviathan.datasets._hdf5_rules import RULE, channel_rules, read_rule_support
 from leviathan.datasets._hdf5_sparse import (
     CODE_TABLE_MAX,
     CODED_CELLS,
@@ -23,12 +23,13 @@ from leviathan.datasets._hdf5_sparse import (
     SPARSE_CELLS,
     SPARSE_SLOTS,
     _Cells,
-    _read_channels,
     _sparse_channel,
     _write_channels,
 )
+from leviathan.datasets._hdf5_sparse_read import _read_channels
 from leviathan.datasets.channels import sample_channel_doc
 from leviathan.datasets.hdf5 import FORMAT_VERSION, READABLE_FORMAT_VERSIONS, Hdf5Writer, read_hdf5
+from leviathan.sonar._rebuild import SUPPORT_NAMES
 
 # A NaN with a payload and the sign bit set: not numpy's canonical NaN.
 ODD_NAN = struct.unpack("<d", struct.pack("<Q", 0xFFF8_0000_0000_1234))[0]
@@ -68,10 +69,10 @@ def _assert_same_bytes(a: np.ndarray, b: np.ndarray, where: str) -> None:
 # --------------------------------------------------------------------------- the file
 
 
-def test_files_are_written_in_version_3(recorded: Recorded) -> None:
-    assert FORMAT_VERSION == 3 and READABLE_FORMAT_VERSIONS == (1, 2, 3)
+def test_files_are_written_in_version_4(recorded: Recorded) -> None:
+    assert FORMAT_VERSION == 4 and READABLE_FORMAT_VERSIONS == (1, 2, 3, 4)
     with h5py.File(recorded.path, "r") as f:
-        assert f.attrs["format_version"] == 3
+        assert f.attrs["format_version"] == 4
 
 
 def test_top_k_elevations_are_codes_into_the_frames_own_elevation_table(
@@ -99,14 +100,22 @@ def test_sonar_truth_is_stored_sparse_and_derived(recorded: Recorded) -> None:
             channels = f[path]["channels"]
             storage = {n: d.attrs.get("storage", "dense") for n, d in channels.items()}
             assert storage["sample_count"] == "dense"  # it gives the cells
-            # The small test sonar's frames repeat ranges: coded where that is smaller.
-            assert storage["topk_range_m"] in (SPARSE_SLOTS, CODED_SLOTS)
             # The imaging sonar's rule rebuilds it from the range, elevation and pose.
             assert storage["primary_hit_point_world"] == RULE
             assert channels["primary_hit_point_world"].attrs["source_rule"] == (
                 "leviathan.sonar._rebuild.rebuild_primary_hit_point"
             )
-            assert storage["primary_normal_world"] in (SPARSE_CELLS, CODED_CELLS)
+            # From the normals of the triangles the truth names, kept beside the channels.
+            for name in (
+                "topk_range_m",
+                "primary_normal_world",
+                "primary_incidence_rad",
+                "topk_geometric_weight",
+                "topk_contribution",
+            ):
+                assert storage[name] == RULE, name
+                assert channels[name].shape == (0,)
+            assert set(f[path]["rule_support"]) == set(SUPPORT_NAMES)
             assert storage["primary_range_m"] == SLOT0
             assert channels["primary_range_m"].attrs["source_source"] == "topk_range_m"
             assert channels["primary_range_m"].shape == (0,)
@@ -117,8 +126,7 @@ def test_sonar_truth_is_stored_sparse_and_derived(recorded: Recorded) -> None:
             )
             counts = channels["sample_count"][...]
             used = np.minimum(counts, 4).sum()
-            assert channels["topk_range_m"].shape == (used,)
-            assert channels["primary_normal_world"].shape == (np.count_nonzero(counts), 3)
+            assert channels["topk_elevation_rad"].shape == (used,)
             assert channels["primary_hit_point_world"].shape == (0,)
 
 
@@ -126,7 +134,7 @@ def test_every_sonar_channel_is_rebuilt_byte_for_byte(recorded: Recorded) -> Non
     frames = [g.samples["survey/sonar"] for g in recorded.groups if "survey/sonar" in g.samples]
     with h5py.File(recorded.path, "r") as f:
         for path, frame in zip(_sonar_paths(recorded), frames, strict=True):
-            rules = channel_rules("imaging_sonar", frame.metadata)
+            rules = channel_rules("imaging_sonar", frame.metadata, read_rule_support(f[path]))
             back = _read_channels(f[path]["channels"], rules)
             assert list(back) == list(frame.channels)
             for name, array in frame.channels.items():
@@ -163,9 +171,11 @@ def test_a_version_1_file_is_still_read_with_every_hash(
 def test_an_unknown_format_version_is_refused_by_the_writer(
     recorded: Recorded, tmp_path: Path
 ) -> None:
-    with pytest.raises(DatasetError, match=r"format_version: expected one of \(1, 2, 3\), got 4"):
+    with pytest.raises(
+        DatasetError, match=r"format_version: expected one of \(1, 2, 3, 4\), got 5"
+    ):
         Hdf5Writer(
-            tmp_path / "x.h5", vehicles=_vehicles(recorded.world), manifest={}, format_version=4
+            tmp_path / "x.h5", vehicles=_vehicles(recorded.world), manifest={}, format_version=5
         )
     assert list(tmp_path.iterdir()) == []
 
@@ -190,20 +200,39 @@ def test_verify_detects_a_tampered_sparse_value(recorded: Recorded, tmp_path: Pa
     copy = _copy(recorded, tmp_path)
     path, (r, b) = _first_occupied(recorded)
     with h5py.File(copy, "r+") as f:
-        stored = f[path]["channels"]["topk_range_m"]
-        if stored.attrs["storage"] == CODED_SLOTS:  # the first used slot's table entry
-            table = stored.attrs["table"].copy()
-            table[stored[0]] = 123.25
-            stored.attrs["table"] = table
-        else:
-            stored[0] = 123.25  # the first used slot
+        channels = f[path]["channels"]
+        name = next(
+            n
+            for n, d in channels.items()
+            if d.attrs.get("storage") == SPARSE_CELLS and d.dtype == np.float64
+        )
+        channels[name][0] = 123.25  # the first occupied cell
     with pytest.raises(DatasetIntegrityError, match="survey/sonar") as caught:
         list(read_hdf5(copy).groups())
     assert caught.value.where == "/" + path
     unverified = list(read_hdf5(copy, verify=False).groups())
     frame = next(g.samples["survey/sonar"] for g in unverified if "survey/sonar" in g.samples)
-    assert frame["topk_range_m"][r, b, 0] == 123.25
-    assert frame["primary_range_m"][r, b] == 123.25  # derived from slot 0
+    assert frame[name][r, b] == 123.25
+
+
+def test_verify_detects_a_tampered_rule_support(recorded: Recorded, tmp_path: Path) -> None:
+    """The support is not hashed itself; the channels the rules rebuild from it are."""
+    copy = _copy(recorded, tmp_path)
+    path, (r, b) = _first_occupied(recorded)
+    with h5py.File(copy, "r+") as f:
+        assert f[path]["channels"]["topk_range_m"].attrs["storage"] == RULE
+        v0 = f[path]["rule_support"]["triangle_v0_world"]
+        v0[...] = v0[...] + np.array([0.0, 0.0, 0.125])  # every named triangle 12.5 cm down
+    with pytest.raises(DatasetIntegrityError, match="survey/sonar") as caught:
+        list(read_hdf5(copy).groups())
+    assert caught.value.where == "/" + path
+    unverified = list(read_hdf5(copy, verify=False).groups())
+    frame = next(g.samples["survey/sonar"] for g in unverified if "survey/sonar" in g.samples)
+    original = next(
+        g.samples["survey/sonar"] for g in recorded.groups if "survey/sonar" in g.samples
+    )
+    assert frame["topk_range_m"][r, b, 0] != original["topk_range_m"][r, b, 0]
+    assert frame["primary_range_m"][r, b] == frame["topk_range_m"][r, b, 0]  # its slot 0
 
 
 def test_verify_detects_a_tampered_fill(recorded: Recorded, tmp_path: Path) -> None:
@@ -222,15 +251,14 @@ def test_a_sparse_channel_of_the_wrong_length_is_a_dataset_error(
     path, _ = _first_occupied(recorded)
     with h5py.File(copy, "r+") as f:
         channels = f[path]["channels"]
-        attrs = dict(channels["primary_normal_world"].attrs)
-        dtype = channels["primary_normal_world"].dtype  # the values', or their codes'
-        del channels["primary_normal_world"]
-        channels.create_dataset("primary_normal_world", data=np.zeros((3, 3), dtype))
+        name = next(n for n, d in channels.items() if d.attrs.get("storage") == SPARSE_CELLS)
+        attrs = dict(channels[name].attrs)
+        dtype = channels[name].dtype
+        del channels[name]
+        channels.create_dataset(name, data=np.zeros(3, dtype))
         for key, value in attrs.items():
-            channels["primary_normal_world"].attrs[key] = value
-    with pytest.raises(
-        DatasetError, match=r"primary_normal_world: \(3, 3\) stored values, expected \(\d+, 3\)"
-    ):
+            channels[name].attrs[key] = value
+    with pytest.raises(DatasetError, match=rf"{name}: \(3,\) stored values, expected \(\d+,\)"):
         list(read_hdf5(copy).groups())
 
 

@@ -1,5 +1,7 @@
 """The imaging sonar's channel rules: the primary hit point rebuilt exactly from the
-frame's range, elevation, bearing tables and pose, on every backend's frames."""
+frame's range, elevation, bearing tables and pose, and the primary normal and incidence
+and the top-K geometric weights and contributions from the frame's rule support as
+well, on every backend's frames."""
 
 from __future__ import annotations
 
@@ -12,16 +14,49 @@ from leviathan.geometry import box_mesh
 from leviathan.materials import TEST_LAMBERT_BRIGHT
 from leviathan.scene import Instance, Scene
 from leviathan.sensors import sensor_declarations
-from leviathan.sonar import render
-from leviathan.sonar._rebuild import rebuild_primary_hit_point
+from leviathan.sonar import (
+    CHANNEL_RULES,
+    rebuild_primary_hit_point,
+    rebuild_primary_incidence,
+    rebuild_topk_contribution,
+    render,
+)
+from leviathan.sonar._rebuild import SUPPORT_NAMES
+from leviathan.specs import BeamPatternSpec
+
+RULES = CHANNEL_RULES
+
+CASES = {
+    "seabed_and_crate": {"roll_pitch_yaw": (0.0, -0.5, 0.1)},
+    "rolled_and_turned": {"roll_pitch_yaw": (0.2, -0.9, -2.5)},
+    # Looking up from 6 m: the analytic sea surface is in the truth.
+    "under_the_sea_surface": {"roll_pitch_yaw": (0.0, 0.6, 0.0), "depth_m": 6.0},
+    # A crate with no acoustic material: its contributions are missing (NaN).
+    "unknown_material": {"roll_pitch_yaw": (0.0, -0.5, 0.1), "crate_material": None},
+    "gaussian_beam": {"roll_pitch_yaw": (0.1, -0.6, 0.4), "gaussian": True},
+}
 
 
-def _frame(backend: str, *, roll_pitch_yaw: tuple[float, float, float]) -> object:
+def _frame(
+    backend: str,
+    *,
+    roll_pitch_yaw: tuple[float, float, float],
+    depth_m: float = 20.0,
+    crate_material: object = TEST_LAMBERT_BRIGHT,
+    gaussian: bool = False,
+) -> object:
     crate_pose = Transform.from_euler(0.0, 0.0, 0.3, translation=(9.0, 2.0, 27.0))
-    box = Instance("crate", box_mesh((2.0, 1.5, 1.0)), crate_pose, "crate", TEST_LAMBERT_BRIGHT)
+    box = Instance("crate", box_mesh((2.0, 1.5, 1.0)), crate_pose, "crate", crate_material)
     scene = Scene([seabed(z=30.0, tilt_rad=0.05), box])
-    spec = imaging_sonar_spec(bearing_count=24, elevation_sample_count=96, range_bin_count=64)
-    pose = Transform.from_euler(*roll_pitch_yaw, translation=(1.5, -0.5, 20.0))
+    beam = {}
+    if gaussian:
+        beam["beam_pattern"] = BeamPatternSpec(
+            kind="gaussian", azimuth_3db_full_width_deg=20.0, elevation_3db_full_width_deg=12.0
+        )
+    spec = imaging_sonar_spec(
+        bearing_count=24, elevation_sample_count=96, range_bin_count=64, top_k=3, **beam
+    )
+    pose = Transform.from_euler(*roll_pitch_yaw, translation=(1.5, -0.5, depth_m))
     return render(
         scene, spec, pose, sensor_id="v/sonar", sample_index=3, time_ns=0, backend=backend
     )
@@ -32,31 +67,97 @@ def _channels(frame: object) -> dict[str, np.ndarray]:
 
 
 @pytest.mark.parametrize("backend", ["reference", "warp"])
-@pytest.mark.parametrize("attitude", [(0.0, -0.5, 0.1), (0.2, -0.9, -2.5)])
-def test_the_hit_point_is_rebuilt_bit_for_bit(backend: str, attitude: tuple) -> None:
-    frame = _frame(backend, roll_pitch_yaw=attitude)
+@pytest.mark.parametrize("case", list(CASES))
+def test_every_rule_rebuilds_its_channel_bit_for_bit(backend: str, case: str) -> None:
+    frame = _frame(backend, **CASES[case])
     channels = _channels(frame)
-    assert np.count_nonzero(channels["sample_count"]) > 100  # the seabed and the crate
-    rebuilt = rebuild_primary_hit_point(channels, frame.metadata)
-    assert rebuilt is not None
-    assert rebuilt.tobytes() == channels["primary_hit_point_world"].tobytes()
+    assert np.count_nonzero(channels["sample_count"]) > 100
+    assert set(frame.rule_support) == set(SUPPORT_NAMES)
+    inputs = {n: v for n, v in channels.items() if n not in RULES}
+    # A dataset that stores topk_range_m as its rule rebuilds primary_range_m (its slot 0)
+    # after the rules: the hit point then comes from the traced range as well.
+    without_range = {n: v for n, v in inputs.items() if n != "primary_range_m"}
+    for given in (inputs, without_range):
+        for name, rule in RULES.items():
+            rebuilt = rule(given, frame.metadata, frame.rule_support)
+            assert rebuilt is not None, name
+            assert (rebuilt.dtype, rebuilt.shape) == (channels[name].dtype, channels[name].shape)
+            assert rebuilt.tobytes() == channels[name].tobytes(), name
 
 
-def test_the_imaging_sonar_declares_the_rule() -> None:
+def test_the_cases_reach_the_sea_surface_and_missing_contributions() -> None:
+    sea = _frame("reference", **CASES["under_the_sea_surface"])
+    surface = sea.metadata["sea_surface_instance"]
+    assert np.any(np.asarray(sea["topk_instance"]) == surface)
+    unknown = _frame("reference", **CASES["unknown_material"])
+    named = np.asarray(unknown["topk_instance"]) >= 0
+    missing = np.isnan(np.asarray(unknown["topk_contribution"])) & named
+    assert missing.any() and not np.isnan(np.asarray(unknown["topk_geometric_weight"])[named]).any()
+
+
+def test_the_support_holds_exactly_the_triangles_the_top_k_names() -> None:
+    frame = _frame("reference", **CASES["seabed_and_crate"])
+    support = frame.rule_support
+    inst = np.asarray(frame["topk_instance"]).reshape(-1)
+    tri = np.asarray(frame["topk_triangle"]).reshape(-1)
+    named = inst >= 0
+    start = support["triangle_row_start"]
+    rows = start[inst[named]] + tri[named]
+    assert support["triangle_rows"].tolist() == sorted(set(rows.tolist()))
+    assert support["triangle_normal_world"].shape == (support["triangle_rows"].shape[0], 3)
+    assert not support["triangle_rows"].flags.writeable  # frozen with the frame
+
+
+def test_the_imaging_sonar_declares_the_rules() -> None:
     rules = sensor_declarations("imaging_sonar").channel_rules
-    assert dict(rules) == {"primary_hit_point_world": rebuild_primary_hit_point}
+    assert dict(rules) == dict(RULES)
+    assert set(RULES) == {
+        "primary_hit_point_world",
+        "primary_normal_world",
+        "primary_incidence_rad",
+        "topk_geometric_weight",
+        "topk_contribution",
+        "topk_range_m",
+    }
+    assert all(rule.__module__ == "leviathan.sonar._rebuild" for rule in RULES.values())
 
 
 def test_an_elevation_off_the_table_or_a_missing_input_gives_no_rebuild() -> None:
     frame = _frame("reference", roll_pitch_yaw=(0.0, -0.5, 0.1))
     channels = _channels(frame)
+    support = frame.rule_support
     r, b = np.argwhere(channels["sample_count"] > 0)[0]
     off = dict(channels, primary_elevation_rad=channels["primary_elevation_rad"].copy())
     off["primary_elevation_rad"][r, b] = np.nextafter(off["primary_elevation_rad"][r, b], 1.0)
-    assert rebuild_primary_hit_point(off, frame.metadata) is None
+    assert rebuild_primary_hit_point(off, frame.metadata, {}) is None
+    assert rebuild_primary_incidence(off, frame.metadata, support) is None
     missing = {k: v for k, v in channels.items() if k != "primary_range_m"}
-    assert rebuild_primary_hit_point(missing, frame.metadata) is None
+    assert rebuild_primary_hit_point(missing, frame.metadata, {}) is None
     no_pose = {k: v for k, v in frame.metadata.items() if k != "T_world_sensor"}
-    assert rebuild_primary_hit_point(channels, no_pose) is None
+    assert rebuild_primary_hit_point(channels, no_pose, {}) is None
+    assert rebuild_topk_contribution(channels, no_pose, support) is None
     narrow = dict(frame.metadata, bearing_rad=list(frame.metadata["bearing_rad"])[:-1])
-    assert rebuild_primary_hit_point(channels, narrow) is None
+    assert rebuild_primary_hit_point(channels, narrow, {}) is None
+
+
+@pytest.mark.parametrize("rule", [r for n, r in RULES.items() if n != "primary_hit_point_world"])
+def test_without_the_support_or_with_a_triangle_missing_from_it_nothing_is_rebuilt(
+    rule: object,
+) -> None:
+    frame = _frame("reference", roll_pitch_yaw=(0.0, -0.5, 0.1))
+    channels = _channels(frame)
+    support = dict(frame.rule_support)
+    assert rule(channels, frame.metadata, {}) is None
+    occupied = np.asarray(frame["sample_count"]) > 0
+    inst = int(np.asarray(frame["primary_instance"])[occupied][0])
+    tri = int(np.asarray(frame["primary_triangle"])[occupied][0])
+    dropped = support["triangle_rows"] != support["triangle_row_start"][inst] + tri
+    assert np.count_nonzero(~dropped) == 1
+    short = dict(
+        support,
+        triangle_rows=support["triangle_rows"][dropped],
+        triangle_normal_world=support["triangle_normal_world"][dropped],
+    )
+    assert rule(channels, frame.metadata, short) is None
+    float_rows = dict(support, triangle_rows=support["triangle_rows"].astype(np.float64))
+    assert rule(channels, frame.metadata, float_rows) is None
