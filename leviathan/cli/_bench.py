@@ -186,7 +186,8 @@ def add_subparser(subparsers: argparse._SubParsersAction) -> None:
     b.set_defaults(func=_world)
 
     b = targets.add_parser(
-        "dataset", help="HDF5 bytes and write time per survey sonar frame, v2 beside v1 (dense)"
+        "dataset",
+        help="HDF5 bytes and write time per survey sonar frame, layouts v4 to v1 (dense, the peer)",
     )
     b.add_argument("--frames", type=int, default=5, help="survey sonar frames to write")
     b.add_argument("--triangles", type=int, default=100_000, help="seabed triangles")
