@@ -66,6 +66,56 @@ def test_reference_cpu_never_imports_warp() -> None:
         assert "import warp" not in path.read_text(), path
 
 
+_THREADED_IMPORTS = """
+import importlib, sys, threading, time
+import leviathan
+names = sys.argv[1:]
+assert not any(name in sys.modules for name in names), "already imported"
+errors = []
+def first_import(name, delay):
+    time.sleep(delay)
+    try:
+        importlib.import_module(name)
+    except Exception as error:
+        errors.append(f"{name}: {type(error).__name__}: {error}")
+threads = [
+    threading.Thread(target=first_import, args=(name, 0.002 * i)) for i, name in enumerate(names)
+]
+for t in threads:
+    t.start()
+for t in threads:
+    t.join()
+print(errors)
+"""
+
+
+def test_after_import_leviathan_its_other_modules_import_from_threads_at_once() -> None:
+    """What the README promises: once ``import leviathan`` has returned, first imports
+    of the modules it does not load, made by several threads at once, all succeed."""
+    names = [
+        "leviathan.analytic._scenario_run",
+        "leviathan.datasets.hdf5",
+        "leviathan.datasets.mcap",
+        "leviathan.service",
+        "leviathan.client",
+        "leviathan.learning",
+        "leviathan.usd",
+        "leviathan.sweep",
+        "leviathan.parity",
+        "leviathan.demo",
+        "leviathan.bench",
+        "leviathan.catalogue",
+    ]
+    for order in (names, names[::-1]):
+        out = subprocess.run(
+            [sys.executable, "-c", _THREADED_IMPORTS, *order],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        assert out.stdout.strip() == "[]", out.stdout
+
+
 def test_editable_install_finds_the_fixture_in_the_checkout() -> None:
     # The suite runs from the editable install dev.py makes: the fixture is the checkout's.
     code = "from leviathan.parity import default_fixture_dir; print(default_fixture_dir())"
