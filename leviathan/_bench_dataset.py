@@ -9,7 +9,8 @@ support that lets the truth's ranges, normals and return terms be rules), with
 version 3 (the same without rule support), with version 2 (sparse, no codes or
 rules) and with version 1 (every channel dense, the peer; same groups, same
 run), and reports for each the file size, the bytes per sonar
-frame and the write time, their ratios, the projection to the demo's 101 pings,
+frame, the write time and the time to read the whole file back with ``verify``,
+their ratios, the projection to the demo's 101 pings,
 and whether each layout read back with ``verify=True`` gives every content hash
 written. The occupied share of the frames' cells and of their top-K slots is
 reported too: what the sparse layout cannot drop.
@@ -66,7 +67,9 @@ def bench_dataset(*, frames: int = 5, seabed_triangles: int = 100_000) -> dict[s
                 "demo_projection_bytes": size / len(sonar_frames) * DEMO_PINGS,
                 "write_median_s_per_sonar_group": statistics.median(times),
             }
+            t0 = time.perf_counter()
             back = [g.content_hash for g in read_hdf5(path, verify=True).groups()]
+            result[f"v{version}"]["read_verify_s"] = time.perf_counter() - t0
             result[f"v{version}"]["verified_identical"] = back == [g.content_hash for g in groups]
     for current, peer in (("v4", "v1"), ("v3", "v1"), ("v2", "v1"), ("v4", "v3"), ("v3", "v2")):
         result[f"size_ratio_{current}_to_{peer}"] = result[current]["bytes"] / result[peer]["bytes"]
@@ -88,7 +91,8 @@ def format_dataset_bench(result: dict[str, Any]) -> str:
     lines = [
         f"dataset bench: {result['frames']} survey sonar frames ({result['capture_groups']} "
         "capture groups) of the demo World, written in four layouts in one run",
-        f"  {'layout':<22} {'MB/frame':>9} {'demo MB':>8} {'write s/frame':>13}",
+        f"  {'layout':<22} {'MB/frame':>9} {'demo MB':>8} {'write s/frame':>13} "
+        f"{'read+verify s':>13}",
     ]
     layouts = (
         ("v4", "v4 +rule support (now)"),
@@ -100,7 +104,8 @@ def format_dataset_bench(result: dict[str, Any]) -> str:
         r = result[version]
         lines.append(
             f"  {name:<22} {r['bytes_per_frame'] / 1e6:>9.2f} "
-            f"{r['demo_projection_bytes'] / 1e6:>8.0f} {r['write_median_s_per_sonar_group']:>13.3f}"
+            f"{r['demo_projection_bytes'] / 1e6:>8.0f} "
+            f"{r['write_median_s_per_sonar_group']:>13.3f} {r['read_verify_s']:>13.2f}"
         )
     for current, peer in (("v4", "v1"), ("v4", "v3"), ("v3", "v2")):
         lines.append(

@@ -65,6 +65,7 @@ def test_bench_dataset_reports_every_layout(capsys: pytest.CaptureFixture[str]) 
     assert result["frames"] == 2
     layouts = ("v4", "v3", "v2", "v1")
     assert all(result[v]["verified_identical"] is True for v in layouts)
+    assert all(result[v]["read_verify_s"] > 0 for v in layouts)
     sizes = [result[v]["bytes"] for v in layouts]
     assert 0 < sizes[0] and sizes == sorted(sizes) and len(set(sizes)) == 4
     assert result["size_ratio_v4_to_v1"] == result["v4"]["bytes"] / result["v1"]["bytes"]

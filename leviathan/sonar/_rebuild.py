@@ -31,6 +31,7 @@ returns None where it cannot rebuild.
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Any
@@ -298,7 +299,7 @@ def rebuild_primary_incidence(
 
 
 _SLOT_INPUTS = ("topk_instance", "topk_triangle", "topk_elevation_rad")
-_last: dict[str, tuple[tuple[Any, ...], Any]] = {}
+_last: dict[str, tuple[tuple[Any, ...], tuple[Any, ...], Any]] = {}
 
 
 def _once(what: str, compute: Any, channels: Mapping[str, Any], *objects: Any) -> Any:
@@ -307,21 +308,22 @@ def _once(what: str, compute: Any, channels: Mapping[str, Any], *objects: Any) -
     The range, weight and contribution rules of one frame share its slots' geometry and
     terms, so a writer or reader calling them in turn computes those once. The inputs
     are recognised by identity: the frame's top-K id and elevation arrays (only where
-    each is read-only, so it cannot have changed), its metadata and its support.
+    each is read-only, so it cannot have changed; held weakly, so the frame's memory is
+    not kept), its metadata and its support.
     """
     arrays = tuple(channels.get(name) for name in _SLOT_INPUTS)
     if not all(isinstance(a, np.ndarray) and not a.flags.writeable for a in arrays):
         return compute()
-    key = (*arrays, *objects)
     last = _last.get(what)
     if (
         last is not None
-        and len(last[0]) == len(key)
-        and all(a is b for a, b in zip(last[0], key, strict=True))
+        and all(ref() is a for ref, a in zip(last[0], arrays, strict=True))
+        and len(last[1]) == len(objects)
+        and all(a is b for a, b in zip(last[1], objects, strict=True))
     ):
-        return last[1]
+        return last[2]
     value = compute()
-    _last[what] = (key, value)
+    _last[what] = (tuple(weakref.ref(a) for a in arrays), objects, value)
     return value
 
 

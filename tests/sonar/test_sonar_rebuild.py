@@ -19,6 +19,7 @@ from leviathan.sonar import (
     rebuild_primary_hit_point,
     rebuild_primary_incidence,
     rebuild_topk_contribution,
+    rebuild_topk_range,
     render,
 )
 from leviathan.sonar._rebuild import SUPPORT_NAMES
@@ -161,3 +162,26 @@ def test_without_the_support_or_with_a_triangle_missing_from_it_nothing_is_rebui
     assert rule(channels, frame.metadata, short) is None
     float_rows = dict(support, triangle_rows=support["triangle_rows"].astype(np.float64))
     assert rule(channels, frame.metadata, float_rows) is None
+
+
+def test_the_rules_share_a_frames_geometry_only_for_the_same_read_only_inputs() -> None:
+    """The range, weight and contribution rules compute one frame's slot geometry once;
+    a changed array (a new one, or a writable one changed in place) is computed anew."""
+    frame = _frame("reference", roll_pitch_yaw=(0.0, -0.5, 0.1))
+    support = frame.rule_support
+    channels = {n: np.asarray(frame[n]) for n in frame.channels}  # read-only views
+    first = rebuild_topk_range(channels, frame.metadata, support)
+    assert first.tobytes() == channels["topk_range_m"].tobytes()
+    named = channels["topk_instance"] >= 0
+    elevations = np.asarray(frame.metadata["elevation_rad"])
+    moved = channels["topk_elevation_rad"].copy()
+    moved[named] = elevations[0]  # every slot's ray at the first elevation row
+    moved.setflags(write=False)
+    other = rebuild_topk_range(dict(channels, topk_elevation_rad=moved), frame.metadata, support)
+    assert other is not None and other.tobytes() != first.tobytes()
+    writable = channels["topk_elevation_rad"].copy()
+    given = dict(channels, topk_elevation_rad=writable)
+    assert rebuild_topk_range(given, frame.metadata, support).tobytes() == first.tobytes()
+    writable[named] = elevations[0]  # changed in place: not taken from the last call
+    again = rebuild_topk_range(given, frame.metadata, support)
+    assert again.tobytes() == other.tobytes()
