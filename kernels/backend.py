@@ -227,7 +227,7 @@ def _launch_rays(
     o: np.ndarray,
     d: np.ndarray,
     t_max: float,
-    arrays: list[dict],
+    arrays: list[dict | None],
     best_t: np.ndarray,
     best_inst: np.ndarray,
     best_tri: np.ndarray,
@@ -248,6 +248,8 @@ def _launch_rays(
     inv_dev = wp.empty(o.shape[0], dtype=wp.vec3d, device=device)
     launch_inverse_directions(directions=d_dev, inv_directions=inv_dev, device=device)
     for k, uploaded in enumerate(arrays):
+        if uploaded is None:
+            continue  # no ray reaches the instance's box (_reachable)
         launch_trace_instance(
             origins=o_dev,
             directions=d_dev,
@@ -337,7 +339,7 @@ def _trace_cpu(
     o: np.ndarray,
     d: np.ndarray,
     t_max: float,
-    arrays: list[dict],
+    arrays: list[dict | None],
     best_t: np.ndarray,
     best_inst: np.ndarray,
     best_tri: np.ndarray,
@@ -366,7 +368,7 @@ def _trace_device(
     o: np.ndarray,
     d: np.ndarray,
     t_max: float,
-    arrays: list[dict],
+    arrays: list[dict | None],
     best_t: np.ndarray,
     best_inst: np.ndarray,
     best_tri: np.ndarray,
@@ -376,6 +378,32 @@ def _trace_device(
     """CUDA trace: every ray in one launch per instance, one ray per GPU thread."""
     _launch_rays(o, d, t_max, arrays, best_t, best_inst, best_tri, device=device, rays_per_thread=1)
     return best_t, best_inst, best_tri
+
+
+HOST_CULL_MAX_RAYS = 1024
+"""Up to this many rays, the instances no ray can reach are culled on the host first."""
+
+
+def _reachable(prepared: PreparedScene, o: np.ndarray, d: np.ndarray, t_max: float) -> list[bool]:
+    """Whether any ray may hit each instance: the reference's instance culling test
+    (:func:`leviathan.reference_cpu.trace.intersect_ray_box` on the padded instance box)
+    with ``t_max`` for every ray's best ``t``, so never stricter than the traversal's own.
+
+    For a few rays (a DVL's four beams) most instances are out of reach, and skipping
+    their upload and launch saves more than the test costs; for many rays every
+    instance is kept and the kernels cull per ray, as they always do.
+    """
+    from leviathan.reference_cpu.trace import intersect_ray_box, inverse_directions
+
+    n = o.shape[0]
+    if n > HOST_CULL_MAX_RAYS:
+        return [True] * len(prepared.instances)
+    inv_d = inverse_directions(d)
+    t_best = np.full(n, t_max, dtype=np.float64)
+    return [
+        bool(np.any(intersect_ray_box(o, inv_d, np.broadcast_to(p.bounds, (n, 6)), t_best)))
+        for p in prepared.instances
+    ]
 
 
 def nearest_hits(
@@ -419,7 +447,10 @@ def nearest_hits(
     best_t = np.full(n, float(t_max), dtype=np.float64)
     best_inst = np.full(n, -1, dtype=np.int32)
     best_tri = np.full(n, -1, dtype=np.int32)
-    arrays = [_upload(prep, device) for prep in prepared.instances]
+    reach = _reachable(prepared, o, d, float(t_max))
+    arrays = [
+        _upload(p, device) if r else None for p, r in zip(prepared.instances, reach, strict=True)
+    ]
     if device == "cpu":
         _trace_cpu(o, d, float(t_max), arrays, best_t, best_inst, best_tri, threads=threads)
     else:
