@@ -25,7 +25,7 @@ import h5py
 import numpy as np
 
 from leviathan.datasets._errors import DatasetError
-from leviathan.datasets._hdf5_layout import _GZIP
+from leviathan.datasets._hdf5_layout import _read_array, _write_array
 from leviathan.sensors import sensor_declarations
 
 __all__ = [
@@ -126,14 +126,10 @@ def rebuilt_by_rule(
 
 def write_rule_support(group: h5py.Group, support: Mapping[str, np.ndarray]) -> None:
     """Stores ``support`` (arrays by name) in the sample ``group``'s ``rule_support`` group,
-    compressed, where some channel of its ``channels`` group is stored as a rule."""
-    channels = group["channels"].values()
-    if not support or not any(d.attrs.get("storage") == RULE for d in channels):
-        return
+    as every other array is stored (:func:`~leviathan.datasets._hdf5_layout._write_array`)."""
     out = group.create_group(SUPPORT_GROUP, track_order=True)
     for name, value in support.items():
-        a = np.ascontiguousarray(value)
-        out.create_dataset(name, data=a, **(_GZIP if a.size else {}))
+        _write_array(out, name, value)
 
 
 def read_rule_support(group: h5py.Group) -> dict[str, np.ndarray]:
@@ -148,4 +144,4 @@ def read_rule_support(group: h5py.Group) -> dict[str, np.ndarray]:
             f"{group.name}/{SUPPORT_GROUP}: expected a group of numeric datasets; the file is "
             "damaged"
         )
-    return {name: d[...] for name, d in support.items()}
+    return {name: _read_array(d) for name, d in support.items()}

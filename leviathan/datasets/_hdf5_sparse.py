@@ -439,10 +439,12 @@ def _write_channels(
     *,
     version: int,
     rules: Rules | None = None,
-) -> None:
+) -> set[str]:
     """A sample's channels in format ``version``: from 2 over its cells sparse where
     :func:`_sparse_channel` allows; from 3 also as codes into a table of their values
-    where that pays, and a channel one of ``rules`` rebuilds exactly as that rule."""
+    where that pays, and a channel one of ``rules`` rebuilds exactly as that rule.
+
+    Returns the names of the channels stored as their rule."""
     coded = version >= 3
     rules = rules if coded else None
     arrays = {name: np.asarray(value) for name, value in channels.items()}
@@ -473,6 +475,7 @@ def _write_channels(
         if table is not None:
             # In the channel's dtype, little-endian, as the fill is written.
             dataset.attrs.create("table", table.astype(table.dtype.newbyteorder("<")))
+    return {name for name, form in forms.items() if form is not None and form[0] == RULE}
 
 
 def _fill_hex(fill: np.ndarray) -> str:

@@ -413,8 +413,11 @@ class Hdf5Writer(_ClosesOnExit):
         docs = {name: sample_channel_doc(kind, name) for name in sample.channels}
         support = getattr(sample, "rule_support", {}) if self._format_version >= 4 else {}
         rules = channel_rules(kind, sample.metadata, support)
-        _write_channels(channels, sample.channels, docs, version=self._format_version, rules=rules)
-        write_rule_support(g, support)
+        ruled = _write_channels(
+            channels, sample.channels, docs, version=self._format_version, rules=rules
+        )
+        if ruled and support:
+            write_rule_support(g, support)
         display = g.create_group("display", track_order=True)
         _set_attrs(
             display, {"display": typed_json.encode(sample.display, _metadata_store(g, "display"))}

@@ -45,6 +45,7 @@ from leviathan.reference_cpu import sonar as ref
 from leviathan.reference_cpu.trace import intersect_ray_triangle
 from leviathan.scene import Scene
 from leviathan.sonar._beam_grid import recorded_grid
+from leviathan.sonar._ground_truth import canonical_nan
 from leviathan.sonar._physics import _instance_mu, _normal_table, sample_geometry
 
 __all__ = [
@@ -121,7 +122,8 @@ def _rows(inst: np.ndarray, tri: np.ndarray, start: np.ndarray) -> np.ndarray:
 
 def _support_index(inst: np.ndarray, tri: np.ndarray, support: Mapping[str, Any]) -> Any:
     """``(at, arrays)``: the support row of each (instance, triangle) and the support's
-    per-triangle arrays by name; None where the support lacks one or is off its layout."""
+    per-triangle arrays by name (and ``sea_surface_instance``); None where the support
+    lacks a triangle or is off its layout."""
     try:
         start = np.asarray(support["triangle_row_start"])
         rows = np.asarray(support["triangle_rows"])
@@ -136,9 +138,10 @@ def _support_index(inst: np.ndarray, tri: np.ndarray, support: Mapping[str, Any]
         or any(a.dtype != np.float64 or a.shape != (rows.shape[0], 3) for a in arrays.values())
     ):
         return None
+    sea = start.shape[0] - 1
+    arrays["sea_surface_instance"] = sea
     if inst.size == 0:
         return np.zeros(0, dtype=np.int64), arrays
-    sea = start.shape[0] - 1
     if rows.shape[0] == 0 or np.any(inst < 0) or np.any(inst > sea) or np.any(tri < 0):
         return None
     ends = np.append(start[1:], start[-1] + 1)
@@ -157,19 +160,14 @@ def _normals(inst: np.ndarray, tri: np.ndarray, support: Mapping[str, Any]) -> n
     return None if index is None else index[1]["triangle_normal_world"][index[0]]
 
 
-def _ranges(
-    inst: np.ndarray, tri: np.ndarray, support: Mapping[str, Any], o: np.ndarray, d: np.ndarray
-) -> np.ndarray | None:
-    """The traced range of each ray ``(o, d)`` to its supported triangle (the sea surface's
-    plane for its instance), or None where a triangle is not there."""
-    index = _support_index(inst, tri, support)
-    if index is None:
-        return None
+def _ranges(index: Any, inst: np.ndarray, o: np.ndarray, d: np.ndarray) -> np.ndarray:
+    """The traced range of each ray ``(o, d)`` to its triangle of the support (``index``
+    from :func:`_support_index`; the sea surface's plane for its instance)."""
     at, arrays = index
     v0, e1, e2 = (arrays[name][at] for name in _VERTICES)
     _, t = intersect_ray_triangle(o, d, v0, e1, e2, np.inf)
     _, t_sea = intersect_sea_surface(o, d, np.inf)
-    return np.where(inst == support["triangle_row_start"].shape[0] - 1, t_sea, t)
+    return np.where(inst == arrays["sea_surface_instance"], t_sea, t)
 
 
 def _world_directions(
@@ -220,9 +218,33 @@ def _cells(channels: Mapping[str, Any], *names: str) -> tuple[np.ndarray, ...] |
 def _filled(shape: tuple[int, ...], where: np.ndarray, values: np.ndarray) -> np.ndarray:
     """NaN everywhere but ``where``, which gets ``values``; one NaN bit pattern."""
     out = np.full(shape, np.nan, dtype=np.float64)
-    out[where] = values
-    out[np.isnan(out)] = np.nan
+    out[where] = canonical_nan(values)
     return out
+
+
+def _primary_rays(channels: Mapping[str, Any], metadata: Mapping[str, Any]) -> Any:
+    """``(counts, occupied, rays)``: the cells with a sample and the world rays
+    (:func:`_world_directions`) of their primary samples, once per frame (:func:`_once`);
+    None where an input is missing or off its layout."""
+    return _once(
+        "primary",
+        lambda: _computed_primary_rays(channels, metadata),
+        channels,
+        _PRIMARY_INPUTS,
+        metadata,
+    )
+
+
+def _computed_primary_rays(channels: Mapping[str, Any], metadata: Mapping[str, Any]) -> Any:
+    cells = _cells(channels, "primary_elevation_rad")
+    if cells is None:
+        return None
+    counts, elevation = cells
+    if elevation.shape != counts.shape or elevation.dtype != np.float64:
+        return None
+    occupied = counts != 0
+    rays = _world_directions(metadata, elevation[occupied], np.nonzero(occupied)[1])
+    return None if rays is None else (counts, occupied, rays)
 
 
 def rebuild_primary_hit_point(
@@ -233,17 +255,10 @@ def rebuild_primary_hit_point(
     is ``primary_range_m`` where the channels have it, else the traced range to the
     primary triangle of the support. None where an input is missing or off its layout,
     or an elevation is not in the table."""
-    cells = _cells(channels, "primary_elevation_rad")
-    if cells is None:
+    primary = _primary_rays(channels, metadata)
+    if primary is None:
         return None
-    counts, elevation = cells
-    if elevation.shape != counts.shape or elevation.dtype != np.float64:
-        return None
-    occupied = counts != 0
-    rays = _world_directions(metadata, elevation[occupied], np.nonzero(occupied)[1])
-    if rays is None:
-        return None
-    pose, d = rays[1], rays[3]
+    counts, occupied, (_, pose, _, d) = primary
     o = np.ascontiguousarray(np.broadcast_to(pose.translation, d.shape), dtype=np.float64)
     if "primary_range_m" in channels:
         range_m = np.asarray(channels["primary_range_m"])
@@ -257,9 +272,11 @@ def rebuild_primary_hit_point(
         _, inst, tri = named
         if not np.array_equal(inst >= 0, occupied):
             return None
-        R = _ranges(inst[occupied].astype(np.int64), tri[occupied].astype(np.int64), support, o, d)
-        if R is None:
+        i = inst[occupied].astype(np.int64)
+        index = _support_index(i, tri[occupied].astype(np.int64), support)
+        if index is None:
             return None
+        R = _ranges(index, i, o, d)
     hit = np.array(o, dtype=np.float64)
     hit += R[:, None] * d
     return _filled((*counts.shape, 3), occupied, hit)
@@ -284,34 +301,38 @@ def rebuild_primary_incidence(
     channels: Mapping[str, Any], metadata: Mapping[str, Any], support: Mapping[str, Any]
 ) -> np.ndarray | None:
     """``primary_incidence_rad``: ``acos(min(|n . d|, 1))`` of each cell's primary sample."""
-    cells = _cells(channels, "primary_instance", "primary_triangle", "primary_elevation_rad")
-    if cells is None:
+    cells = _cells(channels, "primary_instance", "primary_triangle")
+    primary = _primary_rays(channels, metadata)
+    if cells is None or primary is None:
         return None
-    counts, inst, tri, elevation = cells
-    occupied = inst >= 0
+    _, inst, tri = cells
+    counts, occupied, (_, _, _, d) = primary
+    if not np.array_equal(inst >= 0, occupied):
+        return None
     normals = _normals(inst[occupied].astype(np.int64), tri[occupied].astype(np.int64), support)
-    rays = _world_directions(metadata, elevation[occupied], np.nonzero(occupied)[1])
-    if normals is None or rays is None or not np.array_equal(occupied, counts != 0):
+    if normals is None:
         return None
-    d = rays[3]
     _, cos_inc = sample_geometry(np.zeros_like(d), d, np.zeros(d.shape[0]), normals)
     return _filled(counts.shape, occupied, ref.acos_clipped(cos_inc))
 
 
 _SLOT_INPUTS = ("topk_instance", "topk_triangle", "topk_elevation_rad")
+_PRIMARY_INPUTS = ("sample_count", "primary_elevation_rad")
 _last: dict[str, tuple[tuple[Any, ...], tuple[Any, ...], Any]] = {}
 
 
-def _once(what: str, compute: Any, channels: Mapping[str, Any], *objects: Any) -> Any:
+def _once(
+    what: str, compute: Any, channels: Mapping[str, Any], names: tuple[str, ...], *objects: Any
+) -> Any:
     """``compute()``, or what it gave for the same inputs the last time.
 
-    The range, weight and contribution rules of one frame share its slots' geometry and
-    terms, so a writer or reader calling them in turn computes those once. The inputs
-    are recognised by identity: the frame's top-K id and elevation arrays (only where
-    each is read-only, so it cannot have changed; held weakly, so the frame's memory is
-    not kept), its metadata and its support.
+    The rules of one frame share its slots' geometry and terms and its primary rays, so
+    a writer or reader calling them in turn computes each once. The inputs are
+    recognised by identity: the channels ``names`` (only where each is a read-only
+    array, so it cannot have changed; held weakly, so the frame's memory is not kept)
+    and ``objects`` (the frame's metadata and support).
     """
-    arrays = tuple(channels.get(name) for name in _SLOT_INPUTS)
+    arrays = tuple(channels.get(name) for name in names)
     if not all(isinstance(a, np.ndarray) and not a.flags.writeable for a in arrays):
         return compute()
     last = _last.get(what)
@@ -335,6 +356,7 @@ def _slot_geometry(
         "geometry",
         lambda: _computed_slot_geometry(channels, metadata, support),
         channels,
+        _SLOT_INPUTS,
         metadata,
         support,
     )
@@ -354,16 +376,14 @@ def _computed_slot_geometry(
         return None
     named = inst >= 0
     i, t = inst[named].astype(np.int64), tri[named].astype(np.int64)
-    normals = _normals(i, t, support)
+    index = _support_index(i, t, support)
     rays = _world_directions(metadata, elevation[named], np.nonzero(named)[1])
-    if normals is None or rays is None:
+    if index is None or rays is None:
         return None
     pose, d = rays[1], rays[3]
     o = np.ascontiguousarray(np.broadcast_to(pose.translation, d.shape), dtype=np.float64)
-    R = _ranges(i, t, support, o, d)
-    if R is None:
-        return None
-    return named, i, normals, rays, R
+    normals = index[1]["triangle_normal_world"][index[0]]
+    return named, i, normals, rays, _ranges(index, i, o, d)
 
 
 def _slot_terms(
@@ -374,6 +394,7 @@ def _slot_terms(
         "terms",
         lambda: _computed_slot_terms(channels, metadata, support),
         channels,
+        _SLOT_INPUTS,
         metadata,
         support,
     )
