@@ -6,12 +6,13 @@ import math
 from typing import Any
 
 import numpy as np
+from sonar_cases import sonar_test_spec
 
 from leviathan.frames import Transform
 from leviathan.geometry import box_mesh
 from leviathan.materials import TEST_LAMBERT_BRIGHT, TEST_LAMBERT_MEDIUM
 from leviathan.scene import Instance, Scene, TriangleMesh
-from leviathan.specs import MountSpec, ScheduleSpec, SideScanBeamPatternSpec, SideScanSonarSpec
+from leviathan.specs import SideScanBeamPatternSpec, SideScanSonarSpec
 
 
 def side_scan_spec(**over: Any) -> SideScanSonarSpec:
@@ -33,13 +34,8 @@ def side_scan_spec(**over: Any) -> SideScanSonarSpec:
             along_track_3db_full_width_deg=0.5,
             across_track_3db_full_width_deg=50.0,
         ),
-        top_k=4,
-        schedule=ScheduleSpec(period_ns=100_000_000),
-        mount=MountSpec(translation_m=(0.0, 0.0, 0.0)),
-        hardware_note="test value",
     )
-    base.update(over)
-    return SideScanSonarSpec(**base)
+    return sonar_test_spec(SideScanSonarSpec, base, period_ns=100_000_000, over=over)
 
 
 def seabed(

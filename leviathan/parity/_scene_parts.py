@@ -157,9 +157,7 @@ def _spec(**over: object) -> ImagingSonarSpec:
         range_min_m=1.0,
         range_max_m=40.0,
         range_bin_count=48,
-        beam_pattern=BeamPatternSpec(
-            kind="gaussian", azimuth_3db_full_width_deg=60.0, elevation_3db_full_width_deg=20.0
-        ),
+        beam_pattern=_gauss(60.0, 20.0),
     )
     return fixture_spec(ImagingSonarSpec, base, period_ns=_PERIOD_NS, over=over)
 

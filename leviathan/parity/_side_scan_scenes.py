@@ -100,6 +100,19 @@ def _pose(
     )
 
 
+def _seen_from_10m(
+    *instances: Instance, spec: SideScanSonarSpec | None = None, **inputs: object
+) -> dict:
+    """A case's inputs: ``instances`` seen by ``spec`` (default :func:`_spec`) from a level
+    sensor 10 m deep, plus any other render ``inputs``."""
+    return dict(
+        scene=Scene(list(instances)),
+        spec=_spec() if spec is None else spec,
+        sensor_pose=_pose(10.0),
+        **inputs,
+    )
+
+
 def _rough_seabed(depth: float) -> Instance:
     """A ridged seabed: many small facets in each cell (crowds the top-K)."""
     n = 120
@@ -125,11 +138,11 @@ def _cases() -> list[Entry]:
 
     @case("flat seabed 6 m below: a wide nadir gap, steep returns")
     def flat_altitude_6() -> dict:
-        return dict(scene=Scene([_seabed(16.0)]), spec=_spec(), sensor_pose=_pose(10.0))
+        return _seen_from_10m(_seabed(16.0))
 
     @case("flat seabed 12 m below")
     def flat_altitude_12() -> dict:
-        return dict(scene=Scene([_seabed(22.0)]), spec=_spec(), sensor_pose=_pose(10.0))
+        return _seen_from_10m(_seabed(22.0))
 
     @case("flat seabed 25 m below, yawed track")
     def flat_altitude_25() -> dict:
@@ -137,9 +150,7 @@ def _cases() -> list[Entry]:
 
     @case("seabed rolled 8 deg: port nearer, starboard farther")
     def tilted_seabed_port_up() -> dict:
-        return dict(
-            scene=Scene([_seabed(22.0, tilt_deg=8.0)]), spec=_spec(), sensor_pose=_pose(10.0)
-        )
+        return _seen_from_10m(_seabed(22.0, tilt_deg=8.0))
 
     @case("seabed rolled -5 deg under a vehicle rolled 3 deg")
     def tilted_seabed_starboard_up() -> dict:
@@ -154,7 +165,7 @@ def _cases() -> list[Entry]:
         box = Instance(
             "crate", box_mesh((20.0, 2.0, 2.0)), _at(0.0, 14.0, 21.0), "crate", TEST_LAMBERT_BRIGHT
         )
-        return dict(scene=Scene([_seabed(22.0), box]), spec=_spec(), sensor_pose=_pose(10.0))
+        return _seen_from_10m(_seabed(22.0), box)
 
     @case("pipeline (cylinder along-track) to port casts a shadow")
     def cylinder_shadow() -> dict:
@@ -165,19 +176,19 @@ def _cases() -> list[Entry]:
             "pipeline",
             TEST_LAMBERT_BRIGHT,
         )
-        return dict(scene=Scene([_seabed(22.0), pipe]), spec=_spec(), sensor_pose=_pose(10.0))
+        return _seen_from_10m(_seabed(22.0), pipe)
 
     @case("ball in the water column: its shadow detached from it")
     def target_in_water_column() -> dict:
         ball = Instance(
             "ball", uv_sphere_mesh(1.0), _at(0.0, 9.0, 16.0), "ball", TEST_LAMBERT_BRIGHT
         )
-        return dict(scene=Scene([_seabed(22.0), ball]), spec=_spec(), sensor_pose=_pose(10.0))
+        return _seen_from_10m(_seabed(22.0), ball)
 
     @case("target without an acoustic material (unknown)")
     def material_unknown() -> dict:
         box = Instance("crate", box_mesh((6.0, 3.0, 1.5)), _at(0.0, 10.0, 21.25), "crate", None)
-        return dict(scene=Scene([_seabed(22.0), box]), spec=_spec(), sensor_pose=_pose(10.0))
+        return _seen_from_10m(_seabed(22.0), box)
 
     @case("target with a declared, unimplemented model (unsupported)")
     def material_unsupported() -> dict:
@@ -188,15 +199,12 @@ def _cases() -> list[Entry]:
             "drum",
             _UNSUPPORTED,
         )
-        return dict(scene=Scene([_seabed(22.0), drum]), spec=_spec(), sensor_pose=_pose(10.0))
+        return _seen_from_10m(_seabed(22.0), drum)
 
     @case("fresh water: outside Francois-Garrison (unsupported water)")
     def water_unsupported() -> dict:
-        return dict(
-            scene=Scene([_seabed(22.0)]),
-            spec=_spec(),
-            sensor_pose=_pose(10.0),
-            water=WaterSpec(salinity_psu=0.2, temperature_c=12.0, ph=7.5),
+        return _seen_from_10m(
+            _seabed(22.0), water=WaterSpec(salinity_psu=0.2, temperature_c=12.0, ph=7.5)
         )
 
     @case("moving sphere near the seabed to starboard")
@@ -209,7 +217,7 @@ def _cases() -> list[Entry]:
             TEST_LAMBERT_DARK,
             moving=True,
         )
-        return dict(scene=Scene([_seabed(22.0), sphere]), spec=_spec(), sensor_pose=_pose(10.0))
+        return _seen_from_10m(_seabed(22.0), sphere)
 
     @case("shallow sensor sampling above the horizontal: the sea surface in the aperture")
     def sea_surface_in_aperture() -> dict:
@@ -218,57 +226,44 @@ def _cases() -> list[Entry]:
 
     @case("K = 1 over a rough seabed")
     def top_k_1() -> dict:
-        return dict(
-            scene=Scene([_rough_seabed(18.0)]), spec=_spec(top_k=1), sensor_pose=_pose(10.0)
-        )
+        return _seen_from_10m(_rough_seabed(18.0), spec=_spec(top_k=1))
 
     @case("K = 4 over a rough seabed: truncated cells")
     def top_k_4() -> dict:
         spec = _spec(top_k=4, range_bin_count=60, across_track_sample_count=1201)
-        return dict(scene=Scene([_rough_seabed(18.0)]), spec=spec, sensor_pose=_pose(10.0))
+        return _seen_from_10m(_rough_seabed(18.0), spec=spec)
 
     @case("speckle drawn from keyed randomness")
     def speckle() -> dict:
-        return dict(
-            scene=Scene([_seabed(22.0)]),
-            spec=_spec(speckle=True),
-            sensor_pose=_pose(10.0),
-            seed=FIXTURE_SEED,
-        )
+        return _seen_from_10m(_seabed(22.0), spec=_spec(speckle=True), seed=FIXTURE_SEED)
 
     @case("coarse bins: 24 per side")
     def coarse_bins() -> dict:
-        return dict(
-            scene=Scene([_seabed(22.0)]), spec=_spec(range_bin_count=24), sensor_pose=_pose(10.0)
-        )
+        return _seen_from_10m(_seabed(22.0), spec=_spec(range_bin_count=24))
 
     @case("fine bins: 1000 per side over 30 m")
     def fine_bins() -> dict:
         spec = _spec(range_bin_count=1000, range_max_m=30.0, across_track_sample_count=2001)
-        return dict(scene=Scene([_seabed(22.0)]), spec=spec, sensor_pose=_pose(10.0))
+        return _seen_from_10m(_seabed(22.0), spec=spec)
 
     @case("rays on shared edges: the fans' plane on a grid line, nadir on a grid vertex")
     def shared_edge() -> dict:
         # The seabed grid has lines at x = 0 and y = 0: every along-track-0 ray runs in
         # the plane x = 0 (on shared edges) and the nadir ray hits the vertex (0, 0).
         spec = _spec(along_track_sample_count=1)
-        return dict(
-            scene=Scene([_seabed(22.0, size=40.0, divisions=8)]), spec=spec, sensor_pose=_pose(10.0)
-        )
+        return _seen_from_10m(_seabed(22.0, size=40.0, divisions=8), spec=spec)
 
     @case("uniform beam")
     def uniform_beam() -> dict:
         spec = _spec(beam_pattern=SideScanBeamPatternSpec(kind="uniform"))
-        return dict(scene=Scene([_seabed(22.0)]), spec=spec, sensor_pose=_pose(10.0))
+        return _seen_from_10m(_seabed(22.0), spec=spec)
 
     @case("sinc2 beam from 0.5 m x 0.02 m arrays")
     def sinc2_beam() -> dict:
         bp = SideScanBeamPatternSpec(
             kind="sinc2", along_track_array_length_m=0.5, across_track_array_length_m=0.02
         )
-        return dict(
-            scene=Scene([_seabed(22.0)]), spec=_spec(beam_pattern=bp), sensor_pose=_pose(10.0)
-        )
+        return _seen_from_10m(_seabed(22.0), spec=_spec(beam_pattern=bp))
 
     return cases
 

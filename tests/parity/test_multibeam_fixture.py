@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 import pytest
 from multibeam_cases import multibeam_spec, stepped_seabed, tilted_seabed
 from parity_helpers import assert_scene_matches_fixture
+from sonar_cases import random_sensor_pose
 
-from leviathan.frames import Transform
 from leviathan.identity import content_hash
 from leviathan.multibeam import multibeam_ping
 from leviathan.parity import MULTIBEAM_SCENE_NAMES, build_multibeam_scene
@@ -74,12 +72,7 @@ def test_random_pings_are_bit_identical_reference_vs_warp(seed: int, device: str
         top_k=int(rng.integers(1, 6)),
         speckle=bool(rng.integers(0, 2)),
     )
-    pose = Transform.from_euler(
-        float(rng.uniform(-0.3, 0.3)),
-        float(rng.uniform(-0.1, 0.1)),
-        float(rng.uniform(-math.pi, math.pi)),
-        translation=(float(rng.uniform(-5, 5)), float(rng.uniform(-5, 5)), 3.0),
-    )
+    pose = random_sensor_pose(rng, roll_rad=0.3, pitch_rad=0.1, depth_m=3.0)
     kw = dict(sensor_id="auv/multibeam", sample_index=seed, time_ns=seed * 200_000_000)
     kw["seed"] = 77 if spec.speckle else None
     ours = multibeam_ping(scene, spec, pose, backend="warp", device=device, **kw)

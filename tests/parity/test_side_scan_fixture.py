@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 import pytest
 from parity_helpers import assert_scene_matches_fixture
 from side_scan_cases import box_on_seabed, scene, seabed, side_scan_spec
+from sonar_cases import random_sensor_pose
 
-from leviathan.frames import Transform
 from leviathan.parity import (
     SIDE_SCAN_SCENE_NAMES,
     build_side_scan_scene,
@@ -67,12 +65,7 @@ def test_random_pings_are_bit_identical_reference_vs_warp(seed: int, device: str
         top_k=int(rng.integers(1, 6)),
         speckle=bool(rng.integers(0, 2)),
     )
-    pose = Transform.from_euler(
-        float(rng.uniform(-0.1, 0.1)),
-        float(rng.uniform(-0.05, 0.05)),
-        float(rng.uniform(-math.pi, math.pi)),
-        translation=(float(rng.uniform(-5, 5)), float(rng.uniform(-5, 5)), 5.0),
-    )
+    pose = random_sensor_pose(rng, roll_rad=0.1, pitch_rad=0.05, depth_m=5.0)
     kw = dict(
         sensor_id="auv/side_scan",
         sample_index=seed,
