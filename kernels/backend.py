@@ -297,6 +297,12 @@ def map_joined(
         raise
 
 
+def cpu_array(a: np.ndarray, dtype) -> object:
+    """A Warp CPU array of Warp type ``dtype`` over ``a``'s memory (copied only if ``a``
+    is not C-contiguous), so a host-stage kernel reads and writes numpy arrays in place."""
+    return _warp().array(np.ascontiguousarray(a), dtype=dtype, device="cpu", copy=False)
+
+
 def run_cpu_batches(
     launch: Callable[[int, int], None], count: int, batch: int, *, threads: int | None
 ) -> None:

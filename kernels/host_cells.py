@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from leviathan._warp_output import init_warp
-from leviathan.kernels.backend import load_kernels, run_cpu_batches
+from leviathan.kernels.backend import cpu_array, load_kernels, run_cpu_batches
 
 __all__ = ["HOST_BATCH_CELLS", "HOST_CELLS_PER_THREAD", "cell_channels", "cell_ground_truth"]
 
@@ -81,16 +81,13 @@ def cell_ground_truth(
     order = np.empty(n, dtype=np.int32)
     scratch = np.empty(n, dtype=np.int32)
 
-    def on_cpu(a: np.ndarray, dtype) -> object:
-        return wp.array(np.ascontiguousarray(a), dtype=dtype, device="cpu", copy=False)
-
     cell = np.ascontiguousarray(sample_cell, dtype=np.int64)
     if n:
         wp.launch(
             kg.group_by_cell,
             dim=1,
-            inputs=[on_cpu(cell, wp.int64), wp.int32(n), on_cpu(start.copy(), wp.int32)],
-            outputs=[on_cpu(grouped, wp.int32)],
+            inputs=[cpu_array(cell, wp.int64), wp.int32(n), cpu_array(start.copy(), wp.int32)],
+            outputs=[cpu_array(grouped, wp.int32)],
             device="cpu",
         )
     binned_here = linear_return is None
@@ -99,38 +96,38 @@ def cell_ground_truth(
         _launch_cells(
             kg.bin_cells,
             [
-                on_cpu(start, wp.int32),
-                on_cpu(count, wp.int32),
-                on_cpu(np.ascontiguousarray(sample_elevation, dtype=np.int64), wp.int64),
-                on_cpu(contribution, wp.float64),
+                cpu_array(start, wp.int32),
+                cpu_array(count, wp.int32),
+                cpu_array(np.ascontiguousarray(sample_elevation, dtype=np.int64), wp.int64),
+                cpu_array(contribution, wp.float64),
             ],
-            [on_cpu(grouped, wp.int32), on_cpu(linear_return, wp.float64)],
+            [cpu_array(grouped, wp.int32), cpu_array(linear_return, wp.float64)],
             cells,
             threads,
         )
     arrays = [
-        on_cpu(start, wp.int32),
-        on_cpu(count, wp.int32),
-        on_cpu(np.ascontiguousarray(linear_return, dtype=np.float64), wp.float64),
-        on_cpu(grouped, wp.int32),
-        on_cpu(np.ascontiguousarray(sample_instance, dtype=np.int64), wp.int64),
-        on_cpu(np.ascontiguousarray(sample_range, dtype=np.float64), wp.float64),
-        on_cpu(np.ascontiguousarray(sample_elevation, dtype=np.int64), wp.int64),
-        on_cpu(np.ascontiguousarray(sample_status, dtype=np.uint8), wp.uint8),
-        on_cpu(contribution, wp.float64),
-        on_cpu(geometric_weight, wp.float64),
-        on_cpu(geometric_weight_no_absorption, wp.float64),
+        cpu_array(start, wp.int32),
+        cpu_array(count, wp.int32),
+        cpu_array(np.ascontiguousarray(linear_return, dtype=np.float64), wp.float64),
+        cpu_array(grouped, wp.int32),
+        cpu_array(np.ascontiguousarray(sample_instance, dtype=np.int64), wp.int64),
+        cpu_array(np.ascontiguousarray(sample_range, dtype=np.float64), wp.float64),
+        cpu_array(np.ascontiguousarray(sample_elevation, dtype=np.int64), wp.int64),
+        cpu_array(np.ascontiguousarray(sample_status, dtype=np.uint8), wp.uint8),
+        cpu_array(contribution, wp.float64),
+        cpu_array(geometric_weight, wp.float64),
+        cpu_array(geometric_weight_no_absorption, wp.float64),
         wp.int32(top_k),
         wp.int32(1 if medium_supported else 0),
     ]
     outputs = [
-        on_cpu(order, wp.int32),
-        on_cpu(scratch, wp.int32),
-        on_cpu(out["sample_dominance"], wp.float64),
-        on_cpu(out["sample_rank"], wp.int64),
-        on_cpu(out["primary_basis"], wp.uint8),
-        on_cpu(out["validity"], wp.uint16),
-        on_cpu(out["truncation"], wp.float64),
+        cpu_array(order, wp.int32),
+        cpu_array(scratch, wp.int32),
+        cpu_array(out["sample_dominance"], wp.float64),
+        cpu_array(out["sample_rank"], wp.int64),
+        cpu_array(out["primary_basis"], wp.uint8),
+        cpu_array(out["validity"], wp.uint16),
+        cpu_array(out["truncation"], wp.float64),
     ]
     _launch_cells(kg.cell_ground_truth, arrays, outputs, cells, threads)
     out["contributor_order"] = order
@@ -238,9 +235,6 @@ def cell_channels(
     }
     cell_count = int(cells["sample_count"].shape[0])
 
-    def on_cpu(a: np.ndarray, dtype) -> object:
-        return wp.array(np.ascontiguousarray(a), dtype=dtype, device="cpu", copy=False)
-
     def out(name: str | None) -> object:
         if name is None:
             return wp.empty(1, dtype=wp.float64, device="cpu")
@@ -253,32 +247,37 @@ def cell_channels(
     angle0 = ray_angles[names[0]] if names else np.zeros(1)
     angle1 = ray_angles[names[1]] if len(names) > 1 else np.zeros(1)
     inputs = [
-        on_cpu(cells["cell_start"], wp.int32),
-        on_cpu(cells["sample_count"].astype(np.int32, copy=False), wp.int32),
-        on_cpu(cells["contributor_order"], wp.int32),
-        on_cpu(cells["linear_return"], wp.float64),
-        on_cpu(cells["validity"], wp.uint16),
-        on_cpu(cells["primary_basis"], wp.uint8),
-        on_cpu(cells["truncation"], wp.float64),
-        on_cpu(sample_ray, wp.int64),
-        on_cpu(inst, wp.int64),
-        on_cpu(tri, wp.int64),
-        on_cpu(R, wp.float64),
-        on_cpu(cos_incidence, wp.float64),
-        on_cpu(np.ascontiguousarray(point).reshape(-1), wp.float64),
-        on_cpu(np.ascontiguousarray(normal).reshape(-1), wp.float64),
-        on_cpu(status, wp.uint8),
-        on_cpu(terms["contribution"], wp.float64),
-        on_cpu(terms["geometric_weight"], wp.float64),
-        on_cpu(angle0, wp.float64),
-        on_cpu(angle1, wp.float64),
+        cpu_array(cells["cell_start"], wp.int32),
+        cpu_array(cells["sample_count"].astype(np.int32, copy=False), wp.int32),
+        cpu_array(cells["contributor_order"], wp.int32),
+        cpu_array(cells["linear_return"], wp.float64),
+        cpu_array(cells["validity"], wp.uint16),
+        cpu_array(cells["primary_basis"], wp.uint8),
+        cpu_array(cells["truncation"], wp.float64),
+        cpu_array(sample_ray, wp.int64),
+        cpu_array(inst, wp.int64),
+        cpu_array(tri, wp.int64),
+        cpu_array(R, wp.float64),
+        cpu_array(cos_incidence, wp.float64),
+        cpu_array(np.ascontiguousarray(point).reshape(-1), wp.float64),
+        cpu_array(np.ascontiguousarray(normal).reshape(-1), wp.float64),
+        cpu_array(status, wp.uint8),
+        cpu_array(terms["contribution"], wp.float64),
+        cpu_array(terms["geometric_weight"], wp.float64),
+        cpu_array(angle0, wp.float64),
+        cpu_array(angle1, wp.float64),
         wp.int32(len(names)),
-        on_cpu(tables["object_index"].astype(np.int32, copy=False), wp.int32),
-        on_cpu(tables["semantic_index"].astype(np.int32, copy=False), wp.int32),
-        on_cpu(tables["moving"].astype(np.uint8, copy=False), wp.uint8),
+        cpu_array(tables["object_index"].astype(np.int32, copy=False), wp.int32),
+        cpu_array(tables["semantic_index"].astype(np.int32, copy=False), wp.int32),
+        cpu_array(tables["moving"].astype(np.uint8, copy=False), wp.uint8),
         wp.int32(top_k),
     ]
     angle_slot = [*(names[:2]), None, None][:2]
+
+    def angle_outputs(prefix: str) -> list:
+        # The two angle slots of a product; an unused slot launches with no output.
+        return [out(None if name is None else f"{prefix}_{name}") for name in angle_slot]
+
     outputs = [
         out("linear_return"),
         out("sample_count"),
@@ -289,8 +288,7 @@ def cell_channels(
         out("primary_object"),
         out("primary_triangle"),
         out("primary_range_m"),
-        out(None if angle_slot[0] is None else f"primary_{angle_slot[0]}"),
-        out(None if angle_slot[1] is None else f"primary_{angle_slot[1]}"),
+        *angle_outputs("primary"),
         out("primary_incidence_rad"),
         out("primary_hit_point_world"),
         out("primary_normal_world"),
@@ -300,8 +298,7 @@ def cell_channels(
         out("topk_instance"),
         out("topk_triangle"),
         out("topk_range_m"),
-        out(None if angle_slot[0] is None else f"topk_{angle_slot[0]}"),
-        out(None if angle_slot[1] is None else f"topk_{angle_slot[1]}"),
+        *angle_outputs("topk"),
         out("topk_contribution"),
         out("topk_geometric_weight"),
         out("topk_energy_fraction"),

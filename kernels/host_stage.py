@@ -18,7 +18,7 @@ import numpy as np
 
 from leviathan._interrupt import checkpoint
 from leviathan._warp_output import init_warp
-from leviathan.kernels.backend import load_kernels, run_cpu_batches
+from leviathan.kernels.backend import cpu_array, load_kernels, run_cpu_batches
 
 __all__ = [
     "HOST_BATCH_SAMPLES",
@@ -79,14 +79,11 @@ def sample_index(
     per_thread = HOST_SAMPLES_PER_THREAD
     threads = max(1, -(-rays // per_thread))
 
-    def on_cpu(a: np.ndarray, dtype) -> object:
-        return wp.array(np.ascontiguousarray(a), dtype=dtype, device="cpu", copy=False)
-
     ray_bin = np.empty(rays, dtype=np.int64)
     found = np.zeros(threads, dtype=np.int32)
-    t_dev = on_cpu(hit_t, wp.float64)
-    inst_dev = on_cpu(hit_instance, wp.int32)
-    bin_dev = on_cpu(ray_bin, wp.int64)
+    t_dev = cpu_array(hit_t, wp.float64)
+    inst_dev = cpu_array(hit_instance, wp.int32)
+    bin_dev = cpu_array(ray_bin, wp.int64)
     if rays:
         wp.launch(
             kp.count_samples,
@@ -101,7 +98,7 @@ def sample_index(
                 wp.int32(rays),
                 wp.int32(per_thread),
             ],
-            outputs=[bin_dev, on_cpu(found, wp.int32)],
+            outputs=[bin_dev, cpu_array(found, wp.int32)],
             device="cpu",
         )
         wp.synchronize_device("cpu")
@@ -124,18 +121,18 @@ def sample_index(
             dim=threads,
             inputs=[
                 bin_dev,
-                on_cpu(first, wp.int32),
+                cpu_array(first, wp.int32),
                 t_dev,
                 inst_dev,
-                on_cpu(hit_triangle, wp.int32),
-                on_cpu(np.ascontiguousarray(ray_column, dtype=np.int64), wp.int64),
-                on_cpu(np.ascontiguousarray(ray_row, dtype=np.int64), wp.int64),
+                cpu_array(hit_triangle, wp.int32),
+                cpu_array(np.ascontiguousarray(ray_column, dtype=np.int64), wp.int64),
+                cpu_array(np.ascontiguousarray(ray_row, dtype=np.int64), wp.int64),
                 wp.int64(column_count),
                 wp.int32(rays),
                 wp.int32(per_thread),
             ],
             outputs=[
-                on_cpu(out[name], wp.float64 if name == "range_m" else wp.int64)
+                cpu_array(out[name], wp.float64 if name == "range_m" else wp.int64)
                 for name in (
                     "ray",
                     "range_m",
@@ -207,33 +204,30 @@ def sample_physics(
         **{name: np.empty(n, dtype=np.float64) for name in _FLOAT_OUTPUTS},
     }
 
-    def on_cpu(a: np.ndarray, dtype) -> object:
-        return wp.array(np.ascontiguousarray(a), dtype=dtype, device="cpu", copy=False)
-
     shared = {
-        "hit_t": on_cpu(hit_t, wp.float64),
-        "hit_instance": on_cpu(hit_instance, wp.int32),
-        "hit_triangle": on_cpu(hit_triangle, wp.int32),
-        "origins": on_cpu(origins, wp.vec3d),
-        "directions": on_cpu(directions, wp.vec3d),
-        "normal_rows": on_cpu(normal_rows, wp.vec3d),
-        "normal_start": on_cpu(normal_start, wp.int64),
-        "instance_status": on_cpu(instance_status, wp.uint8),
-        "instance_mu": on_cpu(instance_mu, wp.float64),
-        "two_way_gain": on_cpu(two_way_gain, wp.float64),
-        "solid_angle_sr": on_cpu(solid_angle_sr, wp.float64),
+        "hit_t": cpu_array(hit_t, wp.float64),
+        "hit_instance": cpu_array(hit_instance, wp.int32),
+        "hit_triangle": cpu_array(hit_triangle, wp.int32),
+        "origins": cpu_array(origins, wp.vec3d),
+        "directions": cpu_array(directions, wp.vec3d),
+        "normal_rows": cpu_array(normal_rows, wp.vec3d),
+        "normal_start": cpu_array(normal_start, wp.int64),
+        "instance_status": cpu_array(instance_status, wp.uint8),
+        "instance_mu": cpu_array(instance_mu, wp.float64),
+        "two_way_gain": cpu_array(two_way_gain, wp.float64),
+        "solid_angle_sr": cpu_array(solid_angle_sr, wp.float64),
     }
     out_dtypes = {"point": wp.vec3d, "normal": wp.vec3d, "status": wp.uint8}
 
     def launch(a: int, b: int) -> None:
         launch_sample_physics(
-            sample_ray=on_cpu(sample_ray[a:b], wp.int64),
+            sample_ray=cpu_array(sample_ray[a:b], wp.int64),
             **shared,
             sea_surface_instance=sea_surface_instance,
             known_status=known_status,
             alpha_db_per_m=alpha_db_per_m,
             outputs={
-                name: on_cpu(array[a:b], out_dtypes.get(name, wp.float64))
+                name: cpu_array(array[a:b], out_dtypes.get(name, wp.float64))
                 for name, array in out.items()
             },
             samples_per_thread=HOST_SAMPLES_PER_THREAD,
