@@ -57,6 +57,21 @@ MG_M_S2 = 9.80665e-3
 _DEG = math.pi / 180.0
 
 
+def _error_term(description: str) -> Any:
+    """A datasheet error term: non-negative, 0 (the term is off) unless declared."""
+    return Field(0.0, ge=0.0, description=description)
+
+
+def _per_axis_error_term(description: str) -> Any:
+    """A datasheet error term per axis x, y, z: 0 on every axis unless declared."""
+    return Field(
+        default_factory=lambda: [0.0, 0.0, 0.0],
+        min_length=3,
+        max_length=3,
+        description=description,
+    )
+
+
 def gauss_markov_allan_deviation(tau_s: np.ndarray, sigma: float, correlation_s: float):
     """Allan deviation of a first-order Gauss-Markov process (continuous time).
 
@@ -108,56 +123,42 @@ class IMUNoiseModel(BaseModel):
     model_config = ConfigDict(strict=True, frozen=True, extra="forbid", allow_inf_nan=False)
 
     kind: Literal["imu"] = "imu"
-    angle_random_walk_deg_per_sqrt_h: float = Field(
-        0.0, ge=0.0, description="Gyro white noise, angle random walk [deg/√h]"
+    angle_random_walk_deg_per_sqrt_h: float = _error_term(
+        "Gyro white noise, angle random walk [deg/√h]"
     )
-    velocity_random_walk_m_per_s_per_sqrt_h: float = Field(
-        0.0, ge=0.0, description="Accelerometer white noise, velocity random walk [m/s/√h]"
+    velocity_random_walk_m_per_s_per_sqrt_h: float = _error_term(
+        "Accelerometer white noise, velocity random walk [m/s/√h]"
     )
-    gyro_bias_instability_deg_per_h: float = Field(
-        0.0, ge=0.0, description="Gyro in-run bias stability, the Allan deviation floor [deg/h]"
+    gyro_bias_instability_deg_per_h: float = _error_term(
+        "Gyro in-run bias stability, the Allan deviation floor [deg/h]"
     )
-    accel_bias_instability_mg: float = Field(
-        0.0, ge=0.0, description="Accelerometer in-run bias stability, Allan floor [mg]"
+    accel_bias_instability_mg: float = _error_term(
+        "Accelerometer in-run bias stability, Allan floor [mg]"
     )
     bias_correlation_time_s: float = Field(
         100.0, gt=0.0, le=1e7, description="Correlation time T of the bias instability [s]"
     )
-    gyro_bias_random_walk_deg_per_h_per_sqrt_h: float = Field(
-        0.0, ge=0.0, description="Gyro rate random walk [deg/h/√h]"
+    gyro_bias_random_walk_deg_per_h_per_sqrt_h: float = _error_term(
+        "Gyro rate random walk [deg/h/√h]"
     )
-    accel_bias_random_walk_mg_per_sqrt_h: float = Field(
-        0.0, ge=0.0, description="Accelerometer bias random walk [mg/√h]"
+    accel_bias_random_walk_mg_per_sqrt_h: float = _error_term(
+        "Accelerometer bias random walk [mg/√h]"
     )
-    gyro_turn_on_bias_deg_per_h: float = Field(
-        0.0, ge=0.0, description="Gyro turn-on (run-to-run) bias, 1σ per axis [deg/h]"
+    gyro_turn_on_bias_deg_per_h: float = _error_term(
+        "Gyro turn-on (run-to-run) bias, 1σ per axis [deg/h]"
     )
-    accel_turn_on_bias_mg: float = Field(
-        0.0, ge=0.0, description="Accelerometer turn-on bias, 1σ per axis [mg]"
+    accel_turn_on_bias_mg: float = _error_term("Accelerometer turn-on bias, 1σ per axis [mg]")
+    gyro_scale_factor_ppm: list[float] = _per_axis_error_term(
+        "Gyro scale-factor error per axis x, y, z [ppm]"
     )
-    gyro_scale_factor_ppm: list[float] = Field(
-        default_factory=lambda: [0.0, 0.0, 0.0],
-        min_length=3,
-        max_length=3,
-        description="Gyro scale-factor error per axis x, y, z [ppm]",
+    accel_scale_factor_ppm: list[float] = _per_axis_error_term(
+        "Accelerometer scale-factor error per axis [ppm]"
     )
-    accel_scale_factor_ppm: list[float] = Field(
-        default_factory=lambda: [0.0, 0.0, 0.0],
-        min_length=3,
-        max_length=3,
-        description="Accelerometer scale-factor error per axis [ppm]",
+    gyro_misalignment_mrad: list[float] = _per_axis_error_term(
+        "Gyro axes' misalignment, a small rotation vector [mrad]"
     )
-    gyro_misalignment_mrad: list[float] = Field(
-        default_factory=lambda: [0.0, 0.0, 0.0],
-        min_length=3,
-        max_length=3,
-        description="Gyro axes' misalignment, a small rotation vector [mrad]",
-    )
-    accel_misalignment_mrad: list[float] = Field(
-        default_factory=lambda: [0.0, 0.0, 0.0],
-        min_length=3,
-        max_length=3,
-        description="Accelerometer axes' misalignment, a small rotation vector [mrad]",
+    accel_misalignment_mrad: list[float] = _per_axis_error_term(
+        "Accelerometer axes' misalignment, a small rotation vector [mrad]"
     )
 
     def si(self) -> dict[str, float]:
