@@ -3,8 +3,10 @@ caught."""
 
 from __future__ import annotations
 
+import contextlib
 import shutil
 import struct
+from collections.abc import Iterator
 from pathlib import Path
 
 import h5py
@@ -196,6 +198,17 @@ def _first_occupied(recorded: Recorded) -> tuple[str, tuple[int, int]]:
     return _sample_path("survey/sonar", frame.sample_index), (int(cell[0]), int(cell[1]))
 
 
+@contextlib.contextmanager
+def _open_first_occupied_copy(
+    recorded: Recorded, tmp_path: Path
+) -> Iterator[tuple[Path, h5py.Group]]:
+    """A copy of the recording, open for damage at its first occupied sonar sample's group."""
+    copy = _copy(recorded, tmp_path)
+    path, _ = _first_occupied(recorded)
+    with h5py.File(copy, "r+") as f:
+        yield copy, f[path]
+
+
 def test_verify_detects_a_tampered_sparse_value(recorded: Recorded, tmp_path: Path) -> None:
     copy = _copy(recorded, tmp_path)
     path, (r, b) = _first_occupied(recorded)
@@ -236,10 +249,8 @@ def test_verify_detects_a_tampered_rule_support(recorded: Recorded, tmp_path: Pa
 
 
 def test_verify_detects_a_tampered_fill(recorded: Recorded, tmp_path: Path) -> None:
-    copy = _copy(recorded, tmp_path)
-    path, _ = _first_occupied(recorded)
-    with h5py.File(copy, "r+") as f:
-        f[path]["channels"]["linear_return"].attrs["fill"] = struct.pack("<d", 1.0).hex()
+    with _open_first_occupied_copy(recorded, tmp_path) as (copy, sample):
+        sample["channels"]["linear_return"].attrs["fill"] = struct.pack("<d", 1.0).hex()
     with pytest.raises(DatasetIntegrityError, match="survey/sonar"):
         list(read_hdf5(copy).groups())
 
@@ -247,10 +258,8 @@ def test_verify_detects_a_tampered_fill(recorded: Recorded, tmp_path: Path) -> N
 def test_a_sparse_channel_of_the_wrong_length_is_a_dataset_error(
     recorded: Recorded, tmp_path: Path
 ) -> None:
-    copy = _copy(recorded, tmp_path)
-    path, _ = _first_occupied(recorded)
-    with h5py.File(copy, "r+") as f:
-        channels = f[path]["channels"]
+    with _open_first_occupied_copy(recorded, tmp_path) as (copy, sample):
+        channels = sample["channels"]
         name = next(n for n, d in channels.items() if d.attrs.get("storage") == SPARSE_CELLS)
         attrs = dict(channels[name].attrs)
         dtype = channels[name].dtype
@@ -265,10 +274,8 @@ def test_a_sparse_channel_of_the_wrong_length_is_a_dataset_error(
 def test_a_derived_channel_without_its_source_is_a_dataset_error(
     recorded: Recorded, tmp_path: Path
 ) -> None:
-    copy = _copy(recorded, tmp_path)
-    path, _ = _first_occupied(recorded)
-    with h5py.File(copy, "r+") as f:
-        f[path]["channels"]["primary_range_m"].attrs["source_source"] = "nowhere"
+    with _open_first_occupied_copy(recorded, tmp_path) as (copy, sample):
+        sample["channels"]["primary_range_m"].attrs["source_source"] = "nowhere"
     with pytest.raises(DatasetError, match="derived from channel 'nowhere'"):
         list(read_hdf5(copy).groups())
 
@@ -428,10 +435,8 @@ def test_damaged_codes_are_a_dataset_error(damage: str, message: str, tmp_path: 
 
 
 def test_verify_detects_a_tampered_code_table(recorded: Recorded, tmp_path: Path) -> None:
-    copy = _copy(recorded, tmp_path)
-    path, _ = _first_occupied(recorded)
-    with h5py.File(copy, "r+") as f:
-        stored = f[path]["channels"]["topk_elevation_rad"]
+    with _open_first_occupied_copy(recorded, tmp_path) as (copy, sample):
+        stored = sample["channels"]["topk_elevation_rad"]
         table = stored.attrs["table"].copy()
         table[0] = np.nextafter(table[0], np.inf)
         stored.attrs["table"] = table

@@ -20,12 +20,25 @@ __all__ = [
     "png_response",
     "sensor_of_kind",
     "survey_environment",
+    "too_many_ticks",
     "vehicle_of",
     "world_info",
 ]
 
 PNG_RESPONSE = {"image/png": {"schema": {"type": "string", "format": "binary"}}}
 """The ``content`` of an operation's PNG answer in the OpenAPI schema."""
+
+
+def too_many_ticks(field: str, ticks: int, limit: int, message: str) -> ServiceError:
+    """The 422 for ``ticks`` over the service's per-request tick ``limit``."""
+    return ServiceError(
+        422,
+        "invalid",
+        message,
+        field=field,
+        value=ticks,
+        expected=f"an integer in 1..{limit}",
+    )
 
 
 def world_info(hosted: HostedWorld, host: WorldHost) -> m.WorldInfo:

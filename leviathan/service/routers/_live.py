@@ -27,6 +27,7 @@ from leviathan.service._errors import ServiceError, errors
 from leviathan.service._hosting import HostedWorld, WorldHost
 from leviathan.service._params import WorldId
 from leviathan.service._play import Player
+from leviathan.service.routers._common import too_many_ticks
 
 __all__ = ["router"]
 
@@ -54,13 +55,11 @@ async def play(world_id: WorldId, body: r.PlayRequest, host: Host) -> m.PlayStat
     409 if it is already playing."""
     limit = host.settings.max_ticks_per_request
     if body.ticks_per_step > limit:
-        raise ServiceError(
-            422,
-            "invalid",
+        raise too_many_ticks(
+            "ticks_per_step",
+            body.ticks_per_step,
+            limit,
             f"ticks_per_step: {body.ticks_per_step} is more than one step may take ({limit})",
-            field="ticks_per_step",
-            value=body.ticks_per_step,
-            expected=f"an integer in 1..{limit}",
         )
     hosted = host.get(world_id)
     if hosted.player is not None and hosted.player.playing:

@@ -18,7 +18,8 @@ soundings draw them live.
 from __future__ import annotations
 
 import math
-from typing import Annotated, Any
+from collections.abc import Callable
+from typing import Annotated, Any, TypeVar
 
 from fastapi import APIRouter, Depends, Response
 
@@ -41,6 +42,22 @@ def _latest_ping(host: WorldHost, world_id: str, world: Any, vehicle: str, senso
     sensor_id = sensor_of_kind(world, world_id, vehicle, sensor, "multibeam", "multibeam")
     pings = host.samples.of_sensor(world_id, sensor_id)
     return pings[-1] if pings else None
+
+
+_T = TypeVar("_T")
+
+
+async def _from_latest_ping(
+    host: WorldHost, world_id: str, vehicle: str, sensor: str, make: Callable[[Any], _T]
+) -> _T | None:
+    """``make(ping)`` of :func:`_latest_ping` under the World's lock, or None while none is kept."""
+    hosted = host.get(world_id)
+
+    def build(world: Any) -> _T | None:
+        sample = _latest_ping(host, hosted.world_id, world, vehicle, sensor)
+        return None if sample is None else make(sample)
+
+    return await host.run(world_id, build, changes=False)
 
 
 def _number(value: Any) -> float | None:
@@ -105,13 +122,7 @@ async def multibeam_soundings(
     world_id: WorldId, vehicle: VehicleName, sensor: VehicleName, host: Host
 ) -> Any:
     """The newest kept ping of ``vehicle``'s multibeam ``sensor``, beam by beam."""
-    hosted = host.get(world_id)
-
-    def build(world: Any) -> Any:
-        sample = _latest_ping(host, hosted.world_id, world, vehicle, sensor)
-        return None if sample is None else _soundings(sample)
-
-    soundings = await host.run(world_id, build, changes=False)
+    soundings = await _from_latest_ping(host, world_id, vehicle, sensor, _soundings)
     if soundings is None:
         return Response(status_code=204)
     return soundings
@@ -137,13 +148,9 @@ async def multibeam_water_column(
     """The water column of the newest kept ping of ``vehicle``'s multibeam ``sensor``."""
     from leviathan.sensors import MultibeamSensor
 
-    hosted = host.get(world_id)
-
-    def build(world: Any) -> Any:
-        sample = _latest_ping(host, hosted.world_id, world, vehicle, sensor)
-        return None if sample is None else (sample, MultibeamSensor().preview(sample))
-
-    product = await host.run(world_id, build, changes=False)
+    product = await _from_latest_ping(
+        host, world_id, vehicle, sensor, lambda sample: (sample, MultibeamSensor().preview(sample))
+    )
     if product is None:
         return Response(status_code=204)
     sample, png = product

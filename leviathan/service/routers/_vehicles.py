@@ -7,7 +7,8 @@ and the thruster faults a live World refuses. A vehicle the World does not have 
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from collections.abc import Callable
+from typing import Annotated, Any, TypeVar
 
 from fastapi import APIRouter, Body, Depends
 
@@ -28,6 +29,15 @@ router = APIRouter(prefix="/worlds", tags=["vehicles"])
 
 Host = Annotated[WorldHost, Depends(get_host)]
 _OPEN = errors(404, 410)
+
+_T = TypeVar("_T")
+
+
+async def _read_vehicle(
+    host: WorldHost, world_id: str, vehicle: str, read: Callable[[World, str], _T]
+) -> _T:
+    """``read(world, vehicle)`` on the hosted World, unchanged; 404 for a vehicle it lacks."""
+    return await host.run(world_id, lambda w: read(w, vehicle_of(w, vehicle)), changes=False)
 
 
 @router.put(
@@ -61,7 +71,7 @@ async def set_controller(
 )
 async def get_vehicle_spec(world_id: WorldId, vehicle: VehicleName, host: Host) -> VehicleSpec:
     """:meth:`World.vehicle_spec` as a JSON document."""
-    return await host.run(world_id, lambda w: w.vehicle_spec(vehicle_of(w, vehicle)), changes=False)
+    return await _read_vehicle(host, world_id, vehicle, World.vehicle_spec)
 
 
 @router.get(
@@ -71,10 +81,7 @@ async def get_vehicle_spec(world_id: WorldId, vehicle: VehicleName, host: Host) 
 )
 async def get_vehicle_state(world_id: WorldId, vehicle: VehicleName, host: Host) -> dict[str, Any]:
     """:meth:`World.vehicle_state` as a lossless typed-JSON record (pose, velocities, thrust)."""
-    state = await host.run(
-        world_id, lambda w: w.vehicle_state(vehicle_of(w, vehicle)), changes=False
-    )
-    return encode_record(state)
+    return encode_record(await _read_vehicle(host, world_id, vehicle, World.vehicle_state))
 
 
 @router.get(
@@ -86,10 +93,7 @@ async def get_body_kinematics(
     world_id: WorldId, vehicle: VehicleName, host: Host
 ) -> dict[str, Any]:
     """:meth:`World.body_kinematics` (what the vehicle's sensors read) as a lossless record."""
-    kinematics = await host.run(
-        world_id, lambda w: w.body_kinematics(vehicle_of(w, vehicle)), changes=False
-    )
-    return encode_record(kinematics)
+    return encode_record(await _read_vehicle(host, world_id, vehicle, World.body_kinematics))
 
 
 @router.post(

@@ -22,7 +22,7 @@ from leviathan.service._deps import get_host
 from leviathan.service._errors import ServiceError, errors
 from leviathan.service._hosting import WorldHost
 from leviathan.service._params import WorldId
-from leviathan.service.routers._common import vehicle_of, world_info
+from leviathan.service.routers._common import too_many_ticks, vehicle_of, world_info
 from leviathan.specs import VehicleSpec
 from leviathan.wire import encode_record, encode_value
 from leviathan.world import World
@@ -186,13 +186,11 @@ async def step_world(world_id: WorldId, body: r.StepRequest, host: Host) -> m.St
     (409 at the World's step limit, nothing changed)."""
     limit = host.settings.max_ticks_per_request
     if isinstance(body.n, int) and body.n > limit:
-        raise ServiceError(
-            422,
-            "invalid",
+        raise too_many_ticks(
+            "n",
+            body.n,
+            limit,
             f"n: {body.n} ticks is more than one request may step ({limit}); split it",
-            field="n",
-            value=body.n,
-            expected=f"an integer in 1..{limit}",
         )
     hosted = host.get(world_id)
 
