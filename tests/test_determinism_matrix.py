@@ -107,13 +107,13 @@ def _openblas_core() -> str:
 
 
 def _matrix_world() -> Any:
-    from world_cases import small_survey_spec, with_sensor
+    from world_cases import seabed_plane, small_survey_spec, with_sensor
 
     from leviathan.catalogue import get_vehicle
     from leviathan.controllers import Autopilot, WaypointFollower, lawnmower
     from leviathan.frames import Transform
-    from leviathan.geometry import box_mesh, plane_mesh
-    from leviathan.materials import TEST_LAMBERT_BRIGHT, TEST_LAMBERT_MEDIUM
+    from leviathan.geometry import box_mesh
+    from leviathan.materials import TEST_LAMBERT_BRIGHT
     from leviathan.specs import WaterSpec
     from leviathan.world import Environment, SceneObject, VehicleSetup, World
 
@@ -137,13 +137,7 @@ def _matrix_world() -> Any:
     environment = Environment(
         water=WaterSpec(current_ned_m_per_s=(0.07, -0.03, 0.0)),
         objects=(
-            SceneObject(
-                "seabed",
-                plane_mesh(120.0, 120.0, divisions_x=12, divisions_y=12),
-                at(0, 0, 0, translation=(0, 0, 30.0)),
-                "seabed",
-                TEST_LAMBERT_MEDIUM,
-            ),
+            seabed_plane(120.0, 12),
             SceneObject(
                 "crate",
                 box_mesh((2.0, 3.0, 1.5)),

@@ -13,6 +13,7 @@ import sys
 import textwrap
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -28,21 +29,29 @@ def ready():
 """
 
 
-def _run(
-    body: str, folder: Path, *, signals: int = 1, wait_s: float = 0.0
-) -> tuple[int, float, str, str]:
-    """Runs the script; SIGINT ``wait_s`` after it prints ``ready``; (status, delay, out, err)."""
+def _start(
+    body: str, folder: Path, *, sigint: Any = signal.SIG_DFL, stderr: int | None = None
+) -> subprocess.Popen:
+    """Starts the script with SIGINT at ``sigint`` and returns once it prints ``ready``."""
     script = folder / "script.py"
     script.write_text(_PRELUDE + textwrap.dedent(body))
     proc = subprocess.Popen(
         [sys.executable, str(script), str(folder / "out")],
         stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
+        stderr=stderr,
         text=True,
-        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+        preexec_fn=lambda: signal.signal(signal.SIGINT, sigint),
     )
     assert proc.stdout is not None
     assert proc.stdout.readline().strip() == "ready"
+    return proc
+
+
+def _run(
+    body: str, folder: Path, *, signals: int = 1, wait_s: float = 0.0
+) -> tuple[int, float, str, str]:
+    """Runs the script; SIGINT ``wait_s`` after it prints ``ready``; (status, delay, out, err)."""
+    proc = _start(body, folder, stderr=subprocess.PIPE)
     time.sleep(wait_s)
     for _ in range(signals):
         proc.send_signal(signal.SIGINT)
@@ -151,25 +160,18 @@ def test_a_deferred_section_finishes_before_the_interrupt(tmp_path) -> None:
 
 
 def test_sigterm_is_handled_like_ctrl_c_with_its_own_status(tmp_path) -> None:
-    script = tmp_path / "script.py"
-    script.write_text(
-        _PRELUDE
-        + textwrap.dedent(
-            """
-            with _interrupt.handling_signals():
-                try:
-                    with atomic_directory(out):
-                        ready()
-                        time.sleep(30)
-                except KeyboardInterrupt:
-                    sys.exit(_interrupt.exit_status())
-            """
-        )
+    proc = _start(
+        """
+        with _interrupt.handling_signals():
+            try:
+                with atomic_directory(out):
+                    ready()
+                    time.sleep(30)
+            except KeyboardInterrupt:
+                sys.exit(_interrupt.exit_status())
+        """,
+        tmp_path,
     )
-    proc = subprocess.Popen(
-        [sys.executable, str(script), str(tmp_path / "out")], stdout=subprocess.PIPE, text=True
-    )
-    assert proc.stdout is not None and proc.stdout.readline().strip() == "ready"
     proc.send_signal(signal.SIGTERM)
     assert proc.wait(20) == 143
     assert _left(tmp_path) == []
@@ -177,27 +179,18 @@ def test_sigterm_is_handled_like_ctrl_c_with_its_own_status(tmp_path) -> None:
 
 def test_an_ignored_sigint_stays_ignored(tmp_path) -> None:
     # A background job: the parent set SIGINT to be ignored, so Ctrl-C is not for it.
-    script = tmp_path / "script.py"
-    script.write_text(
-        _PRELUDE
-        + textwrap.dedent(
-            """
-            import signal
-            with _interrupt.handling_signals():
-                assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN
-                ready()
-                time.sleep(0.5)
-            print("finished", flush=True)
-            """
-        )
+    proc = _start(
+        """
+        import signal
+        with _interrupt.handling_signals():
+            assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN
+            ready()
+            time.sleep(0.5)
+        print("finished", flush=True)
+        """,
+        tmp_path,
+        sigint=signal.SIG_IGN,
     )
-    proc = subprocess.Popen(
-        [sys.executable, str(script), str(tmp_path / "out")],
-        stdout=subprocess.PIPE,
-        text=True,
-        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN),
-    )
-    assert proc.stdout is not None and proc.stdout.readline().strip() == "ready"
     proc.send_signal(signal.SIGINT)
     assert proc.wait(20) == 0
     assert proc.stdout.read().strip() == "finished"

@@ -84,6 +84,17 @@ def small_inspector_spec(*, focal_px: float) -> VehicleSpec:
     )
 
 
+def seabed_plane(size_m: float, divisions: int) -> SceneObject:
+    """A flat square seabed ``size_m`` [m] a side at 30 m depth, ``divisions`` quads a side."""
+    return SceneObject(
+        "seabed",
+        plane_mesh(size_m, size_m, divisions_x=divisions, divisions_y=divisions),
+        Transform.from_euler(0, 0, 0, translation=(0, 0, 30.0)),
+        "seabed",
+        TEST_LAMBERT_MEDIUM,
+    )
+
+
 def seabed_scene(
     *,
     water: WaterSpec | None = None,
@@ -101,13 +112,7 @@ def seabed_scene(
     """
     at = Transform.from_euler
     objects = [
-        SceneObject(
-            "seabed",
-            plane_mesh(200.0, 200.0, divisions_x=seabed_divisions, divisions_y=seabed_divisions),
-            at(0, 0, 0, translation=(0, 0, 30.0)),
-            "seabed",
-            TEST_LAMBERT_MEDIUM,
-        ),
+        seabed_plane(200.0, seabed_divisions),
         SceneObject(
             "box",
             box_mesh((2.0, 2.0, 2.0)),

@@ -192,12 +192,11 @@ def test_reference_mapping_auv_carries_side_scan_dvl_and_imu_meeting_the_fill_ru
 
 
 def test_reference_mapping_auv_multibeam_sees_its_whole_swath_at_20_m() -> None:
+    from multibeam_cases import flat_seabed
+
     from leviathan.frames import Transform
-    from leviathan.geometry import plane_mesh
-    from leviathan.materials import TEST_LAMBERT_MEDIUM
     from leviathan.multibeam import multibeam_ping
     from leviathan.reference_cpu.multibeam import DETECTION_FLAGS
-    from leviathan.scene import Instance, Scene
     from leviathan.sonar.beams import minimum_ping_period_ns
 
     mb = get_vehicle("reference_mapping_auv").sensor("multibeam")
@@ -208,15 +207,8 @@ def test_reference_mapping_auv_multibeam_sees_its_whole_swath_at_20_m() -> None:
         mb.range_max_m, temperature_c=0.0, salinity_psu=25.0, depth_m=0
     )
     assert mb.schedule.period_ns >= slowest
-    seabed = Instance(
-        "seabed",
-        plane_mesh(400.0, 400.0),
-        Transform.from_euler(0.0, 0.0, 0.0, translation=(0.0, 0.0, 40.0)),
-        "seabed",
-        TEST_LAMBERT_MEDIUM,
-    )
     ping = multibeam_ping(
-        Scene([seabed]),
+        flat_seabed(40.0),
         mb,
         Transform.from_euler(0.0, 0.0, 0.0, translation=(0.0, 0.0, 20.0)),
         sensor_id="auv/multibeam",

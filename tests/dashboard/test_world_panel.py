@@ -303,14 +303,28 @@ def test_delete_removes_the_world(page: Any, service: Any, watch: Any) -> None:
     assert page.locator("[data-action=step]").is_disabled()
 
 
-def test_the_current_control_sets_the_worlds_current(page: Any, service: Any) -> None:
+def _set_current_in_panel(
+    page: Any, service: Any, fields: dict[str, str], shown: str, *, mode: str | None = None
+) -> str:
+    """Creates a World in the panel and sets its current through the form; returns its id.
+
+    ``mode`` picks the form's mode first when given; the call returns once the panel
+    shows text containing ``shown``.
+    """
     open_dashboard(page, service.url)
     world_id = _create_in_panel(page)
-    page.fill("[name=current_north]", "0.3")
-    page.fill("[name=current_east]", "0.4")
-    page.fill("[name=current_down]", "0")
+    if mode is not None:
+        page.select_option("[data-role=current-mode]", mode)
+    for name, value in fields.items():
+        page.fill(f"[name={name}]", value)
     page.click("[data-action=set-current]")
-    page.wait_for_selector("[data-role=current-shown]:has-text('north 0.300')")
+    page.wait_for_selector(f"[data-role=current-shown]:has-text('{shown}')")
+    return world_id
+
+
+def test_the_current_control_sets_the_worlds_current(page: Any, service: Any) -> None:
+    components = {"current_north": "0.3", "current_east": "0.4", "current_down": "0"}
+    world_id = _set_current_in_panel(page, service, components, "north 0.300")
     with _api(service) as api:
         # The World holds the current the form set, and the panel shows the World's reading.
         current = api.get(f"/worlds/{world_id}/current").json()
@@ -331,13 +345,8 @@ def test_the_current_control_sets_the_worlds_current(page: Any, service: Any) ->
 
 
 def test_the_current_as_speed_and_direction(page: Any, service: Any) -> None:
-    open_dashboard(page, service.url)
-    world_id = _create_in_panel(page)
-    page.select_option("[data-role=current-mode]", "polar")
-    page.fill("[name=current_speed]", "0.7")
-    page.fill("[name=current_direction_deg]", "90")
-    page.click("[data-action=set-current]")
-    page.wait_for_selector("[data-role=current-shown]:has-text('east 0.700')")
+    polar = {"current_speed": "0.7", "current_direction_deg": "90"}
+    world_id = _set_current_in_panel(page, service, polar, "east 0.700", mode="polar")
     with _api(service) as api:
         state = api.get(f"/worlds/{world_id}/state").json()["state"]
         assert state["vehicles"]["auv"]["speed_through_water_m_s"] == pytest.approx(0.7, abs=1e-12)

@@ -150,25 +150,19 @@ def test_the_json_schema_states_every_bound_in_json_schema_keywords() -> None:
 
 
 def test_the_old_python_names_still_work_and_warn() -> None:
+    # Everything but the renamed argument is shared, so only the name differs.
+    pattern = {
+        "heading_rad": 0.0,
+        "leg_length_m": 3.0,
+        "leg_spacing_m": 1.0,
+        "legs": 1,
+        "depth_m": 1.0,
+    }
     with pytest.warns(DeprecationWarning, match="origin_ne= is renamed origin_ne_m="):
-        old = lawnmower(
-            origin_ne=(1.0, 2.0),
-            heading_rad=0.0,
-            leg_length_m=3.0,
-            leg_spacing_m=1.0,
-            legs=1,
-            depth_m=1.0,
-        )
+        old = lawnmower(origin_ne=(1.0, 2.0), **pattern)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        new = lawnmower(
-            origin_ne_m=(1.0, 2.0),
-            heading_rad=0.0,
-            leg_length_m=3.0,
-            leg_spacing_m=1.0,
-            legs=1,
-            depth_m=1.0,
-        )
+        new = lawnmower(origin_ne_m=(1.0, 2.0), **pattern)
     assert old == new
     with pytest.warns(DeprecationWarning, match="waypoints_ned= is renamed"):
         follower = WaypointFollower(waypoints_ned=new, speed_m_per_s=1.0, acceptance_radius_m=1.0)

@@ -8,12 +8,10 @@ import math
 
 import numpy as np
 import pytest
+from multibeam_cases import flat_seabed
 
 from leviathan.catalogue import get_vehicle
 from leviathan.frames import Transform
-from leviathan.geometry import plane_mesh
-from leviathan.materials import TEST_LAMBERT_MEDIUM
-from leviathan.scene import Instance, Scene
 from leviathan.sensors import sensor_declarations
 from leviathan.usd import VehicleTrack, export_stage, transform_from_usd_matrix
 
@@ -25,13 +23,6 @@ _SENSORS = "/World/NED/vehicles/mapper/sensors"
 
 @pytest.fixture(scope="module")
 def stage(tmp_path_factory):
-    seabed = Instance(
-        "seabed",
-        plane_mesh(40.0, 40.0),
-        Transform.from_euler(0, 0, 0, translation=(0, 0, 30.0)),
-        "seabed",
-        TEST_LAMBERT_MEDIUM,
-    )
     spec = get_vehicle("reference_mapping_auv")
     track = VehicleTrack(
         name="mapper",
@@ -42,7 +33,7 @@ def stage(tmp_path_factory):
     path = tmp_path_factory.mktemp("usd") / "mapper.usda"
     export_stage(
         path,
-        scene=Scene([seabed]),
+        scene=flat_seabed(30.0, size=40.0),
         vehicles=[track],
         ticks=[0, 1],
         epochs=[{"start_tick": 0, "start_time_ns": 0, "step_ns": 10_000_000}],
