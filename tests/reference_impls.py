@@ -60,6 +60,8 @@ def reference_build_bvh(
 
     The original algorithm, verbatim apart from returning a dict: row-wise reductions
     over ``[n, 3]``, boxes built in level order, then gathered into depth-first order.
+    The split of the sorted Morton ranges, which the package still does as first written,
+    is the package's ``_split_levels``: what this checks is everything around it.
 
     Args:
         tri_min: Per-triangle minimum corner in world NED [m], shape [triangle_count, 3].
@@ -85,45 +87,8 @@ def reference_build_bvh(
     order = np.argsort(codes, kind="stable")
     codes = codes[order]
 
-    # Level-by-level split of sorted ranges. Each level's nodes are numbered
-    # consecutively after the previous level's, children in pairs.
-    starts = [np.array([0], dtype=np.int64)]
-    ends = [np.array([n], dtype=np.int64)]
-    firsts_of_level = [0]
-    child_parts = []
-    total = 1
-    while True:
-        a, b = starts[-1], ends[-1]
-        split = (b - a) > leaf_size
-        child = np.full((a.shape[0], 2), -1, dtype=np.int64)
-        if not np.any(split):
-            child_parts.append(child)
-            break
-        sa, sb = a[split], b[split]
-        ca, cb = codes[sa], codes[sb - 1]
-        diff = ca ^ cb
-        mid = (sa + sb) // 2
-        has_diff = diff != 0
-        h = bvh_stage._highest_bit(np.where(has_diff, diff, np.uint64(1)))
-        prefix = (ca >> h.astype(np.uint64)) | np.uint64(1)
-        split_code = prefix << h.astype(np.uint64)
-        pos = np.searchsorted(codes, split_code, side="left").astype(np.int64)
-        pos = np.where(has_diff, pos, mid)
-        # Guard: a Morton split always lies strictly inside the range.
-        pos = np.clip(pos, sa + 1, sb - 1)
-        k = np.arange(sa.shape[0], dtype=np.int64)
-        left_ids = total + 2 * k
-        child[split, 0] = left_ids
-        child[split, 1] = left_ids + 1
-        child_parts.append(child)
-        new_starts = np.empty(2 * sa.shape[0], dtype=np.int64)
-        new_ends = np.empty(2 * sa.shape[0], dtype=np.int64)
-        new_starts[0::2], new_ends[0::2] = sa, pos
-        new_starts[1::2], new_ends[1::2] = pos, sb
-        firsts_of_level.append(total)
-        total += new_starts.shape[0]
-        starts.append(new_starts)
-        ends.append(new_ends)
+    # The level-by-level split was never rewritten: the package's own.
+    starts, ends, child_parts, firsts_of_level = bvh_stage._split_levels(codes, leaf_size)
 
     node_start = np.concatenate(starts)
     node_end = np.concatenate(ends)
@@ -200,24 +165,8 @@ def reference_cell_ground_truth(
 
     The original loops, verbatim but for the module's constants named through ``gt``:
     ``ufunc.at`` accumulations, one full lexsort, a loop per rank. Ranks each cell's
-    contributors and flags the cell.
-
-    Args:
-        top_k: Contributors kept per cell.
-        medium_supported: Whether absorption is defined for this ping.
-        sample_cell: Flat cell index ``range_bin * bearing_count + bearing``, int64 [n].
-        sample_elevation: Elevation index ``j``, int64 [n].
-        sample_instance: Hit instance, int64 [n].
-        sample_range: Slant range [m], float64 [n].
-        sample_status: Acoustic status code, uint8 [n].
-        contribution, geometric_weight, geometric_weight_no_absorption: float64 [n].
-        sample_count, linear_return: The cell sums of
-            :func:`leviathan.sonar._binning.bin_samples`, flat over cells.
-
-    Returns:
-        Cell arrays (flat over cells, reshaped by the caller): ``primary_basis``,
-        ``validity``, ``truncation``, plus ``sample_rank`` (rank of each sample in
-        its cell) and ``sample_dominance``, int64 and float64 [n].
+    contributors and flags the cell; the arguments and the returned arrays are the
+    package function's (its docstring states them).
     """
     cells = sample_count.shape[0]
     n = sample_cell.shape[0]

@@ -197,6 +197,56 @@ def _depth_first_ids(node_child: np.ndarray, levels: list[np.ndarray]) -> np.nda
     return new_id
 
 
+def _split_levels(codes: np.ndarray, leaf_size: int) -> tuple[list, list, list, list]:
+    """Level-by-level split of the sorted Morton ``codes``' ranges into ranges of at most
+    ``leaf_size``. Each level's nodes are numbered consecutively after the previous level's,
+    children in pairs.
+
+    Returns:
+        ``(starts, ends, child_parts, firsts_of_level)``, lists with one entry per level:
+        the int64 arrays of each node's first and end index into ``codes`` and of its two
+        children (-1 for a leaf), and the number of the level's first node.
+    """
+    starts = [np.array([0], dtype=np.int64)]
+    ends = [np.array([codes.shape[0]], dtype=np.int64)]
+    firsts_of_level = [0]
+    child_parts = []
+    total = 1
+    while True:
+        a, b = starts[-1], ends[-1]
+        split = (b - a) > leaf_size
+        child = np.full((a.shape[0], 2), -1, dtype=np.int64)
+        if not np.any(split):
+            child_parts.append(child)
+            break
+        sa, sb = a[split], b[split]
+        ca, cb = codes[sa], codes[sb - 1]
+        diff = ca ^ cb
+        mid = (sa + sb) // 2
+        has_diff = diff != 0
+        h = _highest_bit(np.where(has_diff, diff, np.uint64(1)))
+        prefix = (ca >> h.astype(np.uint64)) | np.uint64(1)
+        split_code = prefix << h.astype(np.uint64)
+        pos = np.searchsorted(codes, split_code, side="left").astype(np.int64)
+        pos = np.where(has_diff, pos, mid)
+        # Guard: a Morton split always lies strictly inside the range.
+        pos = np.clip(pos, sa + 1, sb - 1)
+        k = np.arange(sa.shape[0], dtype=np.int64)
+        left_ids = total + 2 * k
+        child[split, 0] = left_ids
+        child[split, 1] = left_ids + 1
+        child_parts.append(child)
+        new_starts = np.empty(2 * sa.shape[0], dtype=np.int64)
+        new_ends = np.empty(2 * sa.shape[0], dtype=np.int64)
+        new_starts[0::2], new_ends[0::2] = sa, pos
+        new_starts[1::2], new_ends[1::2] = pos, sb
+        firsts_of_level.append(total)
+        total += new_starts.shape[0]
+        starts.append(new_starts)
+        ends.append(new_ends)
+    return starts, ends, child_parts, firsts_of_level
+
+
 def build_bvh(
     tri_min: np.ndarray,
     tri_max: np.ndarray,
@@ -249,45 +299,7 @@ def build_bvh(
     order = np.argsort(codes, kind="stable")
     codes = codes[order]
 
-    # Level-by-level split of sorted ranges. Each level's nodes are numbered
-    # consecutively after the previous level's, children in pairs.
-    starts = [np.array([0], dtype=np.int64)]
-    ends = [np.array([n], dtype=np.int64)]
-    firsts_of_level = [0]
-    child_parts = []
-    total = 1
-    while True:
-        a, b = starts[-1], ends[-1]
-        split = (b - a) > leaf_size
-        child = np.full((a.shape[0], 2), -1, dtype=np.int64)
-        if not np.any(split):
-            child_parts.append(child)
-            break
-        sa, sb = a[split], b[split]
-        ca, cb = codes[sa], codes[sb - 1]
-        diff = ca ^ cb
-        mid = (sa + sb) // 2
-        has_diff = diff != 0
-        h = _highest_bit(np.where(has_diff, diff, np.uint64(1)))
-        prefix = (ca >> h.astype(np.uint64)) | np.uint64(1)
-        split_code = prefix << h.astype(np.uint64)
-        pos = np.searchsorted(codes, split_code, side="left").astype(np.int64)
-        pos = np.where(has_diff, pos, mid)
-        # Guard: a Morton split always lies strictly inside the range.
-        pos = np.clip(pos, sa + 1, sb - 1)
-        k = np.arange(sa.shape[0], dtype=np.int64)
-        left_ids = total + 2 * k
-        child[split, 0] = left_ids
-        child[split, 1] = left_ids + 1
-        child_parts.append(child)
-        new_starts = np.empty(2 * sa.shape[0], dtype=np.int64)
-        new_ends = np.empty(2 * sa.shape[0], dtype=np.int64)
-        new_starts[0::2], new_ends[0::2] = sa, pos
-        new_starts[1::2], new_ends[1::2] = pos, sb
-        firsts_of_level.append(total)
-        total += new_starts.shape[0]
-        starts.append(new_starts)
-        ends.append(new_ends)
+    starts, ends, child_parts, firsts_of_level = _split_levels(codes, leaf_size)
 
     node_start = np.concatenate(starts)
     node_end = np.concatenate(ends)
