@@ -323,10 +323,167 @@ def _canonicalize_floats_in_place(a: np.ndarray, *, where: str) -> None:
 
 
 def _encode_parts(obj: Any) -> list[bytes | memoryview]:
-    """The encoding of ``obj`` (without the domain prefix) as a list of byte chunks."""
+    """The encoding of ``obj`` (without the domain prefix) as a list of byte chunks.
+
+    :func:`_encode_fast` writes the bytes first; where it meets anything it would not
+    encode (an error of any kind), the value is encoded again by :func:`_encode_into`,
+    which raises the error naming the value's location.
+    """
     parts: list[bytes | memoryview] = []
-    _encode_into(obj, parts, path="$", active=set())
+    try:
+        _encode_fast(obj, parts, 0)
+    except Exception:
+        parts = []
+        _encode_into(obj, parts, path="$", active=set())
     return parts
+
+
+# --------------------------------------------------------------------------- fast path
+
+# The fast path writes the same bytes as _encode_into for the values a product is made
+# of (floats, ints, strs, str-keyed dicts and FrozenMappings, lists, tuples, None,
+# bools, arrays and __content__ objects), without the location bookkeeping: a mapping
+# key's chunk and a class's hook prefix are computed once, small float64 arrays are
+# written from their bytes, and a float or str value is one chunk with its key. Any
+# other value is handed to _encode_into; containers nested deeper than _FAST_DEPTH too
+# (so a reference cycle ends there, in _encode_into's error).
+_FAST_DEPTH = 64
+_KEY_CHUNKS: dict[str, tuple[bytes, bytes]] = {}
+_KEY_CHUNKS_LIMIT = 1 << 14
+_SHORT_TEXT = 64
+_HOOK_PREFIXES: dict[type, tuple[Any, bytes]] = {}
+_FROZEN_ENCODINGS: dict[int, tuple[FrozenMapping, bytes]] = {}
+_FROZEN_LIMIT = 1024
+_FROZEN_PARTS = 256
+_FROZEN_BYTES = 4096
+_F8_ARRAY_PREFIX = _TAG_NDARRAY + _U64.pack(3) + b"<f8"
+_BOOL_CHUNKS = {False: _TAG_BOOL + b"\x00", True: _TAG_BOOL + b"\x01"}
+
+
+def _key_chunk(key: str) -> tuple[bytes, bytes]:
+    """``(utf8(key), str(key))`` of a mapping key, cached (keys recur in every sample)."""
+    chunk = _KEY_CHUNKS.get(key)
+    if chunk is None:
+        encoded = key.encode("utf-8")  # a lone surrogate raises: _encode_into names it
+        chunk = (encoded, _U64.pack(len(encoded)) + encoded)
+        if len(_KEY_CHUNKS) >= _KEY_CHUNKS_LIMIT:
+            _KEY_CHUNKS.clear()
+        _KEY_CHUNKS[key] = chunk
+    return chunk
+
+
+def _str_chunk(text: str) -> bytes:
+    """``str(text)``; cached for short texts (names, units, models), not for long ones."""
+    if len(text) <= _SHORT_TEXT:
+        return _key_chunk(text)[1]
+    encoded = text.encode("utf-8")
+    return _U64.pack(len(encoded)) + encoded
+
+
+def _hook_prefix(cls: type) -> bytes:
+    """Tag 0x10 and ``name(cls)``: what precedes a ``__content__`` object's content.
+
+    Kept per class with the pinned tag it was made from (a tag set or changed later is
+    seen); a name read from the module path is not kept, as it follows ``__module__``.
+    """
+    tag = cls.__dict__.get(TYPE_TAG_ATTRIBUTE)
+    kept = _HOOK_PREFIXES.get(cls)
+    if kept is not None and kept[0] is tag:
+        return kept[1]
+    prefix = _TAG_CONTENT_HOOK + _str_payload(_pinned_type_name(cls, path="$"), path="$")
+    if tag is not None:
+        _HOOK_PREFIXES[cls] = (tag, prefix)
+    return prefix
+
+
+def _sort_key(entry: tuple[bytes, bytes, Any]) -> bytes:
+    return entry[0]
+
+
+def _encode_fast_mapping(items: Any, out: list[Any], depth: int) -> None:
+    """Append a tag-0x08 mapping of ``items`` (entries sorted by the keys' UTF-8 bytes)."""
+    entries = []
+    for key, value in items:
+        if type(key) is not str:
+            raise TypeError("a mapping key that is not a str")
+        encoded, chunk = _key_chunk(key)
+        entries.append((encoded, chunk, value))
+    entries.sort(key=_sort_key)
+    out.append(_TAG_MAPPING + _U64.pack(len(entries)))
+    for _, chunk, value in entries:
+        value_kind = type(value)
+        if value_kind is float:
+            out.append(chunk + _TAG_FLOAT + _float_payload(value))
+        elif value_kind is str:
+            out.append(chunk + _TAG_STR + _str_chunk(value))
+        else:
+            out.append(chunk)
+            _encode_fast(value, out, depth + 1)
+
+
+def _encode_fast(obj: Any, out: list[Any], depth: int) -> None:
+    """Append the encoding of ``obj`` to ``out``, as :func:`_encode_into` would."""
+    kind = type(obj)
+    if kind is float:
+        out.append(_TAG_FLOAT + _float_payload(obj))
+    elif kind is str:
+        out.append(_TAG_STR + _str_chunk(obj))
+    elif kind is int:
+        out.append(_int_encoding(obj))
+    elif depth > _FAST_DEPTH:
+        _encode_into(obj, out, path="$", active=set())
+    elif kind is FrozenMapping:
+        # Deeply immutable, so its encoding never changes: a small one (a spec, a
+        # mount, a noise record that every sample of a sensor shares) is kept, with
+        # the object itself so that its id is not reused while kept.
+        kept = _FROZEN_ENCODINGS.get(id(obj))
+        if kept is not None and kept[0] is obj:
+            out.append(kept[1])
+            return
+        start = len(out)
+        _encode_fast_mapping(obj._items.items(), out, depth)
+        piece = out[start:]
+        if len(piece) <= _FROZEN_PARTS and all(type(part) is bytes for part in piece):
+            encoded = b"".join(piece)
+            if len(encoded) <= _FROZEN_BYTES:
+                del out[start:]
+                out.append(encoded)
+                if len(_FROZEN_ENCODINGS) >= _FROZEN_LIMIT:
+                    _FROZEN_ENCODINGS.clear()
+                _FROZEN_ENCODINGS[id(obj)] = (obj, encoded)
+    elif kind is dict:
+        _encode_fast_mapping(obj.items(), out, depth)
+    elif kind is list or kind is tuple:
+        out.append(_TAG_SEQUENCE + _U64.pack(len(obj)))
+        for item in obj:
+            if type(item) is float:
+                out.append(_TAG_FLOAT + _float_payload(item))
+            else:
+                _encode_fast(item, out, depth + 1)
+    elif obj is None:
+        out.append(_TAG_NONE)
+    elif kind is bool:
+        out.append(_BOOL_CHUNKS[obj])
+    elif kind is np.ndarray:
+        if obj.dtype.str == "<f8" and obj.size <= _SMALL_ARRAY and not _needs_canonicalizing(obj):
+            # Canonical already: its C-order bytes are the payload, as _encode_array writes.
+            out.append(
+                _F8_ARRAY_PREFIX
+                + _U64.pack(obj.ndim)
+                + b"".join(_U64.pack(dim) for dim in obj.shape)
+                + _U64.pack(obj.size * 8)
+                + obj.tobytes()
+            )
+        else:
+            _encode_array(obj, out, path="$")
+    elif getattr(kind, "__content__", None) is not None:
+        content = obj.__content__()
+        if content is obj:
+            raise TypeError("__content__() returned the object itself")
+        out.append(_hook_prefix(kind))
+        _encode_fast(content, out, depth + 1)
+    else:
+        _encode_into(obj, out, path="$", active=set())
 
 
 def _encode_body(obj: Any) -> bytes:

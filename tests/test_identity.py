@@ -530,3 +530,121 @@ def test_encoding_errors_name_the_location() -> None:
     looped.append({"again": looped})
     with pytest.raises(ValueError, match=r"^\$\[1\]\['again'\]: the value contains a reference"):
         canonical_encode(looped)
+
+
+# The fast path (identity._encode_fast) writes the bytes first and hands anything else
+# to the general encoder (identity._encode_into), which also encodes whatever the fast
+# path refuses, naming the location of its error. The two are compared on seeded
+# random values of every kind the encoder takes, nested in each other.
+
+
+def _odd_float64(rng: np.random.Generator) -> np.ndarray:
+    """A small float64 array with odd NaN payloads, -0.0, subnormals and infinities."""
+    size = int(rng.integers(0, 70))
+    values = rng.standard_normal(size)
+    bits = values.view("<u8")
+    for pattern in (0x7FF0000000000001, 0xFFF8000000000000, 0x8000000000000000, 1):
+        bits[rng.random(size) < 0.05] = pattern
+    values[rng.random(size) < 0.05] = np.inf
+    if rng.random() < 0.3:
+        values = values.astype(">f8")  # big-endian: the general path
+    if rng.random() < 0.3 and size > 2:
+        values = values[::2]  # not contiguous
+    return values
+
+
+def _any_value(rng: np.random.Generator, depth: int = 0) -> Any:
+    leaves: list[Any] = [
+        lambda: _random_value(rng, 3),
+        lambda: _odd_float64(rng),
+        lambda: np.float64(rng.standard_normal()),
+        lambda: np.int32(rng.integers(-100, 100)),
+        lambda: Mode.SURVEY,
+        lambda: Fraction(int(rng.integers(1, 9)), 7),
+        lambda: Decimal("-0.0"),
+        lambda: b"\x00bytes",
+        lambda: complex(1.0, -0.0),
+        lambda: Mount("m", (1.0, -0.0, math.nan)),
+        lambda: Beam(bearing_rad=0.5, gains=(1.0, 2.0)),
+        lambda: frozenset({1.0, "a"}),
+        lambda: "long text " * int(rng.integers(5, 12)),
+        lambda: Transform([1.0, -0.0, 2.5]),
+        lambda: np.arange(int(rng.integers(0, 80)), dtype=np.int64).reshape(-1, 1),
+        lambda: np.array([True, False]),
+    ]
+    if depth >= 3 or rng.random() < 0.4:
+        return leaves[int(rng.integers(0, len(leaves)))]()
+    choice = int(rng.integers(0, 4))
+    if choice == 0:
+        return [_any_value(rng, depth + 1) for _ in range(int(rng.integers(0, 5)))]
+    if choice == 1:
+        return tuple(_any_value(rng, depth + 1) for _ in range(int(rng.integers(0, 5))))
+    keys = ["a", "é", "z", "Z", "", "ü/ß", f"k{int(rng.integers(0, 9))}", "b" * 70]
+    value = {str(rng.choice(keys)): _any_value(rng, depth + 1) for _ in range(4)}
+    if choice == 2:
+        try:
+            return freeze(value)
+        except TypeError:  # it holds a dataclass, a model or an object with a hook
+            pass
+    return value
+
+
+def _general_encoding(value: Any) -> bytes:
+    parts: list[Any] = []
+    identity._encode_into(value, parts, path="$", active=set())
+    return b"".join(bytes(part) for part in parts)
+
+
+def test_the_fast_path_writes_what_the_general_encoder_writes() -> None:
+    rng = np.random.default_rng(20261203)
+    for _ in range(600):
+        value = _any_value(rng)
+        expected = _general_encoding(value)
+        for _ in range(2):  # the second time, small frozen parts come from the kept ones
+            fast: list[Any] = []
+            identity._encode_fast(value, fast, 0)
+            assert b"".join(bytes(part) for part in fast) == expected
+        assert content_hash(value) == hashlib.sha256(CONTENT_DOMAIN + expected).hexdigest()
+
+
+def test_the_fast_path_hands_deep_nesting_and_odd_types_to_the_general_encoder() -> None:
+    deep: Any = 1.0
+    for level in range(3 * identity._FAST_DEPTH):
+        deep = [deep] if level % 2 else {"d": deep}
+    assert canonical_encode(deep) == CONTENT_DOMAIN + _general_encoding(deep)
+
+    class Key(str):
+        pass
+
+    class Table(dict):
+        pass
+
+    odd = {"t": Table({"b": 1.0, "a": 2}), Key("k"): [1.5, Key("v")]}
+    assert canonical_encode(odd) == CONTENT_DOMAIN + _general_encoding(odd)
+    assert canonical_encode({"a": 1.0, "b": 2}) == canonical_encode({"b": 2, "a": 1.0})
+
+
+def test_the_key_cache_is_bounded_and_changes_nothing() -> None:
+    keys = [f"key{i}" for i in range(identity._KEY_CHUNKS_LIMIT + 10)]
+    value = {key: float(i) for i, key in enumerate(keys)}
+    assert canonical_encode(value) == CONTENT_DOMAIN + _general_encoding(value)
+    assert len(identity._KEY_CHUNKS) <= identity._KEY_CHUNKS_LIMIT
+    assert canonical_encode(value) == CONTENT_DOMAIN + _general_encoding(value)
+
+
+def test_a_small_frozen_mapping_is_encoded_once_and_kept_with_itself() -> None:
+    shared = freeze({"std": 0.01, "mount": {"rpy_deg": (0.0, -0.0, 90.0)}})
+    first = canonical_encode({"spec": shared, "n": 1})
+    kept = identity._FROZEN_ENCODINGS[id(shared)]
+    assert kept[0] is shared
+    assert kept[1] in first
+    assert canonical_encode({"spec": shared, "n": 1}) == first
+    assert canonical_encode({"spec": freeze({"std": 0.02}), "n": 1}) != first
+    # An array's payload is never copied into a kept encoding.
+    large = freeze({"values": np.arange(5000.0)})
+    canonical_encode(large)
+    assert id(large) not in identity._FROZEN_ENCODINGS
+    many = [freeze({"i": i}) for i in range(identity._FROZEN_LIMIT + 5)]
+    for i, mapping in enumerate(many):
+        assert canonical_encode(mapping) == CONTENT_DOMAIN + _general_encoding({"i": i})
+    assert len(identity._FROZEN_ENCODINGS) <= identity._FROZEN_LIMIT
