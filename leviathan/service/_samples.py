@@ -54,10 +54,15 @@ def sample_nbytes(record: Any) -> int:
             continue
         if kind is np.ndarray:
             total += int(value.nbytes)
-        elif kind is FrozenMapping and depth < _MAX_DEPTH:
-            pending.extend((item, depth + 1) for item in value.stored_values())
-        elif kind in _SEQUENCES and depth < _MAX_DEPTH:
-            pending.extend((item, depth + 1) for item in value)
+        elif (kind is FrozenMapping or kind in _SEQUENCES) and depth < _MAX_DEPTH:
+            # Leaves and arrays are counted here, without a trip through ``pending``:
+            # a record's metadata is mostly small tuples of floats.
+            for item in value.stored_values() if kind is FrozenMapping else value:
+                item_kind = type(item)
+                if item_kind is np.ndarray:
+                    total += int(item.nbytes)
+                elif item_kind not in _LEAVES:
+                    pending.append((item, depth + 1))
         elif isinstance(value, np.ndarray):
             total += int(value.nbytes)
         elif isinstance(value, bytes | bytearray | memoryview):

@@ -17,6 +17,7 @@ from leviathan.world import World
 __all__ = [
     "PNG_RESPONSE",
     "SurveyScene",
+    "json_response",
     "png_response",
     "sensor_of_kind",
     "survey_environment",
@@ -27,6 +28,16 @@ __all__ = [
 
 PNG_RESPONSE = {"image/png": {"schema": {"type": "string", "format": "binary"}}}
 """The ``content`` of an operation's PNG answer in the OpenAPI schema."""
+
+
+def json_response(answer: BaseModel) -> Response:
+    """``answer`` as the JSON body FastAPI would send for it, serialised by the caller.
+
+    A route that builds its answer in a worker thread returns this, so that the
+    event loop only sends the bytes (FastAPI passes a ``Response`` through; the
+    operation's ``response_model`` still documents the answer).
+    """
+    return Response(answer.model_dump_json(), media_type="application/json")
 
 
 def too_many_ticks(field: str, ticks: int, limit: int, message: str) -> ServiceError:

@@ -22,7 +22,12 @@ from leviathan.service._deps import get_host
 from leviathan.service._errors import ServiceError, errors
 from leviathan.service._hosting import WorldHost
 from leviathan.service._params import WorldId
-from leviathan.service.routers._common import too_many_ticks, vehicle_of, world_info
+from leviathan.service.routers._common import (
+    json_response,
+    too_many_ticks,
+    vehicle_of,
+    world_info,
+)
 from leviathan.specs import VehicleSpec
 from leviathan.wire import encode_record, encode_value
 from leviathan.world import World
@@ -181,7 +186,7 @@ async def get_state(world_id: WorldId, host: Host) -> m.StateResponse:
     summary="Step n ticks",
     responses=errors(404, 409, 410),
 )
-async def step_world(world_id: WorldId, body: r.StepRequest, host: Host) -> m.StepResponse:
+async def step_world(world_id: WorldId, body: r.StepRequest, host: Host) -> Response:
     """:meth:`World.step`: advances ``n`` ticks and returns only the new capture groups
     (409 at the World's step limit, nothing changed)."""
     limit = host.settings.max_ticks_per_request
@@ -194,18 +199,19 @@ async def step_world(world_id: WorldId, body: r.StepRequest, host: Host) -> m.St
         )
     hosted = host.get(world_id)
 
-    def step(w: World) -> m.StepResponse:
+    def step(w: World) -> Response:
         groups = w.step(body.n)
         host.keep_samples(hosted, groups)
-        # Summarised and encoded here in the worker, not on the event loop, which
+        # Summarised and serialised here in the worker, not on the event loop, which
         # then stays free for other requests and pushes while this one is built.
-        return m.StepResponse(
+        answer = m.StepResponse(
             world_id=world_id,
             tick=w.tick,
             time_ns=w.time_ns,
             groups=summarise_groups(groups, _sensor_kinds(w)),
             records=[encode_record(g) for g in groups] if body.detail == "records" else None,
         )
+        return json_response(answer)
 
     return await host.run(world_id, step)
 
