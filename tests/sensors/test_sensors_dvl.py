@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import math
 
 import numpy as np
@@ -10,6 +11,7 @@ import pytest
 from leviathan.catalogue import get_vehicle
 from leviathan.frames import Transform
 from leviathan.geometry import plane_mesh
+from leviathan.identity import content_hash
 from leviathan.materials import TEST_LAMBERT_MEDIUM
 from leviathan.scene import Instance, Scene
 from leviathan.sensors import BodyKinematics, SensorSample, measure_dvl
@@ -191,12 +193,24 @@ def test_content_hash_is_the_same_in_another_process() -> None:
     worker = [sys.executable, os.path.abspath(__file__), "--worker"]  # see the end of this file
     env = {**os.environ, "PYTHONHASHSEED": "12345"}
     out = subprocess.run(worker, env=env, capture_output=True, text=True, check=True)
-    here = _measure(_seabed(), _reference_dvl(), _kin(), seed=3).content_hash
-    assert out.stdout.strip() == here
+    there = json.loads(out.stdout)
+    here = _part_hashes(_measure(_seabed(), _reference_dvl(), _kin(), seed=3))
+    # Part by part first, so that a difference is named (a field, not just two digests).
+    assert {k: v for k, v in here.items() if there.get(k) != v} == {}
+    assert there == here
+
+
+def _part_hashes(sample: SensorSample) -> dict[str, str]:
+    """The sample's content hash and that of each metadata entry and channel."""
+    return {
+        "content_hash": sample.content_hash,
+        **{f"metadata.{k}": content_hash(v) for k, v in sample.metadata.items()},
+        **{f"channels.{k}": content_hash(v) for k, v in sample.channels.items()},
+    }
 
 
 if __name__ == "__main__":
     import sys
 
     if sys.argv[1:] == ["--worker"]:  # the other process of the cross-process test
-        print(_measure(_seabed(), _reference_dvl(), _kin(), seed=3).content_hash)
+        print(json.dumps(_part_hashes(_measure(_seabed(), _reference_dvl(), _kin(), seed=3))))
