@@ -49,6 +49,7 @@ __all__ = [
     "compile_reports",
     "cpu_trace_threads",
     "default_device",
+    "exclusive_offsets",
     "load_kernels",
     "map_joined",
     "nearest_hits",
@@ -295,6 +296,15 @@ def map_joined(
             future.cancel()
         concurrent.futures.wait(futures)
         raise
+
+
+def exclusive_offsets(counts: np.ndarray) -> np.ndarray:
+    """int32 ``[0, c0, c0 + c1, ...]``: where each run of ``counts`` items starts in one
+    flat array (an integer prefix sum, exact in any order)."""
+    start = np.zeros(counts.shape[0], dtype=np.int32)
+    if counts.shape[0] > 1:
+        np.cumsum(counts[:-1], out=start[1:])
+    return start
 
 
 def cpu_array(a: np.ndarray, dtype) -> object:

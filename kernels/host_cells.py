@@ -18,7 +18,12 @@ from typing import Any
 import numpy as np
 
 from leviathan._warp_output import init_warp
-from leviathan.kernels.backend import cpu_array, load_kernels, run_cpu_batches
+from leviathan.kernels.backend import (
+    cpu_array,
+    exclusive_offsets,
+    load_kernels,
+    run_cpu_batches,
+)
 
 __all__ = ["HOST_BATCH_CELLS", "HOST_CELLS_PER_THREAD", "cell_channels", "cell_ground_truth"]
 
@@ -67,9 +72,7 @@ def cell_ground_truth(
     if n >= 2**31 or cells >= 2**31:
         raise ValueError(f"cell_ground_truth: {n} samples over {cells} cells exceed int32 slots")
     count = np.ascontiguousarray(sample_count, dtype=np.int32)
-    start = np.zeros(cells, dtype=np.int32)
-    if cells > 1:
-        np.cumsum(count[:-1], out=start[1:])
+    start = exclusive_offsets(count)
     out = {
         "primary_basis": np.empty(cells, dtype=np.uint8),
         "validity": np.empty(cells, dtype=np.uint16),

@@ -18,7 +18,12 @@ import numpy as np
 
 from leviathan._interrupt import checkpoint
 from leviathan._warp_output import init_warp
-from leviathan.kernels.backend import cpu_array, load_kernels, run_cpu_batches
+from leviathan.kernels.backend import (
+    cpu_array,
+    exclusive_offsets,
+    load_kernels,
+    run_cpu_batches,
+)
 
 __all__ = [
     "HOST_BATCH_SAMPLES",
@@ -102,9 +107,7 @@ def sample_index(
             device="cpu",
         )
         wp.synchronize_device("cpu")
-    first = np.zeros(threads, dtype=np.int32)
-    if threads > 1:
-        np.cumsum(found[:-1], out=first[1:])
+    first = exclusive_offsets(found)
     n = int(first[-1]) + int(found[-1])
     out = {
         "ray": np.empty(n, dtype=np.int64),

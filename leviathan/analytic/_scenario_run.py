@@ -139,13 +139,8 @@ def _row(state: VehicleState) -> np.ndarray:
 def _kinematics(v: _Live, current) -> BodyKinematics:
     """What the vehicle's sensors read, as :meth:`World.body_kinematics` builds it."""
     state = v.state
-    acc = accelerations(v.applied_model, state, v.applied_command, current)
-    return BodyKinematics(
-        T_world_body=state.T_world_body,
-        velocity_body_m_s=np.asarray(state.velocity_body[:3]),
-        angular_velocity_body_rad_s=np.asarray(state.velocity_body[3:]),
-        linear_acceleration_body_m_s2=np.asarray(acc["linear_acceleration_body"]),
-        angular_acceleration_body_rad_s2=np.asarray(acc["angular_acceleration_body"]),
+    return BodyKinematics.of_state(
+        state, accelerations(v.applied_model, state, v.applied_command, current)
     )
 
 

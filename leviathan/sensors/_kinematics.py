@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 import struct
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -135,6 +136,24 @@ class BodyKinematics:
             "angular_acceleration_body_rad_s2",
         ):
             object.__setattr__(self, name, _vector3(name, getattr(self, name)))
+
+    @classmethod
+    def of_state(cls, state: Any, accelerations: Mapping[str, Any]) -> BodyKinematics:
+        """What a vehicle's sensors read at a dynamics state.
+
+        Args:
+            state: A :class:`leviathan.dynamics.VehicleState` (its pose and the
+                6-vector ``velocity_body``, linear then angular).
+            accelerations: :func:`leviathan.dynamics.accelerations` at that state, under
+                the command and current the state was integrated with.
+        """
+        return cls(
+            T_world_body=state.T_world_body,
+            velocity_body_m_s=np.asarray(state.velocity_body[:3]),
+            angular_velocity_body_rad_s=np.asarray(state.velocity_body[3:]),
+            linear_acceleration_body_m_s2=np.asarray(accelerations["linear_acceleration_body"]),
+            angular_acceleration_body_rad_s2=np.asarray(accelerations["angular_acceleration_body"]),
+        )
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON-like form: the pose as :meth:`Transform.to_dict`, vectors as lists."""

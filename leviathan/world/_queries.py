@@ -42,13 +42,7 @@ def body_kinematics(state: WorldState, vehicle: str) -> BodyKinematics:
                 "before it. Start the vehicle from a plausible state (velocity_body) or give "
                 "it a gentler controller"
             )
-    return BodyKinematics(
-        T_world_body=committed.T_world_body,
-        velocity_body_m_s=np.asarray(committed.velocity_body[:3]),
-        angular_velocity_body_rad_s=np.asarray(committed.velocity_body[3:]),
-        linear_acceleration_body_m_s2=np.asarray(acc["linear_acceleration_body"]),
-        angular_acceleration_body_rad_s2=np.asarray(acc["angular_acceleration_body"]),
-    )
+    return BodyKinematics.of_state(committed, acc)
 
 
 def norm3(v: Sequence[float]) -> float:

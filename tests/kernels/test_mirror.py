@@ -45,6 +45,7 @@ WARP_ONLY = {
     "CompileReport": "device management: compile/load report",
     "CPU_BATCH_RAYS": "rays per batch when a CPU trace is split across host threads",
     "map_joined": "host threads: a pool's calls all finished before the caller goes on",
+    "exclusive_offsets": "where each run of items starts in a flat output (integer counts)",
     "run_cpu_batches": "host threads for CPU launches (the reference is numpy, one thread)",
     "cpu_trace_threads": "host threads of a CPU trace (the reference is numpy, one thread)",
     "available_devices": "device management",
