@@ -42,6 +42,7 @@ __all__ = [
     "RosEncoding",
     "RosTopic",
     "channel_doc",
+    "docs_on_axes",
     "true_channel_errors",
 ]
 
@@ -70,6 +71,23 @@ def channel_doc(
 ) -> ChannelDoc:
     """A :class:`ChannelDoc`, with no sentinel unless one is given."""
     return ChannelDoc(units, frame, axes, description, sentinel)
+
+
+def docs_on_axes(
+    docs: Mapping[str, ChannelDoc], axes: Mapping[str, str], *, drop: str | None = None
+) -> dict[str, ChannelDoc]:
+    """Another fan product's channel docs from ``docs``: each doc's ``axes`` text replaced
+    by ``axes[doc.axes]`` (the cell and slot layouts of the other product), and the
+    channels whose name holds ``drop`` (an angle the other product does not have) left out.
+
+    The fan products share their channels' meaning (the return, the cell's truth, its
+    dominant sample and top-K contributors), so one kind's docs are the others' source.
+    """
+    return {
+        name: doc._replace(axes=axes.get(doc.axes, doc.axes))
+        for name, doc in docs.items()
+        if drop is None or drop not in name
+    }
 
 
 ROS_FRAMES: tuple[str, ...] = ("sensor", "acoustic", "optical")

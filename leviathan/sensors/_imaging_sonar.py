@@ -43,6 +43,8 @@ _RBK = "range_bin, bearing, k (dominance order)"
 _NAN = "NaN: missing (no contributor)"
 _NONE = "-1: no contributor"
 _ELEVATION_FRAME = "sensor frame, elevation positive down"
+_AXES = (_RB, _RBK, f"{_RB}, xyz")
+"""The layouts of the frame's channels (for :func:`docs_on_axes`)."""
 
 _CHANNELS = MappingProxyType(
     {

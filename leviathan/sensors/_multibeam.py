@@ -31,7 +31,9 @@ from leviathan.sensors._declarations import (
     RosEncoding,
     RosTopic,
     channel_doc,
+    docs_on_axes,
 )
+from leviathan.sensors._imaging_sonar import _AXES as _SONAR_AXES
 from leviathan.sensors._imaging_sonar import _CHANNELS as _SONAR_CHANNELS
 from leviathan.sensors._protocol import register_sensor_kind
 from leviathan.sensors._sample import SensorSample
@@ -49,12 +51,11 @@ _NONE = "-1: none"
 
 
 def _water_column_docs() -> dict[str, Any]:
-    docs = {}
-    for name, doc in _SONAR_CHANNELS.items():
-        if "elevation" in name:
-            continue
-        axes = doc.axes.replace("range_bin, bearing", "range_bin, beam")
-        docs[name] = channel_doc(doc.units, doc.frame, axes, doc.description, doc.sentinel)
+    docs = docs_on_axes(
+        _SONAR_CHANNELS,
+        {layout: layout.replace("range_bin, bearing", "range_bin, beam") for layout in _SONAR_AXES},
+        drop="elevation",
+    )
     across = "sensor frame, across-track positive to starboard"
     along = "sensor frame, along-track positive forward"
     docs["primary_across_track_rad"] = channel_doc(

@@ -36,9 +36,13 @@ from leviathan.sensors._declarations import (
     RosEncoding,
     RosTopic,
     channel_doc,
+    docs_on_axes,
 )
+from leviathan.sensors._imaging_sonar import _CHANNELS as _SONAR_CHANNELS
+from leviathan.sensors._imaging_sonar import _RB as _SONAR_RB
+from leviathan.sensors._imaging_sonar import _RBK as _SONAR_RBK
 from leviathan.sensors._protocol import register_sensor_kind
-from leviathan.side_scan import SideScanLine, render
+from leviathan.side_scan import SIDE_SCAN_CHANNEL_NAMES, SideScanLine, render
 from leviathan.sonar.beams import check_ping_period_in_water
 from leviathan.specs import SideScanBeamPatternSpec, SideScanSonarSpec, WaterSpec
 
@@ -47,75 +51,33 @@ __all__ = ["SideScanSensor"]
 _SB = "side (0 port, 1 starboard), range_bin"
 _SBK = "side, range_bin, k (dominance order)"
 _NAN = "NaN: missing (no contributor)"
-_NONE = "-1: no contributor"
 _ACROSS = "sensor frame, depression below the x-y plane, positive down"
 _ALONG = "sensor frame, towards +x (along-track)"
 
-_CHANNELS = MappingProxyType(
-    {
-        "linear_return": channel_doc(
-            "m^-2",
-            "-",
-            _SB,
-            "linear return: sum over the cell's ray samples of mu cos^2(theta) G^2 (R^2 dOmega / "
-            "cos theta) / R^4 10^(-alpha 2R / 10); 0 in empty cells",
-            "NaN: a contributor's radiometry is unknown or the medium unsupported",
-        ),
-        "speckle_return": channel_doc(
-            "m^-2",
-            "-",
-            _SB,
-            "linear_return times unit-mean exponential speckle (keyed)",
-            "NaN where linear_return is NaN",
-        ),
-        "sample_count": channel_doc("1", "-", _SB, "ray samples integrated in the cell"),
-        "validity": channel_doc("-", "-", _SB, "bit flags, see leviathan.sonar.CELL_FLAGS"),
-        "primary_basis": channel_doc(
-            "-",
-            "-",
-            _SB,
-            "dominance rule: 0 empty, 1 contribution, 2 geometric weight, 3 "
-            "geometric weight without absorption (unsupported medium)",
-        ),
-        "truncation": channel_doc("1", "-", _SB, "share of the return outside the top-K", _NAN),
-        "primary_instance": channel_doc("-", "-", _SB, "instance of the dominant sample", _NONE),
-        "primary_object": channel_doc(
-            "-", "-", _SB, "object index of the dominant sample, into metadata object_ids", _NONE
-        ),
-        "primary_triangle": channel_doc("-", "-", _SB, "triangle of the dominant sample", _NONE),
-        "primary_semantic": channel_doc(
-            "-", "-", _SB, "semantic index, into metadata semantic_labels", _NONE
-        ),
-        "primary_range_m": channel_doc(
-            "m", "-", _SB, "exact slant range of the dominant sample", _NAN
-        ),
-        "primary_across_track_rad": channel_doc(
+
+def _line_docs() -> dict[str, Any]:
+    """The line's channel docs: the imaging sonar's on the line's layout, its elevation
+    channels replaced by the line's across- and along-track angles and ground ranges."""
+    docs = docs_on_axes(
+        _SONAR_CHANNELS,
+        {_SONAR_RB: _SB, _SONAR_RBK: _SBK, f"{_SONAR_RB}, xyz": f"{_SB}, xyz"},
+        drop="elevation",
+    )
+    docs.update(
+        primary_across_track_rad=channel_doc(
             "rad", _ACROSS, _SB, "depression of the dominant sample's ray", _NAN
         ),
-        "primary_along_track_rad": channel_doc(
+        primary_along_track_rad=channel_doc(
             "rad", _ALONG, _SB, "along-track angle of the dominant sample's ray", _NAN
         ),
-        "primary_incidence_rad": channel_doc(
-            "rad", "-", _SB, "angle between the surface normal and the reversed ray", _NAN
-        ),
-        "primary_hit_point_world": channel_doc(
-            "m", "world NED", f"{_SB}, xyz", "hit point of the dominant sample", _NAN
-        ),
-        "primary_normal_world": channel_doc(
-            "1", "world NED", f"{_SB}, xyz", "unit triangle normal (mesh winding) at the hit", _NAN
-        ),
-        "primary_acoustic_status": channel_doc(
-            "-", "-", _SB, "leviathan.materials.AcousticStatus of the dominant sample", "0: empty"
-        ),
-        "primary_moving": channel_doc("-", "-", _SB, "1 if the instance belongs to a moving body"),
-        "primary_ground_range_m": channel_doc(
+        primary_ground_range_m=channel_doc(
             "m",
             "world NED",
             _SB,
             "exact horizontal distance from the sensor to the primary hit",
             _NAN,
         ),
-        "flat_bottom_ground_range_m": channel_doc(
+        flat_bottom_ground_range_m=channel_doc(
             "m",
             "-",
             _SB,
@@ -123,24 +85,17 @@ _CHANNELS = MappingProxyType(
             "(metadata altitude_m), as processing software computes it",
             "NaN: R_k < a or no altitude",
         ),
-        "topk_instance": channel_doc("-", "-", _SBK, "instance per contributor", _NONE),
-        "topk_triangle": channel_doc("-", "-", _SBK, "triangle per contributor", _NONE),
-        "topk_range_m": channel_doc("m", "-", _SBK, "slant range per contributor", _NAN),
-        "topk_across_track_rad": channel_doc(
+        topk_across_track_rad=channel_doc(
             "rad", _ACROSS, _SBK, "ray depression per contributor", _NAN
         ),
-        "topk_along_track_rad": channel_doc(
+        topk_along_track_rad=channel_doc(
             "rad", _ALONG, _SBK, "ray along-track angle per contributor", _NAN
         ),
-        "topk_contribution": channel_doc("m^-2", "-", _SBK, "contribution per contributor", _NAN),
-        "topk_geometric_weight": channel_doc(
-            "m^-2", "-", _SBK, "geometric weight (contribution without the surface)", _NAN
-        ),
-        "topk_energy_fraction": channel_doc(
-            "1", "-", _SBK, "share of the cell's return per contributor", _NAN
-        ),
-    }
-)
+    )
+    return {name: docs[name] for name in SIDE_SCAN_CHANNEL_NAMES}
+
+
+_CHANNELS = MappingProxyType(_line_docs())
 
 
 def _side_scan_message(line: SideScanLine, frame_id: str) -> list[tuple[str, dict[str, Any]]]:
