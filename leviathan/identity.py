@@ -361,23 +361,17 @@ _BOOL_CHUNKS = {False: _TAG_BOOL + b"\x00", True: _TAG_BOOL + b"\x01"}
 
 
 def _key_chunk(key: str) -> tuple[bytes, bytes]:
-    """``(utf8(key), str(key))`` of a mapping key, cached (keys recur in every sample)."""
+    """``(utf8(key), str(key))`` of a mapping key; cached for keys of up to
+    :data:`_SHORT_TEXT` characters (they recur in every sample)."""
     chunk = _KEY_CHUNKS.get(key)
     if chunk is None:
         encoded = key.encode("utf-8")  # a lone surrogate raises: _encode_into names it
         chunk = (encoded, _U64.pack(len(encoded)) + encoded)
-        if len(_KEY_CHUNKS) >= _KEY_CHUNKS_LIMIT:
-            _KEY_CHUNKS.clear()
-        _KEY_CHUNKS[key] = chunk
+        if len(key) <= _SHORT_TEXT:
+            if len(_KEY_CHUNKS) >= _KEY_CHUNKS_LIMIT:
+                _KEY_CHUNKS.clear()
+            _KEY_CHUNKS[key] = chunk
     return chunk
-
-
-def _str_chunk(text: str) -> bytes:
-    """``str(text)``; cached for short texts (names, units, models), not for long ones."""
-    if len(text) <= _SHORT_TEXT:
-        return _key_chunk(text)[1]
-    encoded = text.encode("utf-8")
-    return _U64.pack(len(encoded)) + encoded
 
 
 def _hook_prefix(cls: type) -> bytes:
@@ -400,8 +394,9 @@ def _sort_key(entry: tuple[bytes, bytes, Any]) -> bytes:
     return entry[0]
 
 
-def _encode_fast_mapping(items: Any, out: list[Any], depth: int) -> None:
-    """Append a tag-0x08 mapping of ``items`` (entries sorted by the keys' UTF-8 bytes)."""
+def _encode_fast_mapping(items: Any, out: list[Any], depth: int) -> bool:
+    """Append a tag-0x08 mapping of ``items`` (entries sorted by the keys' UTF-8 bytes);
+    whether its bytes are the fast path's alone (see :func:`_encode_fast`)."""
     entries = []
     for key, value in items:
         if type(key) is not str:
@@ -410,28 +405,36 @@ def _encode_fast_mapping(items: Any, out: list[Any], depth: int) -> None:
         entries.append((encoded, chunk, value))
     entries.sort(key=_sort_key)
     out.append(_TAG_MAPPING + _U64.pack(len(entries)))
+    alone = True
     for _, chunk, value in entries:
         value_kind = type(value)
         if value_kind is float:
             out.append(chunk + _TAG_FLOAT + _float_payload(value))
         elif value_kind is str:
-            out.append(chunk + _TAG_STR + _str_chunk(value))
+            out.append(chunk + _TAG_STR + _key_chunk(value)[1])
         else:
             out.append(chunk)
-            _encode_fast(value, out, depth + 1)
+            alone = _encode_fast(value, out, depth + 1) and alone
+    return alone
 
 
-def _encode_fast(obj: Any, out: list[Any], depth: int) -> None:
-    """Append the encoding of ``obj`` to ``out``, as :func:`_encode_into` would."""
+def _encode_fast(obj: Any, out: list[Any], depth: int) -> bool:
+    """Append the encoding of ``obj`` to ``out``, as :func:`_encode_into` would.
+
+    Returns whether the fast path wrote every byte itself (nothing went through
+    :func:`_encode_into`, which may read a type's name from its module path): only
+    such a FrozenMapping's encoding is kept.
+    """
     kind = type(obj)
     if kind is float:
         out.append(_TAG_FLOAT + _float_payload(obj))
     elif kind is str:
-        out.append(_TAG_STR + _str_chunk(obj))
+        out.append(_TAG_STR + _key_chunk(obj)[1])
     elif kind is int:
         out.append(_int_encoding(obj))
     elif depth > _FAST_DEPTH:
         _encode_into(obj, out, path="$", active=set())
+        return False
     elif kind is FrozenMapping:
         # Deeply immutable, so its encoding never changes: a small one (a spec, a
         # mount, a noise record that every sample of a sensor shares) is kept, with
@@ -439,9 +442,10 @@ def _encode_fast(obj: Any, out: list[Any], depth: int) -> None:
         kept = _FROZEN_ENCODINGS.get(id(obj))
         if kept is not None and kept[0] is obj:
             out.append(kept[1])
-            return
+            return True
         start = len(out)
-        _encode_fast_mapping(obj._items.items(), out, depth)
+        if not _encode_fast_mapping(obj._items.items(), out, depth):
+            return False
         piece = out[start:]
         if len(piece) <= _FROZEN_PARTS and all(type(part) is bytes for part in piece):
             encoded = b"".join(piece)
@@ -452,14 +456,16 @@ def _encode_fast(obj: Any, out: list[Any], depth: int) -> None:
                     _FROZEN_ENCODINGS.clear()
                 _FROZEN_ENCODINGS[id(obj)] = (obj, encoded)
     elif kind is dict:
-        _encode_fast_mapping(obj.items(), out, depth)
+        return _encode_fast_mapping(obj.items(), out, depth)
     elif kind is list or kind is tuple:
         out.append(_TAG_SEQUENCE + _U64.pack(len(obj)))
+        alone = True
         for item in obj:
             if type(item) is float:
                 out.append(_TAG_FLOAT + _float_payload(item))
             else:
-                _encode_fast(item, out, depth + 1)
+                alone = _encode_fast(item, out, depth + 1) and alone
+        return alone
     elif obj is None:
         out.append(_TAG_NONE)
     elif kind is bool:
@@ -481,9 +487,11 @@ def _encode_fast(obj: Any, out: list[Any], depth: int) -> None:
         if content is obj:
             raise TypeError("__content__() returned the object itself")
         out.append(_hook_prefix(kind))
-        _encode_fast(content, out, depth + 1)
+        return _encode_fast(content, out, depth + 1) and TYPE_TAG_ATTRIBUTE in kind.__dict__
     else:
         _encode_into(obj, out, path="$", active=set())
+        return False
+    return True
 
 
 def _encode_body(obj: Any) -> bytes:

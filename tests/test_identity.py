@@ -648,3 +648,11 @@ def test_a_small_frozen_mapping_is_encoded_once_and_kept_with_itself() -> None:
     for i, mapping in enumerate(many):
         assert canonical_encode(mapping) == CONTENT_DOMAIN + _general_encoding({"i": i})
     assert len(identity._FROZEN_ENCODINGS) <= identity._FROZEN_LIMIT
+
+
+def test_a_frozen_mapping_the_general_encoder_helped_to_write_is_not_kept() -> None:
+    # An unpinned enum's name is read from its module path, which may change; a
+    # mapping holding one is encoded afresh each time.
+    record = freeze({"mode": Mode.SURVEY, "x": 1.0})
+    assert canonical_encode(record) == CONTENT_DOMAIN + _general_encoding(record)
+    assert id(record) not in identity._FROZEN_ENCODINGS
