@@ -346,13 +346,16 @@ def _encode_parts(obj: Any) -> list[bytes | memoryview]:
 # key's chunk and a class's hook prefix are computed once, small float64 arrays are
 # written from their bytes, and a float or str value is one chunk with its key. Any
 # other value is handed to _encode_into; containers nested deeper than _FAST_DEPTH too
-# (so a reference cycle ends there, in _encode_into's error).
+# (so a reference cycle ends there, in _encode_into's error). A small FrozenMapping met
+# a second time is kept with its encoding (at most _FROZEN_LIMIT of them, each of at
+# most _FROZEN_BYTES), as are the short keys' chunks (at most _KEY_CHUNKS_LIMIT).
 _FAST_DEPTH = 64
 _KEY_CHUNKS: dict[str, tuple[bytes, bytes]] = {}
 _KEY_CHUNKS_LIMIT = 1 << 14
 _SHORT_TEXT = 64
 _HOOK_PREFIXES: dict[type, tuple[Any, bytes]] = {}
 _FROZEN_ENCODINGS: dict[int, tuple[FrozenMapping, bytes]] = {}
+_FROZEN_SEEN: dict[int, FrozenMapping] = {}
 _FROZEN_LIMIT = 1024
 _FROZEN_PARTS = 256
 _FROZEN_BYTES = 4096
@@ -439,7 +442,10 @@ def _encode_fast(obj: Any, out: list[Any], depth: int) -> bool:
         # Deeply immutable, so its encoding never changes: a small one (a spec, a
         # mount, a noise record that every sample of a sensor shares) is kept, with
         # the object itself so that its id is not reused while kept.
-        kept = _FROZEN_ENCODINGS.get(id(obj))
+        # A mapping is kept the second time it is met: most are met once (a sample's
+        # own metadata, a decoded record), and those cost one entry in _FROZEN_SEEN.
+        key = id(obj)
+        kept = _FROZEN_ENCODINGS.get(key)
         if kept is not None and kept[0] is obj:
             out.append(kept[1])
             return True
@@ -447,14 +453,19 @@ def _encode_fast(obj: Any, out: list[Any], depth: int) -> bool:
         if not _encode_fast_mapping(obj._items.items(), out, depth):
             return False
         piece = out[start:]
-        if len(piece) <= _FROZEN_PARTS and all(type(part) is bytes for part in piece):
-            encoded = b"".join(piece)
-            if len(encoded) <= _FROZEN_BYTES:
-                del out[start:]
-                out.append(encoded)
-                if len(_FROZEN_ENCODINGS) >= _FROZEN_LIMIT:
-                    _FROZEN_ENCODINGS.clear()
-                _FROZEN_ENCODINGS[id(obj)] = (obj, encoded)
+        if len(piece) > _FROZEN_PARTS or sum(map(len, piece)) > _FROZEN_BYTES:
+            return True  # too large to keep: never remembered either
+        if _FROZEN_SEEN.get(key) is not obj:
+            if len(_FROZEN_SEEN) >= _FROZEN_LIMIT:
+                _FROZEN_SEEN.clear()
+            _FROZEN_SEEN[key] = obj
+            return True
+        encoded = b"".join(piece)
+        del out[start:]
+        out.append(encoded)
+        if len(_FROZEN_ENCODINGS) >= _FROZEN_LIMIT:
+            _FROZEN_ENCODINGS.clear()
+        _FROZEN_ENCODINGS[key] = (obj, encoded)
     elif kind is dict:
         return _encode_fast_mapping(obj.items(), out, depth)
     elif kind is list or kind is tuple:

@@ -635,24 +635,31 @@ def test_the_key_cache_is_bounded_and_changes_nothing() -> None:
 def test_a_small_frozen_mapping_is_encoded_once_and_kept_with_itself() -> None:
     shared = freeze({"std": 0.01, "mount": {"rpy_deg": (0.0, -0.0, 90.0)}})
     first = canonical_encode({"spec": shared, "n": 1})
-    kept = identity._FROZEN_ENCODINGS[id(shared)]
+    assert id(shared) not in identity._FROZEN_ENCODINGS  # met once: not kept
+    assert canonical_encode({"spec": shared, "n": 1}) == first
+    kept = identity._FROZEN_ENCODINGS[id(shared)]  # met twice: kept
     assert kept[0] is shared
     assert kept[1] in first
     assert canonical_encode({"spec": shared, "n": 1}) == first
     assert canonical_encode({"spec": freeze({"std": 0.02}), "n": 1}) != first
     # An array's payload is never copied into a kept encoding.
     large = freeze({"values": np.arange(5000.0)})
-    canonical_encode(large)
+    for _ in range(2):
+        canonical_encode(large)
     assert id(large) not in identity._FROZEN_ENCODINGS
+    assert id(large) not in identity._FROZEN_SEEN  # nor held alive for a second meeting
     many = [freeze({"i": i}) for i in range(identity._FROZEN_LIMIT + 5)]
-    for i, mapping in enumerate(many):
-        assert canonical_encode(mapping) == CONTENT_DOMAIN + _general_encoding({"i": i})
+    for _ in range(2):
+        for i, mapping in enumerate(many):
+            assert canonical_encode(mapping) == CONTENT_DOMAIN + _general_encoding({"i": i})
     assert len(identity._FROZEN_ENCODINGS) <= identity._FROZEN_LIMIT
+    assert len(identity._FROZEN_SEEN) <= identity._FROZEN_LIMIT
 
 
 def test_a_frozen_mapping_the_general_encoder_helped_to_write_is_not_kept() -> None:
     # An unpinned enum's name is read from its module path, which may change; a
     # mapping holding one is encoded afresh each time.
     record = freeze({"mode": Mode.SURVEY, "x": 1.0})
-    assert canonical_encode(record) == CONTENT_DOMAIN + _general_encoding(record)
+    for _ in range(2):
+        assert canonical_encode(record) == CONTENT_DOMAIN + _general_encoding(record)
     assert id(record) not in identity._FROZEN_ENCODINGS
