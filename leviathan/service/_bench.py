@@ -6,8 +6,9 @@ For each World count, ``clients`` threads (each with its own
 :class:`~leviathan.client.ServiceClient`) step the Worlds round-robin with
 :meth:`RemoteWorld.step` (records rebuilt and their hashes checked, as a Python
 user gets them); the peer does the same steps on in-process Worlds with the same
-thread layout, in the same run. The ratio of the two is the service's overhead.
-Figures are printed, never asserted.
+thread layout, in the same run. The ratio of the two is the service's overhead; a
+case runs in :data:`ROUNDS` rounds of the three kinds of steps in turn, and its
+overhead is the median of the rounds' ratios. Figures are printed, never asserted.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from __future__ import annotations
 import os
 import re
 import signal
+import statistics
 import subprocess
 import sys
 import threading
@@ -62,8 +64,8 @@ def _percentile(values: Sequence[float], q: float) -> float:
     return ordered[rank]
 
 
-def _drive(worlds: list[Any], steps: int, ticks: int, clients: int) -> dict[str, float]:
-    """Steps every World ``steps`` times from ``clients`` threads; latencies and rate."""
+def _drive(worlds: list[Any], steps: int, ticks: int, clients: int) -> dict[str, Any]:
+    """Steps every World ``steps`` times from ``clients`` threads; the latencies and wall."""
     latencies: list[float] = []
     lock = threading.Lock()
     threads = min(clients, len(worlds))
@@ -85,13 +87,38 @@ def _drive(worlds: list[Any], steps: int, ticks: int, clients: int) -> dict[str,
         t.start()
     for t in pool:
         t.join()
-    wall = time.perf_counter() - start
+    return {
+        "latencies_s": latencies,
+        "wall_s": time.perf_counter() - start,
+        "ticks": len(worlds) * steps * ticks,
+    }
+
+
+def _figures(runs: list[dict[str, Any]]) -> dict[str, float]:
+    """p50/p99 latency [ms] over every request of ``runs``, and their ticks per second."""
+    latencies = [x for run in runs for x in run["latencies_s"]]
     return {
         "p50_ms": 1e3 * _percentile(latencies, 50),
         "p99_ms": 1e3 * _percentile(latencies, 99),
-        "ticks_per_s": len(worlds) * steps * ticks / wall,
+        "ticks_per_s": sum(r["ticks"] for r in runs) / sum(r["wall_s"] for r in runs),
         "requests": len(latencies),
     }
+
+
+def _rate(run: dict[str, Any]) -> float:
+    return run["ticks"] / run["wall_s"]
+
+
+def _rounds(steps: int) -> list[int]:
+    """``steps`` split into at most :data:`ROUNDS` rounds, as evenly as they go."""
+    rounds = min(ROUNDS, steps)
+    return [steps // rounds + (1 if r < steps % rounds else 0) for r in range(rounds)]
+
+
+ROUNDS = 5
+"""Rounds a case is measured in: each runs the service, summary and in-process steps in
+turn, so the three share a stretch of the machine's load, and a case's overhead is the
+median of its rounds' ratios (a shared machine's load moves between longer windows)."""
 
 
 def _start_server(workers: int) -> tuple[subprocess.Popen, str]:
@@ -133,9 +160,11 @@ def bench_service(
         progress: Called with a line of text as each case finishes.
 
     Returns:
-        ``{"cases": [{"worlds", "service": {...}, "in_process": {...}, "overhead"}], ...}``
-        with p50/p99 latency [ms] and ticks/s; ``overhead`` is in-process ticks/s over
-        service ticks/s.
+        ``{"cases": [{"worlds", "rounds", "service": {...}, "summary": {...},
+        "in_process": {...}, "overhead", "overhead_summary"}], ...}`` with p50/p99
+        latency [ms] and ticks/s over every round; ``overhead`` (``overhead_summary``) is
+        the median over the :data:`ROUNDS` rounds of in-process ticks/s over service
+        (summary-only service) ticks/s in the same round.
     """
     from leviathan.client import ServiceClient
     from leviathan.world import World
@@ -149,22 +178,30 @@ def bench_service(
                 connections[i % len(connections)].create_world(vehicles=[_setup(i)], step_s="0.01")
                 for i in range(count)
             ]
-            # Threads take Worlds i::threads, so each thread's Worlds share its connection.
-            service = _drive(remote, steps, ticks, clients)
-            summary = _drive([_SummarySteps(w) for w in remote], steps, ticks, clients)
+            local = [World.create(vehicles=[_setup(i)], step_s="0.01") for i in range(count)]
+            runs: dict[str, list[dict[str, Any]]] = {"service": [], "summary": [], "in_process": []}
+            for n in _rounds(steps):
+                # Threads take Worlds i::threads, so each thread's Worlds share its connection.
+                runs["service"].append(_drive(remote, n, ticks, clients))
+                runs["summary"].append(
+                    _drive([_SummarySteps(w) for w in remote], n, ticks, clients)
+                )
+                runs["in_process"].append(_drive(local, n, ticks, clients))
             for w in remote:
                 w.delete()
             for c in connections:
                 c.close()
-            local = [World.create(vehicles=[_setup(i)], step_s="0.01") for i in range(count)]
-            in_process = _drive(local, steps, ticks, clients)
+            local_rates = [_rate(r) for r in runs["in_process"]]
             case = {
                 "worlds": count,
-                "service": service,
-                "summary": summary,
-                "in_process": in_process,
-                "overhead": in_process["ticks_per_s"] / service["ticks_per_s"],
-                "overhead_summary": in_process["ticks_per_s"] / summary["ticks_per_s"],
+                "rounds": len(local_rates),
+                **{where: _figures(r) for where, r in runs.items()},
+                "overhead": statistics.median(
+                    a / _rate(b) for a, b in zip(local_rates, runs["service"], strict=True)
+                ),
+                "overhead_summary": statistics.median(
+                    a / _rate(b) for a, b in zip(local_rates, runs["summary"], strict=True)
+                ),
             }
             cases.append(case)
             if progress is not None:
@@ -193,7 +230,7 @@ def format_service_bench(result: dict[str, Any]) -> str:
                 f"{r['ticks_per_s']:>10.0f}"
             )
         lines.append(
-            f"{'':>6}  overhead (in-process / service ticks/s): records {case['overhead']:.2f}x, "
-            f"summary {case['overhead_summary']:.2f}x"
+            f"{'':>6}  overhead (in-process / service ticks/s, median of {case['rounds']} "
+            f"rounds): records {case['overhead']:.2f}x, summary {case['overhead_summary']:.2f}x"
         )
     return "\n".join(lines)
