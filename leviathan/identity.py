@@ -359,7 +359,7 @@ _FROZEN_SEEN: dict[int, FrozenMapping] = {}
 _FROZEN_LIMIT = 1024
 _FROZEN_PARTS = 256
 _FROZEN_BYTES = 4096
-_F8_ARRAY_PREFIX = _TAG_NDARRAY + _U64.pack(3) + b"<f8"
+_F8_ARRAY_PREFIX = _TAG_NDARRAY + _U64.pack(3) + b"<f8"  # tag and str("<f8"), as _encode_array
 _BOOL_CHUNKS = {False: _TAG_BOOL + b"\x00", True: _TAG_BOOL + b"\x01"}
 
 

@@ -38,9 +38,8 @@ from leviathan.sensors._declarations import (
     channel_doc,
     docs_on_axes,
 )
+from leviathan.sensors._imaging_sonar import _AXES as _SONAR_AXES
 from leviathan.sensors._imaging_sonar import _CHANNELS as _SONAR_CHANNELS
-from leviathan.sensors._imaging_sonar import _RB as _SONAR_RB
-from leviathan.sensors._imaging_sonar import _RBK as _SONAR_RBK
 from leviathan.sensors._protocol import register_sensor_kind
 from leviathan.side_scan import SIDE_SCAN_CHANNEL_NAMES, SideScanLine, render
 from leviathan.sonar.beams import check_ping_period_in_water
@@ -60,7 +59,7 @@ def _line_docs() -> dict[str, Any]:
     channels replaced by the line's across- and along-track angles and ground ranges."""
     docs = docs_on_axes(
         _SONAR_CHANNELS,
-        {_SONAR_RB: _SB, _SONAR_RBK: _SBK, f"{_SONAR_RB}, xyz": f"{_SB}, xyz"},
+        dict(zip(_SONAR_AXES, (_SB, _SBK, f"{_SB}, xyz"), strict=True)),
         drop="elevation",
     )
     docs.update(
