@@ -31,6 +31,7 @@ __all__ = [
     "acos_clipped",
     "sample_index",
     "sample_physics",
+    "triangle_ranges",
     "world_rays",
 ]
 
@@ -309,3 +310,88 @@ def world_rays(
         )
         wp.synchronize_device("cpu")
     return origins, directions
+
+
+def triangle_ranges(
+    *,
+    origins: np.ndarray,
+    directions: np.ndarray,
+    triangle: np.ndarray,
+    instance: np.ndarray,
+    sea_surface_instance: int,
+    v0: np.ndarray,
+    e1: np.ndarray,
+    e2: np.ndarray,
+    threads: int | None = None,
+) -> np.ndarray:
+    """The range of each ray to the one surface it names (Warp ``cpu``).
+
+    The twin, bit for bit, of ``np.where(instance == sea_surface_instance, t_sea, t)``
+    with ``t`` the second result of
+    :func:`leviathan.reference_cpu.trace.intersect_ray_triangle` against row
+    ``triangle`` of ``v0, e1, e2`` (with ``t_max = inf``) and ``t_sea`` that of
+    :func:`leviathan.raycast.intersect_sea_surface`: the ``t`` of every ray, hit or
+    not (:func:`leviathan.kernels.physics.triangle_ranges`). The sonar's channel
+    rules trace a frame's top-K slots with it.
+
+    Args:
+        origins, directions: The rays in world NED, float64 [n, 3].
+        triangle: Each ray's row of ``v0, e1, e2``, int64 [n], in range where the ray's
+            instance is not the sea surface's (not read there).
+        instance: Each ray's instance, int64 [n].
+        sea_surface_instance: The sea surface's instance index.
+        v0, e1, e2: Triangles' first vertex and edges in world NED [m], float64 [m, 3].
+        threads: Pool threads (default: the tracing stage's, one per allowed core).
+
+    Returns:
+        ``t`` [m] of each ray, float64 [n].
+
+    Raises:
+        ValueError: Where an array is off its shape, or a ray's row is out of range.
+    """
+    n = int(np.shape(origins)[0])
+    m = int(np.shape(v0)[0])
+    for name, a, shape in (
+        ("origins", origins, (n, 3)),
+        ("directions", directions, (n, 3)),
+        ("triangle", triangle, (n,)),
+        ("instance", instance, (n,)),
+        ("v0", v0, (m, 3)),
+        ("e1", e1, (m, 3)),
+        ("e2", e2, (m, 3)),
+    ):
+        if np.shape(a) != shape:
+            raise ValueError(f"triangle_ranges: {name} has shape {np.shape(a)}, expected {shape}")
+    triangle = np.ascontiguousarray(triangle, dtype=np.int64)
+    instance = np.ascontiguousarray(instance, dtype=np.int64)
+    mesh = instance != sea_surface_instance
+    if np.any(mesh & ((triangle < 0) | (triangle >= m))):
+        raise ValueError(f"triangle_ranges: a triangle row is outside [0, {m})")
+    load_kernels("cpu")
+    wp = init_warp()
+    from leviathan.kernels import physics as kp
+
+    range_m = np.empty(n, dtype=np.float64)
+    shared = [cpu_array(np.asarray(a, dtype=np.float64), wp.vec3d) for a in (v0, e1, e2)]
+
+    def launch(a: int, b: int) -> None:
+        wp.launch(
+            kp.triangle_ranges,
+            dim=-(-(b - a) // HOST_SAMPLES_PER_THREAD),
+            inputs=[
+                cpu_array(np.asarray(origins[a:b], dtype=np.float64), wp.vec3d),
+                cpu_array(np.asarray(directions[a:b], dtype=np.float64), wp.vec3d),
+                cpu_array(triangle[a:b], wp.int64),
+                cpu_array(instance[a:b], wp.int64),
+                wp.int64(sea_surface_instance),
+                *shared,
+                wp.int32(b - a),
+                wp.int32(HOST_SAMPLES_PER_THREAD),
+            ],
+            outputs=[cpu_array(range_m[a:b], wp.float64)],
+            device="cpu",
+        )
+
+    if n:
+        run_cpu_batches(launch, n, HOST_BATCH_SAMPLES, threads=threads)
+    return range_m

@@ -41,9 +41,12 @@ __all__ = [
     "launch_sample_physics",
     "range_bin",
     "sample_physics",
+    "triangle_ranges",
+    "triangle_t",
     "world_rays",
 ]
 
+ZERO = wp.constant(wp.float64(0.0))
 ONE = wp.constant(wp.float64(1.0))
 TWO = wp.constant(wp.float64(2.0))
 TEN = wp.constant(wp.float64(10.0))
@@ -222,6 +225,58 @@ def sample_physics(
         geometric_weight_no_absorption[s] = gw0
         geometric_weight[s] = gw
         contribution[s] = c
+
+
+@wp.func
+def triangle_t(o: wp.vec3d, d: wp.vec3d, v0: wp.vec3d, e1: wp.vec3d, e2: wp.vec3d) -> wp.float64:
+    """The ``t`` of :func:`leviathan.reference_cpu.trace.intersect_ray_triangle`, hit or not.
+
+    The reference's vectorised test computes ``t`` for every ray and masks it with
+    ``hit``; this is that ``t``, in its written order (so ``det == 0`` gives what
+    ``1.0 / det`` gives there: an infinity or a NaN).
+    """
+    px = d[1] * e2[2] - d[2] * e2[1]
+    py = d[2] * e2[0] - d[0] * e2[2]
+    pz = d[0] * e2[1] - d[1] * e2[0]
+    det = (e1[0] * px + e1[1] * py) + e1[2] * pz
+    inv = ONE / det
+    sx = o[0] - v0[0]
+    sy = o[1] - v0[1]
+    sz = o[2] - v0[2]
+    qx = sy * e1[2] - sz * e1[1]
+    qy = sz * e1[0] - sx * e1[2]
+    qz = sx * e1[1] - sy * e1[0]
+    return ((e2[0] * qx + e2[1] * qy) + e2[2] * qz) * inv
+
+
+@wp.kernel
+def triangle_ranges(
+    origins: wp.array(dtype=wp.vec3d),
+    directions: wp.array(dtype=wp.vec3d),
+    triangle: wp.array(dtype=wp.int64),
+    instance: wp.array(dtype=wp.int64),
+    sea_surface_instance: wp.int64,
+    v0: wp.array(dtype=wp.vec3d),
+    e1: wp.array(dtype=wp.vec3d),
+    e2: wp.array(dtype=wp.vec3d),
+    ray_count: wp.int32,
+    rays_per_thread: wp.int32,
+    range_m: wp.array(dtype=wp.float64),
+):
+    """A run of rays, each against the one surface it names: :func:`triangle_t` on its
+    row ``triangle`` of ``v0, e1, e2``, or ``(0 - oz) / dz`` (the plane ``z = 0``, as
+    :func:`leviathan.raycast.intersect_sea_surface`) where its instance is the sea
+    surface's."""
+    first = wp.tid() * rays_per_thread
+    last = wp.min(first + rays_per_thread, ray_count)
+    for r in range(first, last):
+        o = origins[r]
+        d = directions[r]
+        if instance[r] == sea_surface_instance:
+            range_m[r] = (ZERO - o[2]) / d[2]
+        else:
+            k = triangle[r]
+            range_m[r] = triangle_t(o, d, v0[k], e1[k], e2[k])
 
 
 @wp.func

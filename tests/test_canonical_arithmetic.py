@@ -143,6 +143,7 @@ CANONICAL_MODULES = (
     "leviathan/sonar/_ground_truth.py",
     "leviathan/sonar/_physics.py",
     "leviathan/sonar/_rebuild.py",
+    "leviathan/sonar/_rule_support.py",
     "leviathan/sonar/_render.py",
     "leviathan/specs/__init__.py",
     "leviathan/specs/_base.py",

@@ -17,16 +17,24 @@ returns None where it cannot rebuild.
 * ``topk_range_m``, ``primary_normal_world``, ``primary_incidence_rad``,
   ``topk_geometric_weight`` and ``topk_contribution`` need the triangles the truth
   names and the surfaces' Lambert ``mu`` and acoustic status, which are the scene's,
-  not the frame's. :func:`rule_support` gathers exactly those at render time (the
-  frame's ``rule_support``, not part of its identity): for each triangle some top-K
-  slot names, its world vertex and edges and its unit normal, as the ping's prepared
-  scene holds them. From them and the slot's elevation row, bearing and the frame's
-  pose and beam grid, the rules evaluate the ping's own expressions: the range by the
-  reference's ray/triangle test (:func:`leviathan.reference_cpu.trace.intersect_ray_triangle`;
-  the sea surface's by :func:`leviathan.raycast.intersect_sea_surface`), ``|cos θ|`` by
+  not the frame's. :func:`~leviathan.sonar._rule_support.rule_support` gathers exactly
+  those at render time (the frame's ``rule_support``, not part of its identity): for
+  each triangle some top-K slot names, its world vertex and edges and its unit normal,
+  as the ping's prepared scene holds them. From them and the slot's elevation row,
+  bearing and the frame's pose and beam grid, the rules evaluate the ping's own
+  expressions: the range by the reference's ray/triangle test
+  (:func:`leviathan.reference_cpu.trace.intersect_ray_triangle`; the sea surface's by
+  :func:`leviathan.raycast.intersect_sea_surface`), ``|cos θ|`` by
   :func:`~leviathan.sonar._physics.sample_geometry`, the terms by
   :func:`leviathan.reference_cpu.sonar.sample_physics`, the incidence by
   :func:`~leviathan.reference_cpu.sonar.acos_clipped`.
+
+The per-slot expressions run compiled, as the ping's own host stage does: the rays'
+rotation, the range, the terms and the incidence through the Warp ``cpu`` twins in
+:mod:`leviathan.kernels.host_stage` (each proved bit for bit against the numpy
+function it stands for in ``tests/kernels/test_host_stage.py``); a catalogue frame's
+232k slots cost about a tenth of a second in numpy, most of it holding the
+interpreter lock that the World's stepping needs.
 """
 
 from __future__ import annotations
@@ -40,13 +48,10 @@ import numpy as np
 
 from leviathan.frames import Transform
 from leviathan.materials import AcousticStatus
-from leviathan.raycast import PreparedScene, intersect_sea_surface
-from leviathan.reference_cpu import sonar as ref
-from leviathan.reference_cpu.trace import intersect_ray_triangle
-from leviathan.scene import Scene
 from leviathan.sonar._beam_grid import recorded_grid
 from leviathan.sonar._ground_truth import canonical_nan
-from leviathan.sonar._physics import _instance_mu, _normal_table, sample_geometry
+from leviathan.sonar._physics import sample_geometry
+from leviathan.sonar._rule_support import VERTICES, support_index
 
 __all__ = [
     "CHANNEL_RULES",
@@ -58,124 +63,40 @@ __all__ = [
     "rebuild_topk_range",
 ]
 
-SUPPORT_NAMES = (
-    "triangle_row_start",
-    "triangle_rows",
-    "triangle_normal_world",
-    "triangle_v0_world",
-    "triangle_e1_world",
-    "triangle_e2_world",
-    "instance_mu",
-    "instance_status",
-)
-"""The arrays of :func:`rule_support`, in order."""
-
-
-def rule_support(
-    channels: Mapping[str, np.ndarray], *, scene: Scene, prepared: PreparedScene
-) -> dict[str, np.ndarray]:
-    """What the frame's truth rules need of the scene: the triangles its top-K names.
-
-    Returns:
-        ``triangle_row_start`` (int64 [I + 1]: each instance's first row in the ping's
-        stacked normal table, the sea surface's one row last), ``triangle_rows`` (int64
-        [m], ascending: the rows some top-K slot names), ``triangle_normal_world``
-        (float64 [m, 3]: their unit normals in world NED), ``triangle_v0_world``,
-        ``triangle_e1_world`` and ``triangle_e2_world`` (float64 [m, 3]: their first
-        vertex and edges in world NED [m]; zeros for the sea surface's row, which the
-        plane ``z = 0`` stands for), ``instance_mu`` (float64
-        [I + 1], NaN where a surface has none) and ``instance_status`` (uint8 [I + 1]).
-    """
-    table, start = _normal_table(scene, prepared)
-    inst = np.asarray(channels["topk_instance"]).reshape(-1)
-    tri = np.asarray(channels["topk_triangle"]).reshape(-1)
-    named = inst >= 0
-    row = _rows(inst[named].astype(np.int64), tri[named].astype(np.int64), start)
-    mark = np.zeros(table.shape[0], dtype=bool)
-    mark[row] = True
-    rows = np.flatnonzero(mark).astype(np.int64)
-    vertices = {name: np.zeros((rows.shape[0], 3), dtype=np.float64) for name in _VERTICES}
-    for k, prep in enumerate(prepared.instances):
-        at = np.nonzero((rows >= start[k]) & (rows < start[k + 1]))[0]
-        t = rows[at] - start[k]
-        for name, field in zip(_VERTICES, ("v0", "e1", "e2"), strict=True):
-            vertices[name][at] = getattr(prep, field)[t]
-    return {
-        "triangle_row_start": start.astype(np.int64),
-        "triangle_rows": rows,
-        "triangle_normal_world": np.ascontiguousarray(table[rows]),
-        **vertices,
-        "instance_mu": _instance_mu(scene),
-        "instance_status": np.asarray(scene.instance_tables["acoustic_status"], dtype=np.uint8),
-    }
-
-
-_VERTICES = ("triangle_v0_world", "triangle_e1_world", "triangle_e2_world")
-
-
-def _rows(inst: np.ndarray, tri: np.ndarray, start: np.ndarray) -> np.ndarray:
-    """Row of each (instance, triangle) in the stacked normal table (the sea surface's last)."""
-    sea = start.shape[0] - 1
-    surface = inst == sea
-    return np.where(surface, start[-1], start[np.where(surface, 0, inst)] + tri)
-
-
-def _support_index(inst: np.ndarray, tri: np.ndarray, support: Mapping[str, Any]) -> Any:
-    """``(at, arrays)``: the support row of each (instance, triangle) and the support's
-    per-triangle arrays by name (and ``sea_surface_instance``); None where the support
-    lacks a triangle or is off its layout."""
-    try:
-        start = np.asarray(support["triangle_row_start"])
-        rows = np.asarray(support["triangle_rows"])
-        arrays = {n: np.asarray(support[n]) for n in ("triangle_normal_world", *_VERTICES)}
-    except KeyError:
-        return None
-    if (
-        start.dtype != np.int64
-        or rows.dtype != np.int64
-        or start.ndim != 1
-        or start.shape[0] == 0
-        or any(a.dtype != np.float64 or a.shape != (rows.shape[0], 3) for a in arrays.values())
-    ):
-        return None
-    sea = start.shape[0] - 1
-    arrays["sea_surface_instance"] = sea
-    if inst.size == 0:
-        return np.zeros(0, dtype=np.int64), arrays
-    if rows.shape[0] == 0 or np.any(inst < 0) or np.any(inst > sea) or np.any(tri < 0):
-        return None
-    ends = np.append(start[1:], start[-1] + 1)
-    row = _rows(inst, tri, start)
-    if np.any(row >= ends[inst]):
-        return None
-    at = np.minimum(np.searchsorted(rows, row), rows.shape[0] - 1)
-    if not np.array_equal(rows[at], row):
-        return None
-    return at, arrays
-
 
 def _normals(inst: np.ndarray, tri: np.ndarray, support: Mapping[str, Any]) -> np.ndarray | None:
     """The supported normal of each (instance, triangle), or None where one is not there."""
-    index = _support_index(inst, tri, support)
+    index = support_index(inst, tri, support)
     return None if index is None else index[1]["triangle_normal_world"][index[0]]
 
 
 def _ranges(index: Any, inst: np.ndarray, o: np.ndarray, d: np.ndarray) -> np.ndarray:
     """The traced range of each ray ``(o, d)`` to its triangle of the support (``index``
-    from :func:`_support_index`; the sea surface's plane for its instance)."""
+    from :func:`_support_index`; the sea surface's plane for its instance): the
+    reference's ``t`` (:func:`leviathan.reference_cpu.trace.intersect_ray_triangle`,
+    :func:`leviathan.raycast.intersect_sea_surface`), compiled
+    (:func:`leviathan.kernels.host_stage.triangle_ranges`)."""
+    from leviathan.kernels.host_stage import triangle_ranges
+
     at, arrays = index
-    v0, e1, e2 = (arrays[name][at] for name in _VERTICES)
-    _, t = intersect_ray_triangle(o, d, v0, e1, e2, np.inf)
-    _, t_sea = intersect_sea_surface(o, d, np.inf)
-    return np.where(inst == arrays["sea_surface_instance"], t_sea, t)
+    return triangle_ranges(
+        origins=o,
+        directions=d,
+        triangle=at,
+        instance=inst,
+        sea_surface_instance=arrays["sea_surface_instance"],
+        **{field: arrays[name] for field, name in zip(("v0", "e1", "e2"), VERTICES, strict=True)},
+    )
 
 
 def _world_directions(
     metadata: Mapping[str, Any], elevation: np.ndarray, column: np.ndarray
-) -> tuple[Any, Any, np.ndarray, np.ndarray] | None:
-    """``(grid, pose, row, d)`` of rays at ``elevation`` (values of the frame's table) in
-    bearing ``column``: ``d`` rotated to world NED as the ping rotated it; None where an
-    elevation is not in the table or the metadata is off its layout."""
+) -> tuple[Any, Any, np.ndarray, np.ndarray, np.ndarray] | None:
+    """``(grid, pose, row, d, o)`` of rays at ``elevation`` (values of the frame's table)
+    in bearing ``column``: ``d`` rotated to world NED as the ping rotated it
+    (``pose.apply_direction``, compiled: :func:`leviathan.kernels.host_stage.world_rays`)
+    and ``o`` the sensor's position, one row per ray; None where an elevation is not in
+    the table or the metadata is off its layout."""
     try:
         bearings = np.asarray(metadata["bearing_rad"], dtype=np.float64).reshape(-1)
         elevations = np.asarray(metadata["elevation_rad"], dtype=np.float64).reshape(-1)
@@ -199,7 +120,10 @@ def _world_directions(
     if not np.array_equal(table_bits[at], wanted):
         return None
     row = order[at]
-    return grid, pose, row, pose.apply_direction(directions[row * B + column])
+    from leviathan.kernels.host_stage import world_rays
+
+    origins, d = world_rays(directions[row * B + column], pose.rotation, pose.translation)
+    return grid, pose, row, d, origins
 
 
 def _cells(channels: Mapping[str, Any], *names: str) -> tuple[np.ndarray, ...] | None:
@@ -258,8 +182,7 @@ def rebuild_primary_hit_point(
     primary = _primary_rays(channels, metadata)
     if primary is None:
         return None
-    counts, occupied, (_, pose, _, d) = primary
-    o = np.ascontiguousarray(np.broadcast_to(pose.translation, d.shape), dtype=np.float64)
+    counts, occupied, (_, _, _, d, o) = primary
     if "primary_range_m" in channels:
         range_m = np.asarray(channels["primary_range_m"])
         if range_m.shape != counts.shape or range_m.dtype != np.float64:
@@ -273,7 +196,7 @@ def rebuild_primary_hit_point(
         if not np.array_equal(inst >= 0, occupied):
             return None
         i = inst[occupied].astype(np.int64)
-        index = _support_index(i, tri[occupied].astype(np.int64), support)
+        index = support_index(i, tri[occupied].astype(np.int64), support)
         if index is None:
             return None
         R = _ranges(index, i, o, d)
@@ -306,14 +229,16 @@ def rebuild_primary_incidence(
     if cells is None or primary is None:
         return None
     _, inst, tri = cells
-    counts, occupied, (_, _, _, d) = primary
+    counts, occupied, (_, _, _, d, _) = primary
     if not np.array_equal(inst >= 0, occupied):
         return None
     normals = _normals(inst[occupied].astype(np.int64), tri[occupied].astype(np.int64), support)
     if normals is None:
         return None
+    from leviathan.kernels.host_stage import acos_clipped
+
     _, cos_inc = sample_geometry(np.zeros_like(d), d, np.zeros(d.shape[0]), normals)
-    return _filled(counts.shape, occupied, ref.acos_clipped(cos_inc))
+    return _filled(counts.shape, occupied, acos_clipped(cos_inc))
 
 
 _SLOT_INPUTS = ("topk_instance", "topk_triangle", "topk_elevation_rad")
@@ -376,12 +301,11 @@ def _computed_slot_geometry(
         return None
     named = inst >= 0
     i, t = inst[named].astype(np.int64), tri[named].astype(np.int64)
-    index = _support_index(i, t, support)
+    index = support_index(i, t, support)
     rays = _world_directions(metadata, elevation[named], np.nonzero(named)[1])
     if index is None or rays is None:
         return None
-    pose, d = rays[1], rays[3]
-    o = np.ascontiguousarray(np.broadcast_to(pose.translation, d.shape), dtype=np.float64)
+    d, o = rays[3], rays[4]
     normals = index[1]["triangle_normal_world"][index[0]]
     return named, i, normals, rays, _ranges(index, i, o, d)
 
@@ -404,7 +328,9 @@ def _computed_slot_terms(
     channels: Mapping[str, Any], metadata: Mapping[str, Any], support: Mapping[str, Any]
 ) -> tuple[np.ndarray, dict[str, np.ndarray]] | None:
     """``(named, terms)``: the top-K slots that name a sample and the sample's terms
-    (:func:`leviathan.reference_cpu.sonar.sample_physics`), or None."""
+    (:func:`leviathan.reference_cpu.sonar.sample_physics` of the ``|cos θ|`` that
+    :func:`~leviathan.sonar._physics.sample_geometry` gives, compiled: the host stage's
+    :func:`leviathan.kernels.host_stage.sample_physics`, bit for bit), or None."""
     geometry = _slot_geometry(channels, metadata, support)
     try:
         mu = np.asarray(support["instance_mu"])
@@ -414,18 +340,31 @@ def _computed_slot_terms(
         return None
     if geometry is None or mu.dtype != np.float64 or status.dtype != np.uint8:
         return None
-    named, i, normals, (grid, _, row, d), R = geometry
+    named, i, normals, (grid, _, row, d, o), R = geometry
     if mu.shape != status.shape or mu.ndim != 1 or (i.size and int(i.max()) >= mu.shape[0]):
         return None
+    from leviathan.kernels.host_stage import sample_physics
+
     column = np.nonzero(named)[1]
-    _, cos_inc = sample_geometry(np.zeros_like(d), d, R, normals)
-    terms = ref.sample_physics(
-        range_m=R,
-        cos_incidence=cos_inc,
-        two_way_gain=grid.two_way_gain[row, column],
-        solid_angle_sr=grid.solid_angle_sr[row, column],
-        mu=mu[i],
-        known=status[i] == int(AcousticStatus.KNOWN),
+    n = R.shape[0]
+    # Each slot is its own "ray" and "sample", and its normal its own row: every
+    # instance starts at row 0 and no instance is the sea surface (-1), so the kernel's
+    # row is the slot's own (the support has gathered the sea surface's normal too).
+    terms = sample_physics(
+        sample_ray=np.arange(n, dtype=np.int64),
+        hit_t=R,
+        hit_instance=i.astype(np.int32),
+        hit_triangle=np.arange(n, dtype=np.int32),
+        origins=o,
+        directions=d,
+        normal_rows=normals,
+        normal_start=np.zeros(mu.shape[0], dtype=np.int64),
+        sea_surface_instance=-1,
+        instance_status=status,
+        instance_mu=mu,
+        known_status=int(AcousticStatus.KNOWN),
+        two_way_gain=np.ascontiguousarray(grid.two_way_gain[row, column]),
+        solid_angle_sr=np.ascontiguousarray(grid.solid_angle_sr[row, column]),
         alpha_db_per_m=None if alpha is None else float(alpha),
     )
     return named, {**terms, "range_m": R}

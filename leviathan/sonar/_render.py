@@ -46,7 +46,7 @@ from leviathan.sonar._fan import SPECKLE_EFFECT, FanRays, fan_rays, render_fan
 from leviathan.sonar._frame import SonarFrame
 from leviathan.sonar._ground_truth import CELL_FLAGS
 from leviathan.sonar._physics import Medium
-from leviathan.sonar._rebuild import rule_support
+from leviathan.sonar._rule_support import rule_support
 from leviathan.sonar._sampling_warnings import check_ping
 from leviathan.specs import ImagingSonarSpec, WaterSpec
 

@@ -14,7 +14,7 @@ import pytest
 from test_datasets_hdf5 import Recorded, _sample_path, _vehicles
 
 from leviathan.datasets.hdf5 import Hdf5Writer, read_hdf5
-from leviathan.sonar._rebuild import SUPPORT_NAMES
+from leviathan.sonar._rule_support import SUPPORT_NAMES
 
 SUPPORTED = (
     "topk_range_m",

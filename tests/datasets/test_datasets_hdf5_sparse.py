@@ -31,7 +31,7 @@ from leviathan.datasets._hdf5_sparse import (
 from leviathan.datasets._hdf5_sparse_read import _read_channels
 from leviathan.datasets.channels import sample_channel_doc
 from leviathan.datasets.hdf5 import FORMAT_VERSION, READABLE_FORMAT_VERSIONS, Hdf5Writer, read_hdf5
-from leviathan.sonar._rebuild import SUPPORT_NAMES
+from leviathan.sonar._rule_support import SUPPORT_NAMES
 
 # A NaN with a payload and the sign bit set: not numpy's canonical NaN.
 ODD_NAN = struct.unpack("<d", struct.pack("<Q", 0xFFF8_0000_0000_1234))[0]

@@ -615,3 +615,127 @@ def test_world_rays_are_the_transforms_rotation_bit_for_bit(seed: int) -> None:
     assert w.dtype == np.float64 and w.shape == d.shape and o.shape == d.shape
     np.testing.assert_array_equal(_bits(w), _bits(want_d))
     np.testing.assert_array_equal(_bits(o), _bits(np.broadcast_to(pose.translation, d.shape)))
+
+
+def _ray_triangle_case(rng: np.random.Generator, n: int, triangles: int) -> dict:
+    """Rays each naming one triangle (or the sea surface, instance 3) of ``triangles``,
+    with the corners of the ray/triangle test: parallel rays (``det = 0``), degenerate
+    triangles, misses (a ``t`` is still computed), rays with ``dz = 0`` or ``±0``
+    heights, NaN and subnormal directions, and origins far off."""
+    v0 = rng.uniform(-60.0, 60.0, (triangles, 3))
+    e1 = rng.normal(0.0, 3.0, (triangles, 3))
+    e2 = rng.normal(0.0, 3.0, (triangles, 3))
+    e2[: triangles // 20] = 2.0 * e1[: triangles // 20]  # degenerate: det = 0 for every ray
+    e1[triangles // 20 : triangles // 10] = 0.0
+    o = rng.uniform(-50.0, 50.0, (n, 3))
+    d = rng.normal(size=(n, 3))
+    d /= np.sqrt((d * d).sum(axis=1))[:, None]
+    kind = rng.integers(0, 20, n)
+    d[kind == 1, 2] = 0.0
+    o[kind == 2, 2] = rng.choice([0.0, -0.0], int((kind == 2).sum()))
+    d[kind == 3, 0] = np.nan
+    d[kind == 4] *= 5e-324 / np.abs(d[kind == 4]).max(axis=1)[:, None] * 3.0
+    o[kind == 5] = _corner_floats(rng, 3 * int((kind == 5).sum())).reshape(-1, 3)
+    # A ray along a triangle's own edge plane (det = 0 exactly): d = e1 normalised.
+    tri = rng.integers(0, triangles, n)
+    along = kind == 6
+    d[along] = e1[tri[along]]
+    # Half the rays aimed at a point of their triangle (hits, and edge cases at u+v = 1).
+    aim = kind >= 10
+    ab = rng.uniform(0.0, 1.0, (int(aim.sum()), 2))
+    ab[ab.sum(axis=1) > 1.0] *= 0.5
+    t_aim = tri[aim]
+    to = (v0[t_aim] + ab[:, :1] * e1[t_aim] + ab[:, 1:] * e2[t_aim]) - o[aim]
+    d[aim] = to / np.sqrt((to * to).sum(axis=1))[:, None]
+    return {
+        "origins": o,
+        "directions": d,
+        "triangle": tri,
+        "instance": rng.integers(0, 4, n),
+        "sea_surface_instance": 3,
+        "v0": v0,
+        "e1": e1,
+        "e2": e2,
+    }
+
+
+def _reference_ranges(case: dict) -> np.ndarray:
+    """The sonar rules' numpy form: the reference's ``t`` (hit or not), the sea plane's
+    for the sea surface's instance."""
+    from leviathan.raycast import intersect_sea_surface
+    from leviathan.reference_cpu.trace import intersect_ray_triangle
+
+    o, d, tri = case["origins"], case["directions"], case["triangle"]
+    with np.errstate(all="ignore"):
+        _, t = intersect_ray_triangle(
+            o, d, case["v0"][tri], case["e1"][tri], case["e2"][tri], np.inf
+        )
+        _, t_sea = intersect_sea_surface(o, d, np.inf)
+    return np.where(case["instance"] == case["sea_surface_instance"], t_sea, t)
+
+
+def _assert_same_floats(got: np.ndarray, want: np.ndarray) -> None:
+    nan = np.isnan(want)
+    np.testing.assert_array_equal(np.isnan(got), nan)
+    np.testing.assert_array_equal(_bits(got)[~nan], _bits(want)[~nan])
+
+
+@pytest.mark.slow
+def test_triangle_ranges_equal_the_reference_on_ten_million_rays() -> None:
+    rng = np.random.default_rng(20261203)
+    seen = {"hit": 0, "miss": 0, "inf": 0, "nan": 0, "sea": 0, "subnormal_d": 0}
+    from leviathan.reference_cpu.trace import intersect_ray_triangle
+
+    for _ in range(INPUTS_PER_EXPRESSION // CHUNK):
+        case = _ray_triangle_case(rng, CHUNK, triangles=int(rng.integers(50, 5000)))
+        want = _reference_ranges(case)
+        _assert_same_floats(host_stage.triangle_ranges(**case, threads=2), want)
+        tri = case["triangle"]
+        with np.errstate(all="ignore"):
+            hit, _ = intersect_ray_triangle(
+                case["origins"],
+                case["directions"],
+                case["v0"][tri],
+                case["e1"][tri],
+                case["e2"][tri],
+                np.inf,
+            )
+        mesh = case["instance"] != 3
+        seen["hit"] += int((hit & mesh).sum())
+        seen["miss"] += int((~hit & mesh).sum())
+        seen["inf"] += int(np.isinf(want).sum())
+        seen["nan"] += int(np.isnan(want).sum())
+        seen["sea"] += int((~mesh).sum())
+        small = np.abs(case["directions"]) < 2.2250738585072014e-308
+        seen["subnormal_d"] += int((small & (case["directions"] != 0)).any(axis=1).sum())
+    assert all(count > 1000 for count in seen.values()), seen
+
+
+def test_triangle_ranges_do_not_depend_on_the_thread_count() -> None:
+    case = _ray_triangle_case(np.random.default_rng(4), 100_003, triangles=300)
+    one = host_stage.triangle_ranges(**case, threads=1)
+    _assert_same_floats(one, _reference_ranges(case))
+    for threads in (2, 5):
+        np.testing.assert_array_equal(
+            _bits(host_stage.triangle_ranges(**case, threads=threads)), _bits(one)
+        )
+
+
+def test_triangle_ranges_refuse_a_row_outside_the_triangles_and_a_wrong_shape() -> None:
+    case = _ray_triangle_case(np.random.default_rng(6), 50, triangles=10)
+    case["instance"][:] = 0
+    case["triangle"][7] = 10
+    with pytest.raises(ValueError, match=r"triangle row is outside \[0, 10\)"):
+        host_stage.triangle_ranges(**case)
+    # The sea surface's rays do not read their row.
+    case["instance"][7] = 3
+    host_stage.triangle_ranges(**case)
+    case["e2"] = case["e2"][:, :2]
+    with pytest.raises(ValueError, match=r"e2 has shape \(10, 2\), expected \(10, 3\)"):
+        host_stage.triangle_ranges(**case)
+    empty = {
+        k: (v[:0] if isinstance(v, np.ndarray) and k not in ("v0", "e1", "e2") else v)
+        for k, v in case.items()
+    }
+    empty["e2"] = empty["e1"]
+    assert host_stage.triangle_ranges(**empty).shape == (0,)

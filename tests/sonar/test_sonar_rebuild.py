@@ -22,7 +22,7 @@ from leviathan.sonar import (
     rebuild_topk_range,
     render,
 )
-from leviathan.sonar._rebuild import SUPPORT_NAMES
+from leviathan.sonar._rule_support import SUPPORT_NAMES
 from leviathan.specs import BeamPatternSpec
 
 RULES = CHANNEL_RULES
