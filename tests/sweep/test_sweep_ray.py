@@ -205,6 +205,10 @@ def test_ctrl_c_cancels_the_ray_sweep_and_keeps_finished_runs(tmp_path: Path) ->
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         env={**os.environ, "RAY_USAGE_STATS_ENABLED": "0"},
+        # As a terminal starts a command, whatever the test process inherited: a SIGINT
+        # the parent ignores stays ignored in the child (by design, as in a shell's
+        # background job), and the sweep then finishes and exits 0.
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     try:
         deadline = time.monotonic() + 180
