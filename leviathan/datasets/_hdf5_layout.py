@@ -126,6 +126,7 @@ def _write_array(
     *,
     doc: ChannelDoc | None = None,
     dtype_attr: str | None = None,
+    pending: list[Any] | None = None,
 ) -> h5py.Dataset:
     """One dataset holding ``value`` exactly, with its ``dtype`` (and ``doc``) attributes.
 
@@ -136,7 +137,9 @@ def _write_array(
     stored with HDF5's shuffle and deflate (level 1) filters; its chunks are
     filtered here on a pool of threads (zlib releases the GIL) and written with
     ``write_direct_chunk``, the same bytes HDF5's own filters write (a test compares
-    them), so a file is read by any HDF5 reader as before.
+    them), so a file is read by any HDF5 reader as before. With ``pending``, the chunks
+    are filtered behind the caller, who writes them with :func:`write_pending` (the
+    writer goes on to its next array meanwhile).
     """
     a = np.asarray(value)
     stored = _stored_form(a)
@@ -150,7 +153,7 @@ def _write_array(
             track_times=False,
             **_GZIP,
         )
-        _write_chunks(dataset, stored, chunks[0])
+        _write_chunks(dataset, stored, chunks[0], pending)
     else:
         dataset = group.create_dataset(name, data=stored, track_times=False)
     dtype = a.dtype.str if dtype_attr is None else dtype_attr
@@ -174,19 +177,39 @@ def _filtered_chunk(rows: np.ndarray, chunk_rows: int) -> bytes:
     return zlib.compress(shuffled, 1)
 
 
-def _write_chunks(dataset: h5py.Dataset, stored: np.ndarray, chunk_rows: int) -> None:
-    """Writes ``stored`` into the chunked, filtered ``dataset`` chunk by chunk."""
+def _write_chunks(
+    dataset: h5py.Dataset, stored: np.ndarray, chunk_rows: int, pending: list[Any] | None = None
+) -> None:
+    """Writes ``stored`` into the chunked, filtered ``dataset`` chunk by chunk (with
+    ``pending``: leaves the filtered chunks to :func:`write_pending`)."""
     starts = range(0, stored.shape[0], chunk_rows)
     parts = [stored[start : start + chunk_rows] for start in starts]
+    if pending is not None:
+        pool = _compress_pool()
+        futures = [pool.submit(_filtered_chunk, rows, chunk_rows) for rows in parts]
+        pending.append((dataset, starts, futures))
+        return
     if len(parts) > 1:
         compressed = list(
             _compress_pool().map(lambda rows: _filtered_chunk(rows, chunk_rows), parts)
         )
     else:
         compressed = [_filtered_chunk(parts[0], chunk_rows)]
-    zeros = (0,) * (stored.ndim - 1)
+    _put_chunks(dataset, starts, compressed)
+
+
+def _put_chunks(dataset: h5py.Dataset, starts: range, compressed: list[bytes]) -> None:
+    zeros = (0,) * (len(dataset.shape) - 1)
     for start, data in zip(starts, compressed, strict=True):
         dataset.id.write_direct_chunk((start, *zeros), data, 0)
+
+
+def write_pending(pending: list[Any]) -> None:
+    """Writes the chunks :func:`_write_array` left in ``pending``, in the order their
+    arrays were given, once each is filtered; empties ``pending``."""
+    while pending:
+        dataset, starts, futures = pending.pop(0)
+        _put_chunks(dataset, starts, [future.result() for future in futures])
 
 
 @functools.lru_cache(maxsize=1)

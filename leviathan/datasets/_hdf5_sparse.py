@@ -32,6 +32,7 @@ from leviathan.datasets._hdf5_layout import (
     READABLE_FORMAT_VERSIONS,
     _set_attrs,
     _write_array,
+    write_pending,
 )
 from leviathan.datasets._hdf5_rules import RULE, Rules, ruled_source
 from leviathan.sensors import ChannelDoc
@@ -120,12 +121,20 @@ def _coded(values: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
     bits = np.ascontiguousarray(values).reshape(-1).view(f"<u{width}")
     if np.unique(bits[:_CODE_PROBE]).shape[0] > CODE_TABLE_MAX:
         return None
-    patterns, codes = np.unique(bits, return_inverse=True)
+    # np.unique's table, from a sort of the values (not of their indices): the table's
+    # size decides whether coding pays before any code is looked up.
+    ordered = np.sort(bits)
+    first = np.empty(ordered.shape, dtype=bool)
+    first[0] = True
+    np.not_equal(ordered[1:], ordered[:-1], out=first[1:])
+    patterns = ordered[first]
     if patterns.shape[0] > CODE_TABLE_MAX:
         return None
     code_dtype = np.dtype(np.uint8 if patterns.shape[0] <= 256 else np.uint16)
     if code_dtype.itemsize * values.size + patterns.nbytes >= values.nbytes:
         return None
+    # np.unique's inverse: each value's place in the sorted table.
+    codes = np.searchsorted(patterns, bits)
     table = np.ascontiguousarray(patterns).view(values.dtype)
     return codes.astype(code_dtype).reshape(values.shape), table
 
@@ -290,9 +299,11 @@ def _sparse_channel(
 
     ``derivable`` are the channels a derived form may be computed from (none:
     no derived form). Returns ``(storage, fill, values or None, source
-    attributes, table or None)``. Each form
-    is rebuilt here by :func:`_dense_channel`, the reader's own function, and
-    taken only if the rebuilt array equals ``a`` byte for byte.
+    attributes, table or None)``. Each form is rebuilt here by
+    :func:`_dense_channel`, the reader's own function, and taken only if the rebuilt
+    array equals ``a`` byte for byte; a coded form, which that function rebuilds as the
+    plain form of its decoded values, is taken where those decode (by its
+    :func:`_decoded`) to the plain form's values, once the plain form is exact.
     """
     if a.shape[:2] != cells.shape or a.dtype.kind not in "biuf" or a.nbytes < COMPRESS_MIN_BYTES:
         return None
@@ -317,10 +328,18 @@ def _sparse_channel(
         return np.array_equal(_bytes_of(rebuilt), original)
 
     def stored(plain: str, values: np.ndarray) -> tuple:
+        # ``values`` in form ``plain`` rebuild ``a`` exactly (checked by the caller), and
+        # the reader rebuilds a coded form as the plain form of its decoded values
+        # (_dense_channel), so the code form is exact where its values decode, by the
+        # reader's own function, to ``values`` byte for byte.
         codes = _coded(values) if coded else None
         code_form = CODED_CELLS if plain == SPARSE_CELLS else CODED_SLOTS
-        if codes is not None and exact(code_form, codes[0], table=codes[1]):
-            return code_form, fill, codes[0], {}, codes[1]
+        if codes is not None:
+            decoded = _decoded(codes[0], codes[1], fill, where)
+            if decoded.shape == values.shape and np.array_equal(
+                _bytes_of(decoded), _bytes_of(values)
+            ):
+                return code_form, fill, codes[0], {}, codes[1]
         return plain, fill, values, {}, None
 
     derive = bool(derivable) and cells.occupied_count > 0
@@ -439,12 +458,15 @@ def _write_channels(
     *,
     version: int,
     rules: Rules | None = None,
+    pending: list[Any] | None = None,
 ) -> set[str]:
     """A sample's channels in format ``version``: from 2 over its cells sparse where
     :func:`_sparse_channel` allows; from 3 also as codes into a table of their values
     where that pays, and a channel one of ``rules`` rebuilds exactly as that rule.
 
-    Returns the names of the channels stored as their rule."""
+    With ``pending``, compressed channels' chunks are left there, filtering on the
+    compression pool, for the caller's :func:`write_pending`; without, they are written
+    before this returns. Returns the names of the channels stored as their rule."""
     coded = version >= 3
     rules = rules if coded else None
     arrays = {name: np.asarray(value) for name, value in channels.items()}
@@ -453,16 +475,35 @@ def _write_channels(
     forms: dict[str, Any] = {}
     if cells is not None:
         _choose_forms(forms, arrays, cells, coded=coded, rules=rules or {})
+    if pending is None:
+        pending = []
+        _write_forms(group, arrays, forms, docs, pending)
+        write_pending(pending)
+    else:
+        _write_forms(group, arrays, forms, docs, pending)
+    return {name for name, form in forms.items() if form is not None and form[0] == RULE}
+
+
+def _write_forms(
+    group: h5py.Group,
+    arrays: Mapping[str, np.ndarray],
+    forms: Mapping[str, Any],
+    docs: Mapping[str, ChannelDoc],
+    pending: list[Any],
+) -> None:
+    """Each of ``arrays`` as a dataset of ``group`` in its chosen form (None: dense)."""
     for name, a in arrays.items():
         form = forms.get(name)
         if form is None:
-            _write_array(group, name, a, doc=docs[name])
+            _write_array(group, name, a, doc=docs[name], pending=pending)
             continue
         storage, fill, values, source, table = form
         stored = np.zeros(0, dtype=a.dtype) if values is None else values
         # A coded channel's dataset holds its codes; its dtype attribute names the channel's.
         dtype_attr = None if table is None else a.dtype.str
-        dataset = _write_array(group, name, stored, doc=docs[name], dtype_attr=dtype_attr)
+        dataset = _write_array(
+            group, name, stored, doc=docs[name], dtype_attr=dtype_attr, pending=pending
+        )
         _set_attrs(
             dataset,
             {
@@ -475,7 +516,6 @@ def _write_channels(
         if table is not None:
             # In the channel's dtype, little-endian, as the fill is written.
             dataset.attrs.create("table", table.astype(table.dtype.newbyteorder("<")))
-    return {name for name, form in forms.items() if form is not None and form[0] == RULE}
 
 
 def _fill_hex(fill: np.ndarray) -> str:

@@ -89,6 +89,7 @@ from leviathan.datasets._hdf5_layout import (
     _set_attrs,
     _valid_name,
     _write_array,
+    write_pending,
 )
 from leviathan.datasets._hdf5_reader import Hdf5Dataset, _read_track, read_hdf5
 from leviathan.datasets._hdf5_rules import channel_rules, write_rule_support
@@ -180,6 +181,8 @@ class Hdf5Writer(_ClosesOnExit):
         self._next_track_tick: dict[str, int | None] = dict.fromkeys(vehicles)
         self._group_count = 0
         self._member_count = 0
+        # Chunks filtering on the compression pool, written by the end of each write().
+        self._pending: list[Any] = []
         self._closed = False
         self._stack = contextlib.ExitStack()
         tmp = self._stack.enter_context(atomic_path(self._path))
@@ -368,6 +371,8 @@ class Hdf5Writer(_ClosesOnExit):
 
     def _write_groups(self, groups: tuple[CaptureGroup, ...]) -> None:
         # The table rows of one call are appended together: one resize per column.
+        # The channels' chunks compress on the pool behind the samples that follow, and
+        # are all written before this returns (on an error, the writer aborts).
         rows: dict[str, list[Any]] = {c: [] for c in _GROUP_COLUMNS}
         members: dict[str, list[Any]] = {c: [] for c in _MEMBER_COLUMNS}
         for group in groups:
@@ -384,6 +389,7 @@ class Hdf5Writer(_ClosesOnExit):
             self._member_count += len(group.samples)
             self._group_count += 1
             self._last = (group.tick, group.time_ns)
+        write_pending(self._pending)
         table = self._file["capture_groups"]
         for column, values in rows.items():
             _append(table[column], values)
@@ -414,7 +420,12 @@ class Hdf5Writer(_ClosesOnExit):
         support = getattr(sample, "rule_support", {}) if self._format_version >= 4 else {}
         rules = channel_rules(kind, sample.metadata, support)
         ruled = _write_channels(
-            channels, sample.channels, docs, version=self._format_version, rules=rules
+            channels,
+            sample.channels,
+            docs,
+            version=self._format_version,
+            rules=rules,
+            pending=self._pending,
         )
         if ruled and support:
             write_rule_support(g, support)
@@ -478,6 +489,7 @@ class Hdf5Writer(_ClosesOnExit):
     def abort(self) -> None:
         """Discards the temporary file; ``path`` is left as it was. Safe to call twice."""
         self._closed = True
+        getattr(self, "_pending", []).clear()  # chunks still filtering are not written
         file = getattr(self, "_file", None)
         if file is not None:
             with contextlib.suppress(Exception):

@@ -25,6 +25,7 @@ from leviathan.datasets._hdf5_sparse import (
     SPARSE_CELLS,
     SPARSE_SLOTS,
     _Cells,
+    _coded,
     _sparse_channel,
     _write_channels,
 )
@@ -379,6 +380,34 @@ def test_few_valued_channels_round_trip_as_codes_byte_for_byte(seed: int, tmp_pa
         assert f["c"]["topk_instance"].attrs["table"].tolist() == [0, 1, 2]
         odd = f["c"]["topk_elevation_rad"].attrs["table"].view(np.uint64)
         assert 0xFFF8_0000_0000_1234 in odd.tolist()
+
+
+@pytest.mark.parametrize("dtype", ["<f8", ">f8", "<i4", "<u2", "<i8", "<f4"])
+@pytest.mark.parametrize("distinct", [1, 2, 200, 257, CODE_TABLE_MAX, CODE_TABLE_MAX + 1])
+def test_codes_are_numpys_unique_table_and_inverse(dtype: str, distinct: int) -> None:
+    # The table and codes are np.unique's (sorted bit patterns, each value's place);
+    # None exactly where that table is too large or coding would not be smaller.
+    rng = np.random.default_rng(distinct)
+    pool = rng.integers(-(2**15), 2**15, size=distinct).astype(dtype)
+    if pool.dtype.kind == "f":
+        pool[: min(3, distinct)] = [np.nan, -0.0, 0.0][: min(3, distinct)]
+    values = pool[rng.integers(0, distinct, size=(3000, 7))]
+    values[0, 0] = pool[-1]  # the head (the probe) does not hold every pattern
+    coded = _coded(values)
+    bits = np.ascontiguousarray(values).reshape(-1).view(f"<u{values.dtype.itemsize}")
+    table, inverse = np.unique(bits, return_inverse=True)
+    width = 1 if table.shape[0] <= 256 else 2
+    pays = table.shape[0] <= CODE_TABLE_MAX and width * values.size + table.nbytes < values.nbytes
+    if not pays:
+        assert coded is None
+        return
+    assert coded is not None
+    codes, values_table = coded
+    assert codes.dtype == np.dtype(f"u{width}") and codes.shape == values.shape
+    assert values_table.dtype == values.dtype
+    assert np.ascontiguousarray(values_table).view(table.dtype).tolist() == table.tolist()
+    assert codes.reshape(-1).tolist() == inverse.tolist()
+    assert values_table[codes].tobytes() == values.tobytes()
 
 
 @pytest.mark.parametrize("distinct", [CODE_TABLE_MAX, CODE_TABLE_MAX + 1, 2 * CODE_TABLE_MAX])
