@@ -112,18 +112,49 @@ def _world_directions(
         or grid.elevation_rad.tobytes() != elevations.tobytes()
     ):
         return None
-    # The row of each elevation: the same bits in the table.
-    order = np.argsort(elevations.view(np.uint64), kind="stable")
-    table_bits = elevations.view(np.uint64)[order]
-    wanted = np.ascontiguousarray(elevation, dtype=np.float64).view(np.uint64)
-    at = np.minimum(np.searchsorted(table_bits, wanted), table_bits.shape[0] - 1)
-    if not np.array_equal(table_bits[at], wanted):
+    row = _table_rows(elevations, np.ascontiguousarray(elevation, dtype=np.float64))
+    if row is None:
         return None
-    row = order[at]
     from leviathan.kernels.host_stage import world_rays
 
-    origins, d = world_rays(directions[row * B + column], pose.rotation, pose.translation)
+    # np.take: the rows' gather without fancy indexing's general machinery (same values).
+    rays = np.take(directions, row * B + column, axis=0)
+    origins, d = world_rays(rays, pose.rotation, pose.translation)
     return grid, pose, row, d, origins
+
+
+def _table_rows(table: np.ndarray, wanted: np.ndarray) -> np.ndarray | None:
+    """The row of each of ``wanted`` in ``table``: the row holding the same bits (of
+    equal patterns, the first); None where one is not in the table.
+
+    An elevation table is an inclusive grid, strictly increasing, so each pattern is in
+    one row and the grid's spacing guesses it; every guess is checked bit for bit, and
+    a table or value the guess does not find is looked up by a search of the sorted bits.
+    """
+    table_bits = table.view(np.uint64)
+    wanted_bits = wanted.view(np.uint64)
+    n = table.shape[0]
+    if n >= 2 and np.all(table[1:] > table[:-1]):
+        with np.errstate(all="ignore"):
+            guess = np.rint((wanted - table[0]) * (float(n - 1) / (table[-1] - table[0])))
+        guess = np.where(np.isfinite(guess), guess, 0.0)
+        row = np.clip(guess, 0.0, float(n - 1)).astype(np.int64)
+        found = table_bits[row] == wanted_bits
+        for step in (-1, 1):  # a guess off by a rounding: its neighbours
+            if found.all():
+                break
+            near = np.clip(row + step, 0, n - 1)
+            hit = ~found & (table_bits[near] == wanted_bits)
+            row = np.where(hit, near, row)
+            found |= hit
+        if found.all():
+            return row
+    order = np.argsort(table_bits, kind="stable")
+    ordered = table_bits[order]
+    at = np.minimum(np.searchsorted(ordered, wanted_bits), n - 1)
+    if not np.array_equal(ordered[at], wanted_bits):
+        return None
+    return order[at]
 
 
 def _cells(channels: Mapping[str, Any], *names: str) -> tuple[np.ndarray, ...] | None:
@@ -275,7 +306,7 @@ def _once(
 
 def _slot_geometry(
     channels: Mapping[str, Any], metadata: Mapping[str, Any], support: Mapping[str, Any]
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, Any, np.ndarray] | None:
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, Any, np.ndarray, np.ndarray] | None:
     """:func:`_computed_slot_geometry`, once per frame (:func:`_once`)."""
     return _once(
         "geometry",
@@ -289,10 +320,10 @@ def _slot_geometry(
 
 def _computed_slot_geometry(
     channels: Mapping[str, Any], metadata: Mapping[str, Any], support: Mapping[str, Any]
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, Any, np.ndarray] | None:
-    """``(named, inst, normal, rays, R)`` of the top-K slots that name a sample: their
-    instances, supported normals, world rays (:func:`_world_directions`) and traced
-    ranges; None where an input is missing or off its layout."""
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, Any, np.ndarray, np.ndarray] | None:
+    """``(named, inst, normal, rays, R, column)`` of the top-K slots that name a sample:
+    their instances, supported normals, world rays (:func:`_world_directions`), traced
+    ranges and bearing columns; None where an input is missing or off its layout."""
     cells = _cells(channels, "topk_instance", "topk_triangle", "topk_elevation_rad")
     if cells is None:
         return None
@@ -302,12 +333,13 @@ def _computed_slot_geometry(
     named = inst >= 0
     i, t = inst[named].astype(np.int64), tri[named].astype(np.int64)
     index = support_index(i, t, support)
-    rays = _world_directions(metadata, elevation[named], np.nonzero(named)[1])
+    column = np.nonzero(named)[1]
+    rays = _world_directions(metadata, elevation[named], column)
     if index is None or rays is None:
         return None
     d, o = rays[3], rays[4]
     normals = index[1]["triangle_normal_world"][index[0]]
-    return named, i, normals, rays, _ranges(index, i, o, d)
+    return named, i, normals, rays, _ranges(index, i, o, d), column
 
 
 def _slot_terms(
@@ -340,12 +372,11 @@ def _computed_slot_terms(
         return None
     if geometry is None or mu.dtype != np.float64 or status.dtype != np.uint8:
         return None
-    named, i, normals, (grid, _, row, d, o), R = geometry
+    named, i, normals, (grid, _, row, d, o), R, column = geometry
     if mu.shape != status.shape or mu.ndim != 1 or (i.size and int(i.max()) >= mu.shape[0]):
         return None
     from leviathan.kernels.host_stage import sample_physics
 
-    column = np.nonzero(named)[1]
     n = R.shape[0]
     # Each slot is its own "ray" and "sample", and its normal its own row: every
     # instance starts at row 0 and no instance is the sea surface (-1), so the kernel's

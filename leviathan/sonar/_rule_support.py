@@ -108,7 +108,24 @@ def support_index(inst: np.ndarray, tri: np.ndarray, support: Mapping[str, Any])
     row = _rows(inst, tri, start)
     if np.any(row >= ends[inst]):
         return None
-    at = np.minimum(np.searchsorted(rows, row), rows.shape[0] - 1)
-    if not np.array_equal(rows[at], row):
-        return None
-    return at, arrays
+    at = _positions(rows, row)
+    return None if at is None else (at, arrays)
+
+
+def _positions(rows: np.ndarray, row: np.ndarray) -> np.ndarray | None:
+    """The place of each of ``row`` in the sorted ``rows`` (of equal rows, the first), or
+    None where one is not there. Support rows are strictly increasing (each triangle
+    once), so a table from row to place finds them in one pass; other ``rows`` (a
+    damaged file's) are searched."""
+    count = rows.shape[0]
+    if 0 < count and rows[0] >= 0 and np.all(rows[1:] > rows[:-1]):
+        top = int(rows[-1])
+        if top < 16 * (count + row.shape[0]):  # the table stays the size of the inputs
+            place = np.full(top + 1, -1, dtype=np.int64)
+            place[rows] = np.arange(count, dtype=np.int64)
+            at = place[np.minimum(row, top)]
+            if np.all(at >= 0) and np.array_equal(rows[at], row):
+                return at
+            return None
+    at = np.minimum(np.searchsorted(rows, row), count - 1)
+    return at if np.array_equal(rows[at], row) else None

@@ -185,3 +185,57 @@ def test_the_rules_share_a_frames_geometry_only_for_the_same_read_only_inputs() 
     writable[named] = elevations[0]  # changed in place: not taken from the last call
     again = rebuild_topk_range(given, frame.metadata, support)
     assert again.tobytes() == other.tobytes()
+
+
+def _searched_rows(table: np.ndarray, wanted: np.ndarray) -> np.ndarray | None:
+    # The lookup the rules made before the grid's guess: a search of the sorted bits.
+    order = np.argsort(table.view(np.uint64), kind="stable")
+    ordered = table.view(np.uint64)[order]
+    at = np.minimum(np.searchsorted(ordered, wanted.view(np.uint64)), table.shape[0] - 1)
+    return order[at] if np.array_equal(ordered[at], wanted.view(np.uint64)) else None
+
+
+def _tables(rng: np.random.Generator) -> list[np.ndarray]:
+    from leviathan.reference_cpu.sonar import _inclusive_grid
+
+    grids = [_inclusive_grid(float(rng.uniform(0.01, 3.0)), int(n)) for n in (2, 3, 64, 2177)]
+    uneven = np.sort(rng.uniform(-1.0, 1.0, 50))
+    repeated = np.repeat(_inclusive_grid(0.5, 9), 2)  # equal patterns: the first row
+    signed_zeros = np.array([-0.5, -0.0, 0.0, 0.5])  # not increasing: -0.0 == 0.0
+    shuffled = rng.permutation(_inclusive_grid(0.7, 33))
+    return [*grids, uneven, repeated, signed_zeros, shuffled, np.array([0.25])]
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_an_elevations_row_is_the_row_of_its_bits_in_the_table(seed: int) -> None:
+    from leviathan.sonar._rebuild import _table_rows
+
+    rng = np.random.default_rng(seed)
+    for table in _tables(rng):
+        wanted = table[rng.integers(0, table.shape[0], 5000)]
+        expected = _searched_rows(table, wanted)
+        found = _table_rows(table, wanted)
+        assert expected is not None and found is not None
+        assert found.tolist() == expected.tolist()
+        # One value off the table (a neighbour's bits +-1 ulp, NaN, beyond the ends): none.
+        for off in (np.nextafter(table[0], np.inf), np.nan, table[-1] + 1.0, -7.0):
+            if np.float64(off).view(np.uint64) in table.view(np.uint64):
+                continue
+            bad = np.concatenate([wanted[:10], [off]])
+            assert _table_rows(table, bad) is None
+
+
+def test_a_support_row_is_found_at_its_place_in_the_support() -> None:
+    from leviathan.sonar._rule_support import _positions
+
+    rng = np.random.default_rng(7)
+    rows = np.unique(rng.integers(0, 10**5, 3000)).astype(np.int64)
+    wanted = rows[rng.integers(0, rows.shape[0], 20000)]
+    assert _positions(rows, wanted).tolist() == np.searchsorted(rows, wanted).tolist()
+    for missing in (-1, int(rows[-1]) + 1, int(rows[0]) + 1 if rows[1] != rows[0] + 1 else -5):
+        assert _positions(rows, np.append(wanted, missing)) is None
+    # Rows far sparser than the inputs, or repeated (a damaged file): searched instead.
+    sparse = np.array([3, 10**9], dtype=np.int64)
+    assert _positions(sparse, np.array([10**9, 3, 3])).tolist() == [1, 0, 0]
+    repeated = np.array([1, 4, 4, 9], dtype=np.int64)
+    assert _positions(repeated, np.array([4, 9, 1])).tolist() == [1, 3, 0]
