@@ -63,11 +63,16 @@ def test_bench_dataset_reports_every_layout(capsys: pytest.CaptureFixture[str]) 
     assert main(args) == 0
     result = json.loads(capsys.readouterr().out)
     assert result["frames"] == 2
-    layouts = ("v4", "v3", "v2", "v1")
+    layouts = ("v5", "v4", "v3", "v2", "v1")
     assert all(result[v]["verified_identical"] is True for v in layouts)
     assert all(result[v]["read_verify_s"] > 0 for v in layouts)
-    sizes = [result[v]["bytes"] for v in layouts]
+    assert all(result[v]["write_s_in_demo_batches"] > 0 for v in layouts)
+    sizes = [result[v]["bytes"] for v in layouts[1:]]
     assert 0 < sizes[0] and sizes == sorted(sizes) and len(set(sizes)) == 4
+    assert result["size_ratio_v5_to_v4"] == result["v5"]["bytes"] / result["v4"]["bytes"]
+    assert result["batch_write_ratio_v5_to_v4"] == (
+        result["v5"]["write_s_in_demo_batches"] / result["v4"]["write_s_in_demo_batches"]
+    )
     assert result["size_ratio_v4_to_v1"] == result["v4"]["bytes"] / result["v1"]["bytes"]
     assert result["size_ratio_v4_to_v3"] == result["v4"]["bytes"] / result["v3"]["bytes"]
     assert result["size_ratio_v3_to_v2"] == result["v3"]["bytes"] / result["v2"]["bytes"]

@@ -28,7 +28,7 @@ from leviathan.sensors import ChannelDoc
 FORMAT_NAME = "leviathan.dataset.hdf5"
 """The root attribute ``format`` of every file the HDF5 dataset writer makes."""
 
-FORMAT_VERSION = 4
+FORMAT_VERSION = 5
 """The root attribute ``format_version`` of the files written now.
 
 Version 2 stores the channels of a sample with cells sparsely (see
@@ -36,12 +36,14 @@ Version 2 stores the channels of a sample with cells sparsely (see
 distinct bit patterns as codes into a table of them, and channels their kind's rules
 rebuild as the rule; version 4 also stores a product's rule support beside its
 channels, so that rules that need it apply (:mod:`leviathan.datasets._hdf5_rules`);
-version 1 stored every channel dense.
+version 5 also stores small samples (an IMU's, a DVL's) as rows of their sensor's
+table (:mod:`leviathan.datasets._hdf5_rows`); version 1 stored every channel dense.
 """
 
-READABLE_FORMAT_VERSIONS = (1, 2, 3, 4)
+READABLE_FORMAT_VERSIONS = (1, 2, 3, 4, 5)
 """The format versions the reader accepts (a version-1 file has no sparse channels, a
-version-2 file no coded ones, a version-3 file no rule support)."""
+version-2 file no coded ones, a version-3 file no rule support, a version-4 file no
+rows)."""
 
 TIER = "canonical"
 """The root attribute ``tier``: this file holds the records themselves, losslessly."""

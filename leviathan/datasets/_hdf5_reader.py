@@ -30,6 +30,7 @@ from leviathan.datasets._hdf5_layout import (
     _metadata_load,
     _read_array,
 )
+from leviathan.datasets._hdf5_rows import ROWS, RowsReader
 from leviathan.datasets._hdf5_rules import channel_rules, read_rule_support
 from leviathan.datasets._hdf5_sparse_read import _read_channels
 from leviathan.identity import content_hash, display_hash
@@ -133,17 +134,16 @@ class Hdf5Dataset:
                     f"{self.path}:/capture_groups: {len(table['tick'])} rows, expected "
                     f"{self._count} (capture_group_count)"
                 )
+            tables: dict[str, RowsReader | None] = {}  # each sensor's rows, read once a pass
             for row in range(self._count):
                 start = int(table["member_start"][row])
                 samples = {}
                 for m in range(start, start + int(table["member_count"][row])):
                     sensor_id = str(sensor_ids[m])
-                    group = _item(
-                        samples_root, f"{sensor_id}/{int(indices[m]):0{_SAMPLE_NAME_DIGITS}d}"
+                    where, sample, stored = self._member(
+                        samples_root, tables, sensor_id, int(indices[m])
                     )
-                    sample = _rebuilt(group.name, _read_sample, group, self._check)
-                    stored = _attr(group, "content_hash", str)
-                    self._check(group.name, stored, sample.content_hash)
+                    self._check(where, stored, sample.content_hash)
                     self._check(f"{columns.name}/members[{m}]", hashes[m].decode(), stored)
                     samples[sensor_id] = sample
                 capture = CaptureGroup(
@@ -155,19 +155,35 @@ class Hdf5Dataset:
                 self._check(f"{columns.name}[{row}]", expected, capture.content_hash)
                 yield capture
 
+    def _member(
+        self,
+        samples_root: h5py.Group,
+        tables: dict[str, RowsReader | None],
+        sensor_id: str,
+        index: int,
+    ) -> tuple[str, Any, str]:
+        """``(where, sample, stored hash)`` of a member: its own group, or its row in the
+        sensor's table (format version 5)."""
+        name = f"{sensor_id}/{index:0{_SAMPLE_NAME_DIGITS}d}"
+        if name not in samples_root:
+            if sensor_id not in tables:
+                table = samples_root.get(f"{sensor_id}/{ROWS}")
+                tables[sensor_id] = None if table is None else RowsReader(table)
+            rows = tables[sensor_id]
+            at = None if rows is None else rows.row_of(index)
+            if rows is not None and at is not None:
+                where = f"{rows.name}[{at}]"
+                sample = _rebuilt(where, _build, where, rows.record_type, **rows.record(at))
+                return where, sample, rows.content_hash(at)
+        group = _item(samples_root, name)
+        sample = _rebuilt(group.name, _read_sample, group, self._check)
+        return group.name, sample, _attr(group, "content_hash", str)
+
 
 def _read_sample(group: h5py.Group, check: Callable[[str, str, str], None]) -> Any:
     """The product stored in ``group``, rebuilt by its class; display hashes go to ``check``."""
-    from leviathan.sensors import product_types
-
     record_type = _attr(group, "record_type", str)
-    classes = {cls.__content_type__: cls for cls in product_types()}
-    cls = classes.get(record_type)
-    if cls is None:
-        raise DatasetError(
-            f"{group.name}: record_type {record_type!r} is not the product of a registered "
-            f"sensor kind ({', '.join(sorted(classes))}); register its kind before reading"
-        )
+    _product_class(group.name, record_type)
     metadata = _decode(group, "metadata", "metadata_arrays")
     display_group = _item(group, "display")
     display = _decode(display_group, "display", "display", owner=group)
@@ -186,15 +202,40 @@ def _read_sample(group: h5py.Group, check: Callable[[str, str, str], None]) -> A
         name: int(value) if isinstance(value, np.integer) else value
         for name, value in attributes.items()
     }
-    try:
-        # Only a product with rule support (a fan product) takes it back.
-        extra = {"rule_support": support} if support else {}
-        return cls.from_record(
-            channels=channels, metadata=metadata, display=display, attributes=attributes, **extra
+    # Only a product with rule support (a fan product) takes it back.
+    extra = {"rule_support": support} if support else {}
+    return _build(
+        group.name,
+        record_type,
+        channels=channels,
+        metadata=metadata,
+        display=display,
+        attributes=attributes,
+        **extra,
+    )
+
+
+def _product_class(where: str, record_type: str) -> Any:
+    """The registered product class of ``record_type``, or a DatasetError naming them."""
+    from leviathan.sensors import product_types
+
+    classes = {cls.__content_type__: cls for cls in product_types()}
+    cls = classes.get(record_type)
+    if cls is None:
+        raise DatasetError(
+            f"{where}: record_type {record_type!r} is not the product of a registered "
+            f"sensor kind ({', '.join(sorted(classes))}); register its kind before reading"
         )
+    return cls
+
+
+def _build(where: str, record_type: str, **record: Any) -> Any:
+    """The product ``record_type``'s ``from_record(**record)``."""
+    try:
+        return _product_class(where, record_type).from_record(**record)
     except KeyError as error:
         raise DatasetError(
-            f"{group.name}: attribute {error.args[0]!r} is missing; the file is incomplete or not "
+            f"{where}: attribute {error.args[0]!r} is missing; the file is incomplete or not "
             "written by leviathan.datasets.hdf5"
         ) from None
 

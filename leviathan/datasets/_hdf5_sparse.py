@@ -19,23 +19,17 @@ those patterns, held in the dataset's ``table`` attribute.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from typing import Any
 
-import h5py
 import numpy as np
 
 from leviathan.datasets._errors import DatasetError
 from leviathan.datasets._hdf5_layout import (
     COMPRESS_MIN_BYTES,
     READABLE_FORMAT_VERSIONS,
-    _set_attrs,
-    _write_array,
-    write_pending,
 )
 from leviathan.datasets._hdf5_rules import RULE, Rules, ruled_source
-from leviathan.sensors import ChannelDoc
 
 CELL_COUNT_CHANNEL = "sample_count"
 """The channel whose non-zero cells are a sample's occupied cells (2-D, integer)."""
@@ -94,10 +88,33 @@ class _Cells:
         self.mask = counts.reshape(-1) != 0
         self.occupied_count = int(self.mask.sum())
         self._counts = counts.reshape(-1)[self.mask]
+        self._used: dict[int, np.ndarray] = {}
+        self._slots: dict[int, np.ndarray] = {}
 
     def used_slots(self, k: int) -> np.ndarray:
-        """bool [occupied cells, k]: slot j of a cell is used when j < its count."""
-        return np.arange(k)[None, :] < self._counts[:, None]
+        """bool [occupied cells, k]: slot j of a cell is used when j < its count (one
+        read-only array per ``k``: a sample's channels ask for it many times)."""
+        used = self._used.get(k)
+        if used is None:
+            used = np.arange(k)[None, :] < self._counts[:, None]
+            used.flags.writeable = False
+            self._used[k] = used
+        return used
+
+    def used_count(self, k: int) -> int:
+        """How many slots are used, of ``k`` per cell."""
+        return int(np.count_nonzero(self.used_slots(k)))
+
+    def slot_mask(self, k: int) -> np.ndarray:
+        """bool [cells, k]: the used slots of every cell (none in an empty cell), so that
+        ``dense[slot_mask] = values`` puts used-slot values in cell then slot order."""
+        slots = self._slots.get(k)
+        if slots is None:
+            slots = np.zeros((self.mask.shape[0], k), dtype=bool)
+            slots[self.mask] = self.used_slots(k)
+            slots.flags.writeable = False
+            self._slots[k] = slots
+        return slots
 
 
 def _bytes_of(a: np.ndarray) -> np.ndarray:
@@ -224,15 +241,14 @@ def _dense_channel(
     elif storage == SPARSE_SLOTS:
         if len(trailing) != 1:
             raise DatasetError(f"{where}: storage {storage!r} needs one slot axis, got {trailing}")
-        used = cells.used_slots(trailing[0])
-        if values.shape != (int(used.sum()),):
+        slots = cells.slot_mask(trailing[0])
+        expected_count = cells.used_count(trailing[0])
+        if values.shape != (expected_count,):
             raise DatasetError(
-                f"{where}: {values.shape} stored values, expected {int(used.sum())} (one per "
+                f"{where}: {values.shape} stored values, expected {expected_count} (one per "
                 "used slot); the file is damaged"
             )
-        block = dense[cells.mask]
-        block[used] = values
-        dense[cells.mask] = block
+        dense[slots] = values
     else:
         raise DatasetError(
             f"{where}: storage {storage!r} is unknown; expected one of {', '.join(STORAGES)}"
@@ -449,74 +465,3 @@ def _late(forms: Mapping[str, Any], ruled: set[str]) -> set[str]:
         and form[0] in (SLOT0, QUOTIENT)
         and any(source in ruled for source in form[3].values())
     }
-
-
-def _write_channels(
-    group: h5py.Group,
-    channels: Mapping[str, Any],
-    docs: Mapping[str, ChannelDoc],
-    *,
-    version: int,
-    rules: Rules | None = None,
-    pending: list[Any] | None = None,
-) -> set[str]:
-    """A sample's channels in format ``version``: from 2 over its cells sparse where
-    :func:`_sparse_channel` allows; from 3 also as codes into a table of their values
-    where that pays, and a channel one of ``rules`` rebuilds exactly as that rule.
-
-    With ``pending``, compressed channels' chunks are left there, filtering on the
-    compression pool, for the caller's :func:`write_pending`; without, they are written
-    before this returns. Returns the names of the channels stored as their rule."""
-    coded = version >= 3
-    rules = rules if coded else None
-    arrays = {name: np.asarray(value) for name, value in channels.items()}
-    occupied = _occupied_cells(arrays) if version >= 2 else None
-    cells = None if occupied is None else _Cells(np.asarray(arrays[CELL_COUNT_CHANNEL]))
-    forms: dict[str, Any] = {}
-    if cells is not None:
-        _choose_forms(forms, arrays, cells, coded=coded, rules=rules or {})
-    if pending is None:
-        pending = []
-        _write_forms(group, arrays, forms, docs, pending)
-        write_pending(pending)
-    else:
-        _write_forms(group, arrays, forms, docs, pending)
-    return {name for name, form in forms.items() if form is not None and form[0] == RULE}
-
-
-def _write_forms(
-    group: h5py.Group,
-    arrays: Mapping[str, np.ndarray],
-    forms: Mapping[str, Any],
-    docs: Mapping[str, ChannelDoc],
-    pending: list[Any],
-) -> None:
-    """Each of ``arrays`` as a dataset of ``group`` in its chosen form (None: dense)."""
-    for name, a in arrays.items():
-        form = forms.get(name)
-        if form is None:
-            _write_array(group, name, a, doc=docs[name], pending=pending)
-            continue
-        storage, fill, values, source, table = form
-        stored = np.zeros(0, dtype=a.dtype) if values is None else values
-        # A coded channel's dataset holds its codes; its dtype attribute names the channel's.
-        dtype_attr = None if table is None else a.dtype.str
-        dataset = _write_array(
-            group, name, stored, doc=docs[name], dtype_attr=dtype_attr, pending=pending
-        )
-        _set_attrs(
-            dataset,
-            {
-                "storage": storage,
-                "shape": json.dumps(list(a.shape)),
-                **({} if fill is None else {"fill": _fill_hex(fill)}),
-                **{f"source_{key}": value for key, value in source.items()},
-            },
-        )
-        if table is not None:
-            # In the channel's dtype, little-endian, as the fill is written.
-            dataset.attrs.create("table", table.astype(table.dtype.newbyteorder("<")))
-
-
-def _fill_hex(fill: np.ndarray) -> str:
-    return fill.astype(fill.dtype.newbyteorder("<")).tobytes().hex()

@@ -30,7 +30,8 @@ __all__ = ["_read_channels"]
 
 
 def _read_channels(group: h5py.Group, rules: Rules | None = None) -> dict[str, np.ndarray]:
-    """A sample's channels, sparse and derived ones rebuilt dense (see :func:`_write_channels`)."""
+    """A sample's channels, sparse and derived ones rebuilt dense (as
+    :func:`leviathan.datasets._hdf5_sparse_write._write_channels` stored them)."""
     datasets = dict(group.items())
     channels: dict[str, np.ndarray] = {}
     for name, dataset in datasets.items():

@@ -8,7 +8,7 @@ shape (the complete per-cell sonar ground truth included), metadata is stored
 as typed JSON (:mod:`leviathan.datasets.typed_json`) with its arrays as
 datasets, so the content hash of a rebuilt record equals the original's.
 
-Layout (format ``leviathan.dataset.hdf5``, version 4; versions 1 to 3 are read too)::
+Layout (format ``leviathan.dataset.hdf5``, version 5; versions 1 to 4 are read too)::
 
     /                                  attrs: format, format_version, tier ("canonical"),
                                        leviathan_version, content_encoding_version,
@@ -36,6 +36,12 @@ Layout (format ``leviathan.dataset.hdf5``, version 4; versions 1 to 3 are read t
         metadata_arrays/<name>         arrays the metadata references ({"$array": name})
         display/<name>                 display products (not part of the content hash);
                                        attr display (typed JSON of the display mapping)
+    /samples/<vehicle>/<sensor>/rows   version 5: the sensor's small samples (an IMU's,
+                                       a DVL's), one row each: columns sample_index,
+                                       time_ns, tick, content_hash, metadata, display,
+                                       attributes and channels/<name> [N, *shape]
+                                       (leviathan.datasets._hdf5_rows); a sample that
+                                       does not fit the table is a group as above
 
 Every stored array has the attribute ``dtype`` (NumPy's dtype string, byte order
 included); channels, display products, tracks and capture-group columns also carry
@@ -66,6 +72,7 @@ import numpy as np
 from leviathan._files import atomic_path, check_output_path
 from leviathan.datasets import typed_json
 from leviathan.datasets._errors import DatasetError
+from leviathan.datasets._hdf5_input import check_groups, check_tracks
 from leviathan.datasets._hdf5_layout import (
     _GROUP_COLUMNS,
     _GZIP,
@@ -92,8 +99,10 @@ from leviathan.datasets._hdf5_layout import (
     write_pending,
 )
 from leviathan.datasets._hdf5_reader import Hdf5Dataset, _read_track, read_hdf5
+from leviathan.datasets._hdf5_rows import ROWS_FORMAT_VERSION, SensorRows, as_row
 from leviathan.datasets._hdf5_rules import channel_rules, write_rule_support
-from leviathan.datasets._hdf5_sparse import _checked_version, _write_channels
+from leviathan.datasets._hdf5_sparse import _checked_version
+from leviathan.datasets._hdf5_sparse_write import _write_channels
 from leviathan.datasets._writer import _Aborted, _ClosesOnExit
 from leviathan.datasets.channels import CHANNEL_DOCS, sample_channel_doc
 from leviathan.identity import ENCODING_VERSION, content_hash, display_hash
@@ -126,10 +135,12 @@ class Hdf5Writer(_ClosesOnExit):
             only their sensors' samples and tracks are accepted.
         manifest: The run's manifest, plain JSON data (stored at the root; :meth:`close`
             may replace it).
-        format_version: :data:`FORMAT_VERSION` (channels over cells sparse, few-valued
-            ones as codes into a table, ruled ones as their rule with the product's
-            rule support), 3 (the same without rule support), 2 (sparse, no codes or
-            rules) or 1 (every channel dense): what readers of that version read.
+        format_version: :data:`FORMAT_VERSION` (small samples as rows of their
+            sensor's table, channels over cells sparse, few-valued ones as codes into a
+            table, ruled ones as their rule with the product's rule support), 4 (the
+            same with every sample a group), 3 (the same without rule support), 2
+            (sparse, no codes or rules) or 1 (every channel dense): what readers of
+            that version read.
 
     Raises:
         DatasetError: A wrong suffix, a vehicle name that cannot be a group name, a
@@ -183,6 +194,9 @@ class Hdf5Writer(_ClosesOnExit):
         self._member_count = 0
         # Chunks filtering on the compression pool, written by the end of each write().
         self._pending: list[Any] = []
+        # Version 5: each sensor's table of small samples (._hdf5_rows), appended per write().
+        self._rows: dict[str, SensorRows] = {}
+        self._written: set[tuple[str, int]] = set()  # (sensor id, sample index) written
         self._closed = False
         self._stack = contextlib.ExitStack()
         tmp = self._stack.enter_context(atomic_path(self._path))
@@ -284,8 +298,8 @@ class Hdf5Writer(_ClosesOnExit):
         try:
             groups = tuple(groups)
             tracks = tuple(tracks)
-            self._check_groups(groups)
-            self._check_tracks(tracks)
+            check_groups(groups, self._last, self._kinds, self._written)
+            check_tracks(tracks, self._vehicles, self._next_track_tick)
             self._write_groups(groups)
             for track in tracks:
                 self._append_track(track)
@@ -296,78 +310,6 @@ class Hdf5Writer(_ClosesOnExit):
     def _check_open(self, what: str) -> None:
         if self._closed:
             raise DatasetError(f"{what}: this Hdf5Writer is closed (or aborted)")
-
-    def _check_groups(self, groups: tuple[Any, ...]) -> None:
-        last = self._last
-        names: set[str] = set()
-        for i, group in enumerate(groups):
-            if not isinstance(group, CaptureGroup):
-                raise TypeError(f"groups[{i}]: expected a CaptureGroup, got {type(group).__name__}")
-            if last is not None and (group.tick <= last[0] or group.time_ns <= last[1]):
-                raise DatasetError(
-                    f"groups[{i}]: capture group at tick {group.tick} ({group.time_ns} ns) is not "
-                    f"after the last one written (tick {last[0]}, {last[1]} ns); write groups "
-                    "once each, in time order"
-                )
-            last = (group.tick, group.time_ns)
-            for sensor_id, sample in group.samples.items():
-                where = f"groups[{i}].samples[{sensor_id!r}]"
-                kind = self._kinds.get(sensor_id)
-                if kind is None:
-                    raise DatasetError(
-                        f"{where}: unknown sensor id {sensor_id!r}; the declared vehicles have "
-                        f"{', '.join(sorted(self._kinds)) or 'no sensors'}"
-                    )
-                product_type = sensor_declarations(kind).product_type
-                sample_kind = getattr(sample, "kind", type(sample).__name__)
-                if (
-                    not isinstance(sample, product_type)
-                    or getattr(sample, "kind", kind) != kind
-                    or sample.sensor_id != sensor_id
-                ):
-                    raise DatasetError(
-                        f"{where}: a {sample_kind} sample from {sample.sensor_id!r}; expected a "
-                        f"{kind} sample ({product_type.__name__}) from {sensor_id!r} as declared"
-                    )
-                name = f"samples/{sensor_id}/{sample.sample_index:0{_SAMPLE_NAME_DIGITS}d}"
-                if name in self._file or name in names:
-                    raise DatasetError(
-                        f"{where}: sample {sample.sample_index} of {sensor_id!r} is already "
-                        f"written (/{name}); a sample index occurs once per sensor"
-                    )
-                names.add(name)
-
-    def _check_tracks(self, tracks: tuple[Any, ...]) -> None:
-        seen = set()
-        for i, track in enumerate(tracks):
-            if not isinstance(track, VehicleTrackRecord):
-                raise TypeError(
-                    f"tracks[{i}]: expected a VehicleTrackRecord, got {type(track).__name__}"
-                )
-            if track.name not in self._vehicles:
-                raise DatasetError(
-                    f"tracks[{i}].name: vehicle {track.name!r} was not declared; declared: "
-                    f"{', '.join(self._vehicles)}"
-                )
-            if track.name in seen:
-                raise DatasetError(
-                    f"tracks[{i}].name: a second track of {track.name!r} in one call"
-                )
-            seen.add(track.name)
-            if not len(track):
-                continue
-            ticks = track.ticks
-            expected = self._next_track_tick[track.name]
-            if expected is not None and int(ticks[0]) != expected:
-                raise DatasetError(
-                    f"tracks[{i}].ticks[0]: {track.name!r} rows start at tick {int(ticks[0])}; "
-                    f"expected tick {expected}, right after the last row written"
-                )
-            if np.any(np.diff(ticks) != 1) or np.any(np.diff(track.times_ns) <= 0):
-                raise DatasetError(
-                    f"tracks[{i}].ticks: {track.name!r} rows are not consecutive ticks at "
-                    "increasing times"
-                )
 
     def _write_groups(self, groups: tuple[CaptureGroup, ...]) -> None:
         # The table rows of one call are appended together: one resize per column.
@@ -390,6 +332,8 @@ class Hdf5Writer(_ClosesOnExit):
             self._group_count += 1
             self._last = (group.tick, group.time_ns)
         write_pending(self._pending)
+        for sensor_rows in self._rows.values():
+            sensor_rows.flush()
         table = self._file["capture_groups"]
         for column, values in rows.items():
             _append(table[column], values)
@@ -398,7 +342,12 @@ class Hdf5Writer(_ClosesOnExit):
 
     def _write_sample(self, sensor_id: str, sample: Any, tick: int) -> None:
         kind = self._kinds[sensor_id]
+        self._written.add((sensor_id, sample.sample_index))
         parent = self._file["samples"].require_group(sensor_id)
+        if self._format_version >= ROWS_FORMAT_VERSION and self._as_row(
+            parent, kind, sensor_id, sample, tick
+        ):
+            return
         g = parent.create_group(f"{sample.sample_index:0{_SAMPLE_NAME_DIGITS}d}", track_order=True)
         attrs: dict[str, str | int] = {
             "record_type": type(sample).__content_type__,
@@ -437,6 +386,22 @@ class Hdf5Writer(_ClosesOnExit):
             doc = sensor_declarations(kind).display_channels.get(name)
             attrs = {} if doc is None else doc._asdict()
             _set_attrs(dataset, {**attrs, "display_hash": display_hash(_read_array(dataset))})
+
+    def _as_row(
+        self, parent: h5py.Group, kind: str, sensor_id: str, sample: Any, tick: int
+    ) -> bool:
+        """Adds ``sample`` to its sensor's rows where it fits them (._hdf5_rows)."""
+        row = as_row(sample, kind, sensor_id, tick)
+        if row is None:
+            return False
+        rows = self._rows.get(sensor_id)
+        if rows is None:
+            docs = {name: sample_channel_doc(kind, name) for name in sample.channels}
+            rows = self._rows[sensor_id] = SensorRows(parent, kind, sensor_id, docs)
+        if not rows.accepts(row):
+            return False
+        rows.add(row)
+        return True
 
     def _append_track(self, track: VehicleTrackRecord) -> None:
         if not len(track):

@@ -247,11 +247,18 @@ def _sample_path(sensor_id: str, sample_index: int) -> str:
     return f"samples/{sensor_id}/{sample_index:08d}"
 
 
+ROW_SENSORS = ("survey/imu", "survey/pressure")
+"""The test World's sensors whose samples are rows of a table (three-element and scalar
+channels, typed JSON without arrays); the DVL's metadata and the sonar's and camera's
+channels keep theirs in groups."""
+
+
 def test_the_file_holds_exactly_the_expected_groups_and_datasets(recorded: Recorded) -> None:
     expected_samples = {
         _sample_path(sid, s.sample_index): s
         for g in recorded.groups
         for sid, s in g.samples.items()
+        if sid not in ROW_SENSORS
     }
     with h5py.File(recorded.path, "r") as f:
         assert set(f) == {"vehicles", "tracks", "capture_groups", "samples"}
@@ -259,7 +266,7 @@ def test_the_file_holds_exactly_the_expected_groups_and_datasets(recorded: Recor
         for vehicle, sensors in f["samples"].items():
             for sensor, samples in sensors.items():
                 found |= {f"samples/{vehicle}/{sensor}/{n}" for n in samples}
-        assert found == set(expected_samples)
+        assert found == set(expected_samples) | {f"samples/{sid}/rows" for sid in ROW_SENSORS}
         for path, sample in expected_samples.items():
             assert set(f[path]["channels"]) == set(sample.channels), path
             assert set(f[path]["display"]) == {
@@ -267,6 +274,35 @@ def test_the_file_holds_exactly_the_expected_groups_and_datasets(recorded: Recor
             }, path
             arrays = {k for k, v in sample.metadata.items() if isinstance(v, np.ndarray)}
             assert set(f[path].get("metadata_arrays", {})) == arrays, path
+        for sid in ROW_SENSORS:
+            samples = [g.samples[sid] for g in recorded.groups if sid in g.samples]
+            table = f[f"samples/{sid}/rows"]
+            assert dict(table.attrs) == {
+                "storage": "rows",
+                "record_type": type(samples[0]).__content_type__,
+                "kind": samples[0].kind,
+                "sensor_id": sid,
+            }
+            assert set(table) == {
+                "sample_index",
+                "time_ns",
+                "tick",
+                "content_hash",
+                "metadata",
+                "display",
+                "attributes",
+                "channels",
+            }
+            assert table["sample_index"][...].tolist() == [s.sample_index for s in samples]
+            assert table["time_ns"][...].tolist() == [s.time_ns for s in samples]
+            assert [h.decode() for h in table["content_hash"][...]] == [
+                s.content_hash for s in samples
+            ]
+            for name, channel in table["channels"].items():
+                stacked = np.stack([s.channels[name] for s in samples])
+                assert channel.shape == stacked.shape and channel.dtype == stacked.dtype
+                assert channel[...].tobytes() == stacked.tobytes(), (sid, name)
+            assert list(table["channels"]) == list(samples[0].channels)
         for name in recorded.world.vehicle_names:
             spec = recorded.world.vehicle_spec(name)
             assert set(f[f"vehicles/{name}/sensors"]) == {s.name for s in spec.sensors}
@@ -293,8 +329,13 @@ def test_every_channel_dataset_carries_its_documentation(recorded: Recorded) -> 
         for g in recorded.groups:
             for sid, sample in g.samples.items():
                 kind = _kind(sample)
-                stored = f[_sample_path(sid, sample.sample_index)]
-                assert stored.attrs["content_hash"] == sample.content_hash
+                if sid in ROW_SENSORS:
+                    stored = f[f"samples/{sid}/rows"]
+                    row = stored["sample_index"][...].tolist().index(sample.sample_index)
+                    assert stored["content_hash"][row].decode() == sample.content_hash
+                else:
+                    stored = f[_sample_path(sid, sample.sample_index)]
+                    assert stored.attrs["content_hash"] == sample.content_hash
                 assert stored.attrs["kind"] == kind
                 for name, array in sample.channels.items():
                     attrs = stored["channels"][name].attrs
@@ -381,9 +422,74 @@ def test_verify_detects_a_tampered_track(recorded: Recorded, tmp_path: Path) -> 
 def test_a_missing_sample_group_is_a_dataset_error(recorded: Recorded, tmp_path: Path) -> None:
     copy = _copy(recorded, tmp_path)
     with h5py.File(copy, "r+") as f:
-        del f["samples/survey/imu/00000002"]
+        del f["samples/survey/dvl/00000002"]
+    with pytest.raises(DatasetError, match="samples/survey/dvl/00000002: missing"):
+        list(read_hdf5(copy).groups())
+
+
+def test_a_sample_missing_from_its_table_is_a_dataset_error(
+    recorded: Recorded, tmp_path: Path
+) -> None:
+    copy = _copy(recorded, tmp_path)
+    with h5py.File(copy, "r+") as f:
+        f["samples/survey/imu/rows/sample_index"][2] = 10**6
     with pytest.raises(DatasetError, match="samples/survey/imu/00000002: missing"):
         list(read_hdf5(copy).groups())
+
+
+def test_verify_detects_a_tampered_row(recorded: Recorded, tmp_path: Path) -> None:
+    copy = _copy(recorded, tmp_path)
+    with h5py.File(copy, "r+") as f:
+        f["samples/survey/imu/rows/channels/specific_force_sensor_m_s2"][3, 1] += 1e-9
+    list(read_hdf5(copy, verify=False).groups())
+    with pytest.raises(DatasetIntegrityError, match=r"/samples/survey/imu/rows\[3\]"):
+        list(read_hdf5(copy).groups())
+
+
+def test_a_sample_off_its_tables_layout_is_a_group_of_its_own(tmp_path: Path) -> None:
+    world = _world()
+    groups = [g for g in world.step(6) if "survey/imu" in g.samples][:3]
+    imu = groups[1].samples["survey/imu"]
+    wider = {**imu.channels, "specific_force_sensor_m_s2": np.zeros(4)}  # another shape
+    odd = SensorSample(
+        kind="imu",
+        sensor_id=imu.sensor_id,
+        sample_index=imu.sample_index,
+        time_ns=imu.time_ns,
+        channels=wider,
+        metadata=imu.metadata,
+    )
+    groups[1] = CaptureGroup(
+        tick=groups[1].tick,
+        time_ns=groups[1].time_ns,
+        samples={**groups[1].samples, "survey/imu": odd},
+    )
+    path = tmp_path / "odd.h5"
+    with Hdf5Writer(path, vehicles=_vehicles(world), manifest={}) as writer:
+        writer.write(groups, [])
+    with h5py.File(path, "r") as f:
+        indices = f["samples/survey/imu/rows/sample_index"][...].tolist()
+        assert odd.sample_index not in indices and len(indices) == 2
+        assert f[_sample_path("survey/imu", odd.sample_index)].attrs["content_hash"] == (
+            odd.content_hash
+        )
+    back = list(read_hdf5(path).groups())
+    assert [g.content_hash for g in back] == [g.content_hash for g in groups]
+
+
+def test_version_4_stores_every_sample_as_a_group(recorded: Recorded, tmp_path: Path) -> None:
+    path = tmp_path / "v4.h5"
+    with Hdf5Writer(
+        path, vehicles=_vehicles(recorded.world), manifest={}, format_version=4
+    ) as writer:
+        writer.write(recorded.groups, [])
+    with h5py.File(path, "r") as f:
+        assert f.attrs["format_version"] == 4
+        for sid in ROW_SENSORS:
+            assert "rows" not in f[f"samples/{sid}"]
+            assert len(f[f"samples/{sid}"]) == sum(sid in g.samples for g in recorded.groups)
+    back = list(read_hdf5(path).groups())
+    assert [g.content_hash for g in back] == [g.content_hash for g in recorded.groups]
 
 
 def test_dataset_errors_are_value_errors() -> None:
@@ -672,6 +778,11 @@ def test_a_record_that_cannot_be_rebuilt_is_a_dataset_error(
 ) -> None:
     copy = _copy(recorded, tmp_path)
     with h5py.File(copy, "r+") as f:
-        f["samples/survey/imu/00000001"].attrs["kind"] = "barometer"
-    with pytest.raises(DatasetError, match="imu/00000001: the stored record cannot be rebuilt"):
+        f["samples/survey/dvl/00000001"].attrs["kind"] = "barometer"
+    with pytest.raises(DatasetError, match="dvl/00000001: the stored record cannot be rebuilt"):
+        list(read_hdf5(copy).groups())
+    copy = _copy(recorded, tmp_path)
+    with h5py.File(copy, "r+") as f:
+        f["samples/survey/imu/rows"].attrs["kind"] = "barometer"
+    with pytest.raises(DatasetError, match=r"imu/rows\[0\]: the stored record cannot be rebuilt"):
         list(read_hdf5(copy).groups())

@@ -27,9 +27,9 @@ from leviathan.datasets._hdf5_sparse import (
     _Cells,
     _coded,
     _sparse_channel,
-    _write_channels,
 )
 from leviathan.datasets._hdf5_sparse_read import _read_channels
+from leviathan.datasets._hdf5_sparse_write import _write_channels
 from leviathan.datasets.channels import sample_channel_doc
 from leviathan.datasets.hdf5 import FORMAT_VERSION, READABLE_FORMAT_VERSIONS, Hdf5Writer, read_hdf5
 from leviathan.sonar._rule_support import SUPPORT_NAMES
@@ -72,10 +72,10 @@ def _assert_same_bytes(a: np.ndarray, b: np.ndarray, where: str) -> None:
 # --------------------------------------------------------------------------- the file
 
 
-def test_files_are_written_in_version_4(recorded: Recorded) -> None:
-    assert FORMAT_VERSION == 4 and READABLE_FORMAT_VERSIONS == (1, 2, 3, 4)
+def test_files_are_written_in_version_5(recorded: Recorded) -> None:
+    assert FORMAT_VERSION == 5 and READABLE_FORMAT_VERSIONS == (1, 2, 3, 4, 5)
     with h5py.File(recorded.path, "r") as f:
-        assert f.attrs["format_version"] == 4
+        assert f.attrs["format_version"] == 5
 
 
 def test_top_k_elevations_are_codes_into_the_frames_own_elevation_table(
@@ -175,10 +175,10 @@ def test_an_unknown_format_version_is_refused_by_the_writer(
     recorded: Recorded, tmp_path: Path
 ) -> None:
     with pytest.raises(
-        DatasetError, match=r"format_version: expected one of \(1, 2, 3, 4\), got 5"
+        DatasetError, match=r"format_version: expected one of \(1, 2, 3, 4, 5\), got 6"
     ):
         Hdf5Writer(
-            tmp_path / "x.h5", vehicles=_vehicles(recorded.world), manifest={}, format_version=5
+            tmp_path / "x.h5", vehicles=_vehicles(recorded.world), manifest={}, format_version=6
         )
     assert list(tmp_path.iterdir()) == []
 
