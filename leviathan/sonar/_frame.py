@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import ctypes
 import math
-import sys
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -71,41 +70,6 @@ def _bytes_api() -> tuple[Any, Any] | None:
 
 
 _BYTES_API = _bytes_api()
-_HUGE_PAGE = 1 << 21
-_MADV_HUGEPAGE = 14
-
-
-def _madvise() -> Any:
-    """Linux's ``madvise`` through ctypes, or ``None`` elsewhere."""
-    if not sys.platform.startswith("linux"):
-        return None
-    try:
-        madvise = ctypes.CDLL(None, use_errno=True).madvise
-    except (OSError, AttributeError):
-        return None
-    madvise.restype = ctypes.c_int
-    madvise.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
-    return madvise
-
-
-_MADVISE = _madvise()
-
-
-def _advise_huge_pages(address: int, size: int) -> None:
-    """Asks Linux to back the 2 MiB-aligned interior of fresh memory with huge pages.
-
-    A frame's buffer is tens of MB of memory the process has not touched yet; with
-    4 KiB pages, faulting it in costs more than writing it (numpy asks the same for
-    its own large arrays). Only a hint: the content is the same either way.
-    """
-    if _MADVISE is None:
-        return
-    start = -(-address // _HUGE_PAGE) * _HUGE_PAGE
-    end = (address + size) // _HUGE_PAGE * _HUGE_PAGE
-    if end > start:
-        _MADVISE(start, end - start, _MADV_HUGEPAGE)
-
-
 _ALIGN = 64
 
 
@@ -142,9 +106,11 @@ class _ChannelBuffer:
         if _BYTES_API is not None and total > 1:
             new, as_string = _BYTES_API
             self._bytes: bytes | None = new(None, total)
-            address = as_string(self._bytes)
-            _advise_huge_pages(address, total)
-            memory = (ctypes.c_uint8 * total).from_address(address)
+            # No MADV_HUGEPAGE: where the kernel compacts memory on a madvised fault
+            # (THP defrag "madvise"), writing a fresh 80 MB buffer took 200 ms once free
+            # huge pages ran out, against 33 ms in 4 KiB pages; the channel stage of a
+            # catalogue ping in the survey demo's World went 66 -> 22 ms without it.
+            memory = (ctypes.c_uint8 * total).from_address(as_string(self._bytes))
             self._memory: Any = memory
         else:
             self._bytes = None
