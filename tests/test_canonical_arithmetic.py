@@ -219,6 +219,8 @@ EXCLUDED_MODULES = {
     "leviathan/_cores.py": "the count of usable CPU cores, no arithmetic",
     "leviathan/_interrupt.py": "signal handling and temporary-file bookkeeping, no arithmetic",
     "leviathan/_startup.py": "the command line's start-up signal handler, no arithmetic",
+    "leviathan/_allocator.py": "glibc's allocator thresholds for the batch commands: where "
+    "memory comes from, never a value",
     "leviathan/_warp_output.py": "filters Warp's console messages, no arithmetic",
     "leviathan/_sonar_fill.py": "the fill rule: the analytic tier's elevation count and the "
     "canonical render's warning, never in a frame or a hash",

@@ -263,6 +263,17 @@ def _python_sigint() -> Iterator[None]:
             signal.signal(signal.SIGINT, previous)
 
 
+def _tune_allocator(args: argparse.Namespace, *, program: bool) -> bool:
+    """Keeps freed blocks for reuse (:mod:`leviathan._allocator`) in the command line's
+    own process, for every command but ``serve``; whether it asked."""
+    if not program or args.command == "serve":
+        return False
+    from leviathan._allocator import tune_for_batch
+
+    tune_for_batch()
+    return True
+
+
 def _main(argv: list[str], *, program: bool) -> int:
     from leviathan._interrupt import handling_signals
     from leviathan._warp_output import set_verbose
@@ -284,6 +295,7 @@ def _main(argv: list[str], *, program: bool) -> int:
                     return _fail(str(error), EXIT_BAD_INPUT, None, debug)
                 except KeyboardInterrupt as error:
                     return _interrupted(debug, error)
+                _tune_allocator(args, program=program)
                 if not getattr(args, "handles_own_signals", False):
                     return _run(args, debug)
             # serve: uvicorn's own SIGINT/SIGTERM handling (a graceful shutdown); sweep run:
