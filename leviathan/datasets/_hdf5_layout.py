@@ -36,8 +36,9 @@ Version 2 stores the channels of a sample with cells sparsely (see
 distinct bit patterns as codes into a table of them, and channels their kind's rules
 rebuild as the rule; version 4 also stores a product's rule support beside its
 channels, so that rules that need it apply (:mod:`leviathan.datasets._hdf5_rules`);
-version 5 also stores small samples (an IMU's, a DVL's) as rows of their sensor's
-table (:mod:`leviathan.datasets._hdf5_rows`); version 1 stored every channel dense.
+version 5 also stores small samples (an IMU's, a pressure sensor's) as rows of their
+sensor's table (:mod:`leviathan.datasets._hdf5_rows`); version 1 stored every channel
+dense.
 """
 
 READABLE_FORMAT_VERSIONS = (1, 2, 3, 4, 5)

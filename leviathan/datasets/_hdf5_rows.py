@@ -5,7 +5,7 @@ channels; as one HDF5 group each (with its channels' datasets and some thirty
 attributes) a sample costs about a millisecond to write, and a reader wanting the
 IMU's series opens thousands of groups. From version 5, a sample whose channels
 are all small arrays (under :data:`~leviathan.datasets._hdf5_layout.COMPRESS_MIN_BYTES`
-each, no cells), whose metadata and display are typed JSON without arrays, and which
+each, so never a sonar's cells), whose metadata and display are typed JSON without arrays, and which
 has no rule support, is stored as one row of its sensor's ``rows`` group instead::
 
     /samples/<vehicle>/<sensor>/rows   attrs storage ("rows"), record_type, kind, sensor_id
@@ -190,6 +190,8 @@ class RowsReader:
 
     def __init__(self, table: h5py.Group) -> None:
         self.name = table.name
+        if not isinstance(table, h5py.Group):
+            raise DatasetError(f"{table.name}: expected a group of columns; the file is damaged")
         if _attr(table, "storage", str) != ROWS:
             raise DatasetError(f"{table.name}: attribute 'storage' is not {ROWS!r}")
         self.record_type = _attr(table, "record_type", str)

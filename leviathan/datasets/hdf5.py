@@ -37,7 +37,7 @@ Layout (format ``leviathan.dataset.hdf5``, version 5; versions 1 to 4 are read t
         display/<name>                 display products (not part of the content hash);
                                        attr display (typed JSON of the display mapping)
     /samples/<vehicle>/<sensor>/rows   version 5: the sensor's small samples (an IMU's,
-                                       a DVL's), one row each: columns sample_index,
+                                       a pressure sensor's), one row each: sample_index,
                                        time_ns, tick, content_hash, metadata, display,
                                        attributes and channels/<name> [N, *shape]
                                        (leviathan.datasets._hdf5_rows); a sample that
