@@ -97,6 +97,24 @@ def _set_attrs(obj: h5py.HLObject, values: Mapping[str, str | int]) -> None:
             attribute.close()
 
 
+def resizable_column(
+    group: h5py.Group, name: str, dtype: Any, row_shape: tuple[int, ...] = ()
+) -> h5py.Dataset:
+    """An empty dataset of rows of ``row_shape`` that grows along its first axis (by
+    :func:`_append`): chunks of whole rows, compressed unless variable-length."""
+    # Compressing a variable-length column would only compress its heap pointers.
+    options = {} if np.dtype(dtype).kind == "O" else _GZIP
+    return group.create_dataset(
+        name,
+        shape=(0, *row_shape),
+        maxshape=(None, *row_shape),
+        chunks=(_TRACK_ROWS_PER_CHUNK, *row_shape),
+        dtype=dtype,
+        track_times=False,
+        **options,
+    )
+
+
 # --------------------------------------------------------------------------- arrays
 
 

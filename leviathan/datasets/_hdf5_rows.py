@@ -35,15 +35,14 @@ import numpy as np
 from leviathan.datasets import typed_json
 from leviathan.datasets._errors import DatasetError
 from leviathan.datasets._hdf5_layout import (
-    _GZIP,
     _HASH_DTYPE,
-    _TRACK_ROWS_PER_CHUNK,
     COMPRESS_MIN_BYTES,
     _append,
     _attr,
     _item,
     _read_array,
     _set_attrs,
+    resizable_column,
 )
 from leviathan.sensors import ChannelDoc
 
@@ -159,30 +158,15 @@ class SensorRows:
             },
         )
         for column in _INT_COLUMNS:
-            _column(table, column, np.int64, ())
-        _column(table, "content_hash", _HASH_DTYPE, ())
+            resizable_column(table, column, np.int64, ())
+        resizable_column(table, "content_hash", _HASH_DTYPE, ())
         for column in _TEXT_COLUMNS:
-            _column(table, column, _TEXT, ())
+            resizable_column(table, column, _TEXT, ())
         channels = table.create_group("channels", track_order=True)
         for name, dtype, shape in layout:
-            dataset = _column(channels, name, np.dtype(dtype), shape)
+            dataset = resizable_column(channels, name, np.dtype(dtype), shape)
             _set_attrs(dataset, {"dtype": dtype, **self._docs[name]._asdict()})
         return table
-
-
-def _column(group: h5py.Group, name: str, dtype: Any, shape: tuple[int, ...]) -> h5py.Dataset:
-    # Compressing a variable-length column would only compress its heap pointers.
-    options = {} if np.dtype(dtype).kind == "O" else _GZIP
-    dataset = group.create_dataset(
-        name,
-        shape=(0, *shape),
-        maxshape=(None, *shape),
-        chunks=(_TRACK_ROWS_PER_CHUNK, *shape),
-        dtype=dtype,
-        track_times=False,
-        **options,
-    )
-    return dataset
 
 
 class RowsReader:

@@ -75,12 +75,10 @@ from leviathan.datasets._errors import DatasetError
 from leviathan.datasets._hdf5_input import check_groups, check_tracks
 from leviathan.datasets._hdf5_layout import (
     _GROUP_COLUMNS,
-    _GZIP,
     _HASH_DTYPE,
     _MEMBER_COLUMNS,
     _SAMPLE_NAME_DIGITS,
     _TRACK_FIELDS,
-    _TRACK_ROWS_PER_CHUNK,
     CHUNK_TARGET_BYTES,
     COMPRESS_MIN_BYTES,
     FORMAT_NAME,
@@ -96,6 +94,7 @@ from leviathan.datasets._hdf5_layout import (
     _set_attrs,
     _valid_name,
     _write_array,
+    resizable_column,
     write_pending,
 )
 from leviathan.datasets._hdf5_reader import Hdf5Dataset, _read_track, read_hdf5
@@ -261,18 +260,7 @@ class Hdf5Writer(_ClosesOnExit):
     def _resizable(
         group: h5py.Group, name: str, kind: str, dtype: Any, width: int | None = None
     ) -> None:
-        shape = (0,) if width is None else (0, width)
-        # Compressing a variable-length column would only compress its heap pointers.
-        options = {} if np.dtype(dtype).kind == "O" else _GZIP
-        dataset = group.create_dataset(
-            name,
-            shape=shape,
-            maxshape=(None, *shape[1:]),
-            chunks=(_TRACK_ROWS_PER_CHUNK, *shape[1:]),
-            dtype=dtype,
-            track_times=False,
-            **options,
-        )
+        dataset = resizable_column(group, name, dtype, () if width is None else (width,))
         is_text = np.dtype(dtype).kind == "O"
         dtype_text = "variable-length UTF-8 string" if is_text else np.dtype(dtype).str
         _set_attrs(dataset, {"dtype": dtype_text, **CHANNEL_DOCS[(kind, name)]._asdict()})
@@ -343,11 +331,11 @@ class Hdf5Writer(_ClosesOnExit):
     def _write_sample(self, sensor_id: str, sample: Any, tick: int) -> None:
         kind = self._kinds[sensor_id]
         self._written.add((sensor_id, sample.sample_index))
-        parent = self._file["samples"].require_group(sensor_id)
         if self._format_version >= ROWS_FORMAT_VERSION and self._as_row(
-            parent, kind, sensor_id, sample, tick
+            kind, sensor_id, sample, tick
         ):
             return
+        parent = self._file["samples"].require_group(sensor_id)
         g = parent.create_group(f"{sample.sample_index:0{_SAMPLE_NAME_DIGITS}d}", track_order=True)
         attrs: dict[str, str | int] = {
             "record_type": type(sample).__content_type__,
@@ -387,9 +375,7 @@ class Hdf5Writer(_ClosesOnExit):
             attrs = {} if doc is None else doc._asdict()
             _set_attrs(dataset, {**attrs, "display_hash": display_hash(_read_array(dataset))})
 
-    def _as_row(
-        self, parent: h5py.Group, kind: str, sensor_id: str, sample: Any, tick: int
-    ) -> bool:
+    def _as_row(self, kind: str, sensor_id: str, sample: Any, tick: int) -> bool:
         """Adds ``sample`` to its sensor's rows where it fits them (._hdf5_rows)."""
         row = as_row(sample, kind, sensor_id, tick)
         if row is None:
@@ -397,6 +383,7 @@ class Hdf5Writer(_ClosesOnExit):
         rows = self._rows.get(sensor_id)
         if rows is None:
             docs = {name: sample_channel_doc(kind, name) for name in sample.channels}
+            parent = self._file["samples"].require_group(sensor_id)
             rows = self._rows[sensor_id] = SensorRows(parent, kind, sensor_id, docs)
         if not rows.accepts(row):
             return False
