@@ -351,51 +351,6 @@ def run_cpu_batches(
         raise KeyboardInterrupt
 
 
-def _trace_cpu(
-    o: np.ndarray,
-    d: np.ndarray,
-    t_max: float,
-    arrays: list[dict | None],
-    best_t: np.ndarray,
-    best_inst: np.ndarray,
-    best_tri: np.ndarray,
-    *,
-    threads: int | None,
-) -> None:
-    """CPU trace in batches of consecutive rays, launched from a pool of ``threads``."""
-
-    def launch(a: int, b: int) -> None:
-        _launch_rays(
-            o[a:b],
-            d[a:b],
-            t_max,
-            arrays,
-            best_t[a:b],
-            best_inst[a:b],
-            best_tri[a:b],
-            device="cpu",
-            rays_per_thread=CPU_RAYS_PER_THREAD,
-        )
-
-    run_cpu_batches(launch, o.shape[0], CPU_BATCH_RAYS, threads=threads)
-
-
-def _trace_device(
-    o: np.ndarray,
-    d: np.ndarray,
-    t_max: float,
-    arrays: list[dict | None],
-    best_t: np.ndarray,
-    best_inst: np.ndarray,
-    best_tri: np.ndarray,
-    *,
-    device: str,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """CUDA trace: every ray in one launch per instance, one ray per GPU thread."""
-    _launch_rays(o, d, t_max, arrays, best_t, best_inst, best_tri, device=device, rays_per_thread=1)
-    return best_t, best_inst, best_tri
-
-
 HOST_CULL_MAX_RAYS = 1024
 """Up to this many rays, the instances no ray can reach are culled on the host first."""
 
@@ -467,11 +422,25 @@ def nearest_hits(
     arrays = [
         _upload(p, device) if r else None for p, r in zip(prepared.instances, reach, strict=True)
     ]
-    if device == "cpu":
-        _trace_cpu(o, d, float(t_max), arrays, best_t, best_inst, best_tri, threads=threads)
-    else:
-        best_t, best_inst, best_tri = _trace_device(
-            o, d, float(t_max), arrays, best_t, best_inst, best_tri, device=device
+
+    def launch(a: int, b: int, rays_per_thread: int = CPU_RAYS_PER_THREAD) -> None:
+        _launch_rays(
+            o[a:b],
+            d[a:b],
+            t_max,
+            arrays,
+            best_t[a:b],
+            best_inst[a:b],
+            best_tri[a:b],
+            device=device,
+            rays_per_thread=rays_per_thread,
         )
+
+    if device == "cpu":
+        # Batches of consecutive rays, launched from a pool of ``threads``.
+        run_cpu_batches(launch, n, CPU_BATCH_RAYS, threads=threads)
+    else:
+        # CUDA: every ray in one launch per instance, one ray per GPU thread.
+        launch(0, n, rays_per_thread=1)
     t = np.where(best_inst >= 0, best_t, np.inf)
     return TraceResult(t=t, instance=best_inst, triangle=best_tri)

@@ -42,6 +42,32 @@ def canonical(x: wp.float64) -> wp.float64:
     return x
 
 
+@wp.func
+def _put_angles(
+    ray_angle0: wp.array(dtype=wp.float64),
+    ray_angle1: wp.array(dtype=wp.float64),
+    ray: wp.int64,
+    angle_count: wp.int32,
+    out_angle0: wp.array(dtype=wp.float64),
+    out_angle1: wp.array(dtype=wp.float64),
+    slot: wp.int32,
+):
+    """Ray ``ray``'s angles into ``slot`` of the ``angle_count`` real angle channels.
+
+    ``ray`` -1 (no contributor in the slot) writes the sentinel, NaN.
+    """
+    if angle_count > 0:
+        angle0 = NAN
+        if ray >= wp.int64(0):
+            angle0 = canonical(ray_angle0[ray])
+        out_angle0[slot] = angle0
+    if angle_count > 1:
+        angle1 = NAN
+        if ray >= wp.int64(0):
+            angle1 = canonical(ray_angle1[ray])
+        out_angle1[slot] = angle1
+
+
 @wp.kernel
 def cell_channels(
     cell_start: wp.array(dtype=wp.int32),
@@ -108,6 +134,7 @@ def cell_channels(
         out_validity[c] = validity[c]
         out_primary_basis[c] = primary_basis[c]
         out_truncation[c] = canonical(truncation[c])
+        ray = wp.int64(-1)  # no contributor: the angles' sentinel
         if m > 0:
             s = order[cell_start[c]]
             inst = int(sample_instance[s])
@@ -116,10 +143,6 @@ def cell_channels(
             out_primary_object[c] = object_index[inst]
             out_primary_triangle[c] = int(sample_triangle[s])
             out_primary_range_m[c] = canonical(sample_range[s])
-            if angle_count > 0:
-                out_primary_angle0[c] = canonical(ray_angle0[ray])
-            if angle_count > 1:
-                out_primary_angle1[c] = canonical(ray_angle1[ray])
             out_primary_incidence_rad[c] = canonical(clipped_acos(cos_incidence[s]))
             for k in range(3):
                 out_primary_hit_point_world[c * 3 + k] = canonical(point[s * 3 + k])
@@ -132,10 +155,6 @@ def cell_channels(
             out_primary_object[c] = -1
             out_primary_triangle[c] = -1
             out_primary_range_m[c] = NAN
-            if angle_count > 0:
-                out_primary_angle0[c] = NAN
-            if angle_count > 1:
-                out_primary_angle1[c] = NAN
             out_primary_incidence_rad[c] = NAN
             for k in range(3):
                 out_primary_hit_point_world[c * 3 + k] = NAN
@@ -143,18 +162,18 @@ def cell_channels(
             out_primary_semantic[c] = -1
             out_primary_acoustic_status[c] = wp.uint8(0)
             out_primary_moving[c] = wp.uint8(0)
+        _put_angles(
+            ray_angle0, ray_angle1, ray, angle_count, out_primary_angle0, out_primary_angle1, c
+        )
         for r in range(top_k):
             slot = c * top_k + r
+            ray = wp.int64(-1)
             if r < m:
                 s = order[cell_start[c] + r]
                 ray = sample_ray[s]
                 out_topk_instance[slot] = int(sample_instance[s])
                 out_topk_triangle[slot] = int(sample_triangle[s])
                 out_topk_range_m[slot] = canonical(sample_range[s])
-                if angle_count > 0:
-                    out_topk_angle0[slot] = canonical(ray_angle0[ray])
-                if angle_count > 1:
-                    out_topk_angle1[slot] = canonical(ray_angle1[ray])
                 cs = contribution[s]
                 out_topk_contribution[slot] = canonical(cs)
                 out_topk_geometric_weight[slot] = canonical(geometric_weight[s])
@@ -166,10 +185,9 @@ def cell_channels(
                 out_topk_instance[slot] = -1
                 out_topk_triangle[slot] = -1
                 out_topk_range_m[slot] = NAN
-                if angle_count > 0:
-                    out_topk_angle0[slot] = NAN
-                if angle_count > 1:
-                    out_topk_angle1[slot] = NAN
                 out_topk_contribution[slot] = NAN
                 out_topk_geometric_weight[slot] = NAN
                 out_topk_energy_fraction[slot] = NAN
+            _put_angles(
+                ray_angle0, ray_angle1, ray, angle_count, out_topk_angle0, out_topk_angle1, slot
+            )

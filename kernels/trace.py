@@ -81,6 +81,25 @@ tri9d = wp.types.vector(length=9, dtype=wp.float64)
 _stack_near = wp.types.vector(length=STACK_CAPACITY, dtype=wp.float64)
 
 
+@wp.struct
+class _InstanceBvh:
+    """One uploaded instance's BVH and leaf triangles, as the kernels see them.
+
+    The fields are the arrays :mod:`leviathan.kernels.backend` uploads per instance,
+    by the same names (the reference passes the ``PreparedInstance`` the same way):
+    ``node_box[n]`` the padded box of node ``n``; ``node_child[n]`` its left child (the
+    right one is ``left + 1``) or -1 for a leaf; ``node_range[n]`` a leaf's first slot
+    and count in ``tri_data``, where the leaf triangles are stored contiguously in leaf
+    order (``tri_data[k]`` is triangle ``tri_id[k]`` of the instance mesh).
+    """
+
+    node_box: wp.array(dtype=box6d)
+    node_child: wp.array(dtype=wp.int32)
+    node_range: wp.array(dtype=wp.vec2i)
+    tri_data: wp.array(dtype=tri9d)
+    tri_id: wp.array(dtype=wp.int32)
+
+
 @wp.func(inline=True)
 def smaller(a: wp.float64, b: wp.float64) -> wp.float64:
     """``numpy.minimum(a, b)``: the smaller value, or a NaN operand (``a`` first)."""
@@ -121,6 +140,21 @@ def inverse_direction(d: wp.vec3d) -> wp.vec3d:
 
 
 @wp.func(inline=True)
+def _slabs(o: wp.vec3d, inv_d: wp.vec3d, box: box6d):
+    """Ray distances ``(t1x, t2x, t1y, t2y, t1z, t2z)`` to a box's min and max face planes.
+
+    ``(face - o) * inv_d`` per axis, in the reference's order; both slab tests start here.
+    """
+    t1x = (box[0] - o[0]) * inv_d[0]
+    t2x = (box[3] - o[0]) * inv_d[0]
+    t1y = (box[1] - o[1]) * inv_d[1]
+    t2y = (box[4] - o[1]) * inv_d[1]
+    t1z = (box[2] - o[2]) * inv_d[2]
+    t2z = (box[5] - o[2]) * inv_d[2]
+    return t1x, t2x, t1y, t2y, t1z, t2z
+
+
+@wp.func(inline=True)
 def intersect_ray_box(o: wp.vec3d, inv_d: wp.vec3d, box: box6d, t_best: wp.float64):
     """Slab test on a padded box; returns ``(pass, near)`` (reference: ``intersect_ray_box``).
 
@@ -130,12 +164,7 @@ def intersect_ray_box(o: wp.vec3d, inv_d: wp.vec3d, box: box6d, t_best: wp.float
     NaN and the test fails. (``wp.min``/``wp.max`` follow C ``fmin``/``fmax``
     and would drop it.)
     """
-    t1x = (box[0] - o[0]) * inv_d[0]
-    t2x = (box[3] - o[0]) * inv_d[0]
-    t1y = (box[1] - o[1]) * inv_d[1]
-    t2y = (box[4] - o[1]) * inv_d[1]
-    t1z = (box[2] - o[2]) * inv_d[2]
-    t2z = (box[5] - o[2]) * inv_d[2]
+    t1x, t2x, t1y, t2y, t1z, t2z = _slabs(o, inv_d, box)
     near = larger(larger(smaller(t1x, t2x), smaller(t1y, t2y)), smaller(t1z, t2z))
     far = smaller(smaller(larger(t1x, t2x), larger(t1y, t2y)), larger(t1z, t2z))
     return (near <= far) and (far >= ZERO) and (near <= t_best), near
@@ -148,12 +177,7 @@ def intersect_ray_box_finite(o: wp.vec3d, inv_d: wp.vec3d, box: box6d, t_best: w
     Same products in the same order; the NaN checks of the min/max are
     dropped, which is exact when no operand can be NaN. This is the hot path.
     """
-    t1x = (box[0] - o[0]) * inv_d[0]
-    t2x = (box[3] - o[0]) * inv_d[0]
-    t1y = (box[1] - o[1]) * inv_d[1]
-    t2y = (box[4] - o[1]) * inv_d[1]
-    t1z = (box[2] - o[2]) * inv_d[2]
-    t2z = (box[5] - o[2]) * inv_d[2]
+    t1x, t2x, t1y, t2y, t1z, t2z = _slabs(o, inv_d, box)
     near = larger_finite(
         larger_finite(smaller_finite(t1x, t2x), smaller_finite(t1y, t2y)),
         smaller_finite(t1z, t2z),
@@ -210,11 +234,7 @@ def traverse_instance(
     finite_inv: bool,
     t_max: wp.float64,
     instance_index: wp.int32,
-    node_box: wp.array(dtype=box6d),
-    node_child: wp.array(dtype=wp.int32),
-    node_range: wp.array(dtype=wp.vec2i),
-    tri_data: wp.array(dtype=tri9d),
-    tri_id: wp.array(dtype=wp.int32),
+    bvh: _InstanceBvh,
     bt: wp.float64,
     bi: wp.int32,
     btr: wp.int32,
@@ -226,13 +246,13 @@ def traverse_instance(
     visit = bool(True)
     node = int(0)
     while visit:
-        left = node_child[node]
+        left = bvh.node_child[node]
         if left < 0:
-            span = node_range[node]
+            span = bvh.node_range[node]
             for k in range(span[0], span[0] + span[1]):
-                hit, t = intersect_ray_triangle(o, d, tri_data[k], t_max)
+                hit, t = intersect_ray_triangle(o, d, bvh.tri_data[k], t_max)
                 if hit:
-                    tri = tri_id[k]
+                    tri = bvh.tri_id[k]
                     # Exact tie rule: lexicographic (t, instance, triangle).
                     better = t < bt
                     if t == bt:
@@ -247,8 +267,8 @@ def traverse_instance(
             visit = False
         else:
             right = left + 1
-            box_l = node_box[left]
-            box_r = node_box[right]
+            box_l = bvh.node_box[left]
+            box_r = bvh.node_box[right]
             hit_l = bool(False)
             hit_r = bool(False)
             near_l = ZERO
@@ -299,11 +319,7 @@ def trace_instance(
     inv_directions: wp.array(dtype=wp.vec3d),
     t_max: wp.float64,
     instance_index: wp.int32,
-    node_box: wp.array(dtype=box6d),
-    node_child: wp.array(dtype=wp.int32),
-    node_range: wp.array(dtype=wp.vec2i),
-    tri_data: wp.array(dtype=tri9d),
-    tri_id: wp.array(dtype=wp.int32),
+    bvh: _InstanceBvh,
     best_t: wp.array(dtype=wp.float64),
     best_instance: wp.array(dtype=wp.int32),
     best_triangle: wp.array(dtype=wp.int32),
@@ -314,11 +330,8 @@ def trace_instance(
 
     Thread ``i`` owns rays ``[i * rays_per_thread, (i + 1) * rays_per_thread)``
     and only their slots: 1 ray per thread on CUDA; on the CPU, where every
-    thread pays a fixed entry cost, a run of consecutive rays.
-
-    ``node_child[n]`` is the left child (the right one is ``left + 1``) or -1
-    for a leaf; leaf triangles are stored contiguously in leaf order
-    (``tri_data[k]`` is triangle ``tri_id[k]`` of the instance mesh).
+    thread pays a fixed entry cost, a run of consecutive rays. ``bvh`` is the
+    instance's :class:`_InstanceBvh`.
     """
     first = wp.tid() * rays_per_thread
     last = wp.min(first + rays_per_thread, ray_count)
@@ -327,7 +340,7 @@ def trace_instance(
         inv_d = inv_directions[r]
         bt = best_t[r]
         # Instance culling: the root box is the instance's padded bounds.
-        visit, _near = intersect_ray_box(o, inv_d, node_box[0], bt)
+        visit, _near = intersect_ray_box(o, inv_d, bvh.node_box[0], bt)
         if visit:
             bi = best_instance[r]
             btr = best_triangle[r]
@@ -338,11 +351,7 @@ def trace_instance(
                 is_finite3(inv_d),
                 t_max,
                 instance_index,
-                node_box,
-                node_child,
-                node_range,
-                tri_data,
-                tri_id,
+                bvh,
                 bt,
                 bi,
                 btr,
@@ -378,7 +387,13 @@ def launch_trace_instance(
     rays_per_thread: int,
     device: str,
 ) -> None:
-    """Launches :func:`trace_instance` over every ray for one uploaded instance."""
+    """Launches :func:`trace_instance` over every ray for one uploaded instance.
+
+    ``arrays`` holds the instance's uploaded arrays by :class:`_InstanceBvh`'s field names.
+    """
+    bvh = _InstanceBvh()
+    for name in _InstanceBvh.vars:
+        setattr(bvh, name, arrays[name])
     ray_count = origins.shape[0]
     wp.launch(
         trace_instance,
@@ -389,11 +404,7 @@ def launch_trace_instance(
             inv_directions,
             wp.float64(t_max),
             wp.int32(instance_index),
-            arrays["node_box"],
-            arrays["node_child"],
-            arrays["node_range"],
-            arrays["tri_data"],
-            arrays["tri_id"],
+            bvh,
             best_t,
             best_instance,
             best_triangle,

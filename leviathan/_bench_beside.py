@@ -83,6 +83,7 @@ def time_beside_sonar(
     sonar = sonar.model_copy(
         update={"bearing_count": bearings, "elevation_sample_count": elevations}
     )
+    ping_sonar = _sampler(render_ping, sonar, "bench/sonar", sampling_warnings=False)
     seabeds = []
     for count in triangle_counts:
         scene = survey_scene(count)
@@ -101,17 +102,7 @@ def time_beside_sonar(
                 t0 = time.perf_counter()
                 digest = sample(scene, body, k, name, dev)
                 t1 = time.perf_counter()
-                render_ping(
-                    scene,
-                    sonar,
-                    body @ sonar.mount.transform(),
-                    sensor_id="bench/sonar",
-                    sample_index=k,
-                    time_ns=k * sonar.schedule.period_ns,
-                    backend=name,
-                    device=dev,
-                    sampling_warnings=False,
-                )
+                ping_sonar(scene, body, k, name, dev)
                 t2 = time.perf_counter()
                 if k:
                     sensor_s.append(t1 - t0)
@@ -129,6 +120,37 @@ def time_beside_sonar(
             )
         seabeds.append({"triangles": scene.triangle_count, "tracers": rows})
     return seabeds, compile_reports
+
+
+def _sampler(
+    render: Callable[..., Any],
+    spec: Any,
+    sensor_id: str,
+    digest: Callable[[Any], str] | None = None,
+    **options: Any,
+) -> Sample:
+    """The :data:`Sample` of the sensor ``spec``: ``render`` at its mount on the body.
+
+    The ``k``-th sample is at time ``k`` ping periods, on the tracer given, and returns
+    ``digest`` of what ``render`` returns (``None``: ``""``, for a sensor timed only);
+    ``options`` go to ``render`` as they are. Every sensor the bench times renders so.
+    """
+
+    def sample(scene: Any, body: Any, k: int, backend_name: str, dev: str) -> str:
+        out = render(
+            scene,
+            spec,
+            body @ spec.mount.transform(),
+            sensor_id=sensor_id,
+            sample_index=k,
+            time_ns=k * spec.schedule.period_ns,
+            backend=backend_name,
+            device=dev,
+            **options,
+        )
+        return "" if digest is None else digest(out)
+
+    return sample
 
 
 class Column(NamedTuple):
@@ -184,20 +206,13 @@ def _side_scan() -> BesideSensor:
     line_rays = side_scan_fan(side_scan)[1].ray_count
     period_s = side_scan.schedule.period_ns / 1e9
 
-    def sample(scene: Any, body: Any, k: int, backend_name: str, dev: str) -> str:
-        line = render_line(
-            scene,
-            side_scan,
-            body @ side_scan.mount.transform(),
-            sensor_id="bench/side_scan",
-            sample_index=k,
-            time_ns=k * side_scan.schedule.period_ns,
-            backend=backend_name,
-            device=dev,
-            sampling_warnings=False,
-        )
-        return line.content_hash
-
+    sample = _sampler(
+        render_line,
+        side_scan,
+        "bench/side_scan",
+        lambda line: line.content_hash,
+        sampling_warnings=False,
+    )
     description = (
         f"reference_mapping_auv side-scan, {line_rays} rays/line, 2 x "
         f"{side_scan.range_bin_count} cells, ping period {period_s:g} s"
@@ -214,19 +229,12 @@ def _multibeam() -> BesideSensor:
     ping_rays = multibeam_rays(multibeam)[1].directions.shape[0]
     period_s = multibeam.schedule.period_ns / 1e9
 
-    def sample(scene: Any, body: Any, k: int, backend_name: str, dev: str) -> str:
-        ping = multibeam_ping(
-            scene,
-            multibeam,
-            body @ multibeam.mount.transform(),
-            sensor_id="bench/multibeam",
-            sample_index=k,
-            time_ns=k * multibeam.schedule.period_ns,
-            backend=backend_name,
-            device=dev,
-        )
-        return content_hash({"channels": ping.channels, "meta": ping.metadata})
-
+    sample = _sampler(
+        multibeam_ping,
+        multibeam,
+        "bench/multibeam",
+        lambda ping: content_hash({"channels": ping.channels, "meta": ping.metadata}),
+    )
     description = (
         f"reference_mapping_auv multibeam, {multibeam.beam_count} beams, {ping_rays} "
         f"rays/ping, {multibeam.range_bin_count} bins, ping period {period_s:g} s"

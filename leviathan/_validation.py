@@ -24,13 +24,16 @@ every module refusing, say, a non-finite length says so in the same words:
 * :func:`tick_seconds` — a controller's ``(time_ns, dt_ns)`` and the step in seconds.
 * :func:`is_integer` — the one test of "an integer, not a bool" behind them.
 * :func:`is_real` — the one test of "a real number, not a bool".
+
+:func:`refusals_at` puts a caller's field path in front of the refusals of what it calls.
 """
 
 from __future__ import annotations
 
+import contextlib
 import math
 import numbers
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from decimal import Decimal, InvalidOperation
 from fractions import Fraction
 from typing import Any
@@ -57,6 +60,7 @@ __all__ = [
     "integer_ns",
     "is_integer",
     "is_real",
+    "refusals_at",
     "tick_seconds",
 ]
 
@@ -440,3 +444,14 @@ def check_seed(seed: Any, *, needed_by: str | None) -> None:
         return
     if not is_integer(seed) or not 0 <= seed < SEED_LIMIT:
         raise ValueError(f"seed: expected an integer in [0, 2**64) or None, got {seed!r}")
+
+
+@contextlib.contextmanager
+def refusals_at(where: str) -> Iterator[None]:
+    """Prefixes a refusal raised in the block (a ``TypeError`` or ``ValueError``, re-raised
+    as its own type) with ``where``, the field path the caller's document spells with its
+    separator (``"vehicles[0]."``, ``"objects[2]: "``)."""
+    try:
+        yield
+    except (TypeError, ValueError) as error:
+        raise type(error)(f"{where}{error}") from None

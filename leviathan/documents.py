@@ -28,6 +28,7 @@ from typing import Any
 
 from pydantic import model_validator
 
+from leviathan._validation import refusals_at
 from leviathan.specs import (
     AutopilotDocument,
     ControllerDocument,
@@ -71,33 +72,22 @@ def build_controller(doc: Any) -> Any:
 
     if isinstance(doc, DirectThrustDocument):
         return DirectThrust(doc.commands_n)
+    # A document's fields (but its kind) are its controller's keyword arguments, gains
+    # included: one set of names in Python, TOML and HTTP.
     if isinstance(doc, AutopilotDocument):
-        return Autopilot(
-            speed_m_per_s=doc.speed_m_per_s,
-            depth_m=doc.depth_m,
-            heading_rad=doc.heading_rad,
-            **doc.gains(),
-        )
+        return Autopilot(**doc.model_dump(exclude={"kind"}))
     if isinstance(doc, WaypointFollowerDocument):
-        waypoints = doc.waypoints_ned_m
-    elif isinstance(doc, LawnmowerDocument):
-        waypoints = lawnmower(
-            origin_ne_m=doc.origin_ne_m,
-            heading_rad=doc.heading_rad,
-            leg_length_m=doc.leg_length_m,
-            leg_spacing_m=doc.leg_spacing_m,
-            legs=doc.legs,
-            depth_m=doc.depth_m,
-        )
-    else:
-        raise TypeError(f"controller: expected a controller document, got {type(doc).__name__}")
-    return WaypointFollower(
-        waypoints,
-        speed_m_per_s=doc.speed_m_per_s,
-        acceptance_radius_m=doc.acceptance_radius_m,
-        lookahead_m=doc.lookahead_m,
-        **doc.gains(),
-    )
+        return WaypointFollower(**doc.model_dump(exclude={"kind"}))
+    if isinstance(doc, LawnmowerDocument):
+        waypoints = lawnmower(**doc.model_dump(include=_LAWNMOWER_PATTERN))
+        return WaypointFollower(waypoints, **doc.model_dump(exclude={"kind", *_LAWNMOWER_PATTERN}))
+    raise TypeError(f"controller: expected a controller document, got {type(doc).__name__}")
+
+
+# The fields of a LawnmowerDocument that lay out its waypoints (the rest drive the follower).
+_LAWNMOWER_PATTERN = frozenset(
+    {"origin_ne_m", "heading_rad", "leg_length_m", "leg_spacing_m", "legs", "depth_m"}
+)
 
 
 def _material(doc: Any) -> Any:
@@ -187,10 +177,8 @@ def build_environment(doc: EnvironmentDocument | None, *, default_name: str = ""
     if doc.objects:
         objects = []
         for i, obj in enumerate(doc.objects):
-            try:
+            with refusals_at(f"objects[{i}]: "):
                 objects.append(_scene_object(obj))
-            except (TypeError, ValueError) as error:
-                raise type(error)(f"objects[{i}]: {error}") from None
         env = replace(env, objects=(*env.objects, *objects))
     if doc.name and env.name != doc.name:
         env = replace(env, name=doc.name)
@@ -282,17 +270,6 @@ def vehicle_setup_document(setup: Any) -> dict[str, Any]:
     }
 
 
-def _parameter_document(p: Any) -> dict[str, Any]:
-    return {
-        "name": p.name,
-        "value": p.value,
-        "units": p.units,
-        "meaning": p.meaning,
-        "source": p.source,
-        "evidence_class": p.evidence_class.value,
-    }
-
-
 def _material_document(material: Any) -> dict[str, Any] | None:
     from leviathan.materials import DeclaredMaterial, LambertMaterial, reference_materials
 
@@ -300,12 +277,14 @@ def _material_document(material: Any) -> dict[str, Any] | None:
         return None
     if reference_materials().get(getattr(material, "name", None)) is material:
         return {"kind": "builtin", "name": material.name}
+    # A MaterialParameter's document is its identity content (name, value, units,
+    # meaning, source, evidence class): one set of fields for both.
     if isinstance(material, LambertMaterial):
         return {
             "kind": "lambert",
             "name": material.name,
             "description": material.description,
-            "mu": _parameter_document(material.mu),
+            "mu": material.mu.__content__(),
         }
     if isinstance(material, DeclaredMaterial):
         return {
@@ -313,7 +292,7 @@ def _material_document(material: Any) -> dict[str, Any] | None:
             "name": material.name,
             "model": material.model,
             "description": material.description,
-            "parameters": [_parameter_document(p) for p in material.parameters],
+            "parameters": [p.__content__() for p in material.parameters],
         }
     raise TypeError(f"material: cannot write a {type(material).__name__} as a document")
 

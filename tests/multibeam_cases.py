@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import math
 
+from sonar_cases import sonar_test_spec
+
 from leviathan.frames import Transform
 from leviathan.geometry import heightfield_mesh, plane_mesh
 from leviathan.materials import TEST_LAMBERT_MEDIUM
 from leviathan.scene import Instance, Scene
-from leviathan.specs import MountSpec, MultibeamSpec, ScheduleSpec
+from leviathan.specs import MultibeamSpec
 
 
 def multibeam_spec(**over: object) -> MultibeamSpec:
@@ -27,12 +29,8 @@ def multibeam_spec(**over: object) -> MultibeamSpec:
         range_min_m=0.5,
         range_max_m=100.0,
         range_bin_count=2000,
-        schedule=ScheduleSpec(period_ns=200_000_000),
-        mount=MountSpec(translation_m=(0.0, 0.0, 0.0)),
-        hardware_note="test value, not a device specification",
     )
-    base.update(over)
-    return MultibeamSpec(**base)
+    return sonar_test_spec(MultibeamSpec, base, period_ns=200_000_000, over=over)
 
 
 def level_pose(

@@ -71,13 +71,8 @@ def reference_build_bvh(
     Returns:
         The flat BVH arrays.
     """
-    if leaf_size < 1:
-        raise ValueError(f"leaf_size: expected an integer >= 1, got {leaf_size}")
-    tri_min = np.ascontiguousarray(tri_min, dtype=np.float64)
-    tri_max = np.ascontiguousarray(tri_max, dtype=np.float64)
-    n = tri_min.shape[0]
-    if n == 0:
-        raise ValueError("tri_min: a BVH needs at least one triangle")
+    # The input checks and the pad are the package's own (``_build_inputs``, ``_pad``).
+    tri_min, tri_max = bvh_stage._build_inputs(tri_min, tri_max, leaf_size)
 
     lo = tri_min.min(axis=0)
     hi = tri_max.max(axis=0)
@@ -119,18 +114,12 @@ def reference_build_bvh(
             bmin[inner] = np.minimum(bmin[left], bmin[right])
             bmax[inner] = np.maximum(bmax[left], bmax[right])
 
-    magnitude = max(float(np.max(np.abs(tri_min))), float(np.max(np.abs(tri_max))))
-    pad = bvh_stage.BVH_PAD_RELATIVE * (1.0 + magnitude)
+    pad = bvh_stage._pad(tri_min, tri_max)
     node_bounds = np.concatenate([bmin - pad, bmax + pad], axis=1)
     node_range = np.stack([node_start, node_end - node_start], axis=1).astype(np.int32)
 
-    # Depth-first renumbering (step 5): new_id[old] for every node.
-    levels = [np.arange(f, f + st.shape[0]) for f, st in zip(firsts_of_level, starts, strict=True)]
-    new_id = bvh_stage._depth_first_ids(node_child, levels)
-    old_id = np.empty_like(new_id)
-    old_id[new_id] = np.arange(node_count, dtype=np.int64)
-    child_old = node_child[old_id].astype(np.int64)
-    node_child = np.where(child_old >= 0, new_id[np.maximum(child_old, 0)], -1).astype(np.int32)
+    # Depth-first renumbering (step 5): the package's own, like the split.
+    old_id, node_child = bvh_stage._depth_first(node_child, starts, firsts_of_level)
     node_bounds = node_bounds[old_id]
     node_range = node_range[old_id]
     return dict(
@@ -267,22 +256,9 @@ def reference_cell_channels(
     """:func:`leviathan.sonar._ground_truth.cell_channels` as first written.
 
     The original, verbatim: one array per channel, filled and reshaped, for the frame's
-    copy-and-canonicalise path. The frame's channels over ``[range_bin, bearing]``.
-
-    Args:
-        shape: Image shape ``(range_bin_count, bearing_count)``.
-        top_k: Contributors kept per cell.
-        cells: :func:`leviathan.sonar._binning.bin_samples` and :func:`cell_ground_truth`
-            outputs together, flat over cells.
-        sample_cell: Flat cell index of each sample, int64 [n].
-        inst, tri: Hit instance and triangle of each sample, int64 [n].
-        R: Slant range [m], float64 [n].
-        elevation: Elevation of each sample in the sensor frame [rad], float64 [n].
-        cos_incidence: |cos θ| of each sample, float64 [n].
-        point, normal: Hit point [m] and unit normal in world NED, float64 [n, 3].
-        status: Acoustic status code of each sample, uint8 [n].
-        tables: The scene's per-instance lookup tables (``scene.instance_tables``).
-        terms: :func:`leviathan.reference_cpu.sonar.sample_physics` outputs.
+    copy-and-canonicalise path. The frame's channels over ``[range_bin, bearing]``; the
+    arguments are the package function's (its docstring states them), without its
+    ``buffer`` and with ``elevation`` as the one angle.
 
     Returns:
         Channels by name, in the frame's documented order (without ``speckle_return``).

@@ -11,29 +11,16 @@ from sonar_cases import sonar_test_spec
 from leviathan.frames import Transform
 from leviathan.geometry import box_mesh
 from leviathan.materials import TEST_LAMBERT_BRIGHT, TEST_LAMBERT_MEDIUM
+from leviathan.parity._side_scan_scenes import SIDE_SCAN_FIELDS
 from leviathan.scene import Instance, Scene, TriangleMesh
-from leviathan.specs import SideScanBeamPatternSpec, SideScanSonarSpec
+from leviathan.specs import SideScanSonarSpec
 
 
 def side_scan_spec(**over: Any) -> SideScanSonarSpec:
-    """A test side-scan: 0–90° depression sampled, gaussian 0.5° x 50° beams at 20°."""
-    base: dict[str, Any] = dict(
-        name="side_scan",
-        frequency_hz=400e3,
-        depression_deg=20.0,
-        aperture_min_depression_deg=0.0,
-        aperture_max_depression_deg=90.0,
-        across_track_sample_count=3001,
-        along_track_aperture_deg=1.0,
-        along_track_sample_count=3,
-        range_min_m=0.0,
-        range_max_m=30.0,
-        range_bin_count=300,
-        beam_pattern=SideScanBeamPatternSpec(
-            kind="gaussian",
-            along_track_3db_full_width_deg=0.5,
-            across_track_3db_full_width_deg=50.0,
-        ),
+    """A test side-scan: the parity fixture's (0–90° depression sampled, gaussian 0.5° x 50°
+    beams at 20°), sampled finer: 3001 rays a fan, 300 bins to 30 m."""
+    base = dict(
+        SIDE_SCAN_FIELDS, across_track_sample_count=3001, range_max_m=30.0, range_bin_count=300
     )
     return sonar_test_spec(SideScanSonarSpec, base, period_ns=100_000_000, over=over)
 

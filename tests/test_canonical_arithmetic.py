@@ -142,6 +142,7 @@ CANONICAL_MODULES = (
     "leviathan/sonar/_frame.py",
     "leviathan/sonar/_ground_truth.py",
     "leviathan/sonar/_physics.py",
+    "leviathan/sonar/_ping.py",
     "leviathan/sonar/_rebuild.py",
     "leviathan/sonar/_rule_support.py",
     "leviathan/sonar/_render.py",
@@ -222,6 +223,7 @@ EXCLUDED_MODULES = {
     "leviathan/_allocator.py": "glibc's allocator thresholds for the batch commands: where "
     "memory comes from, never a value",
     "leviathan/_warp_output.py": "filters Warp's console messages, no arithmetic",
+    "leviathan/_fallback.py": "tries a compiled path once and logs its failure, no arithmetic",
     "leviathan/_sonar_fill.py": "the fill rule: the analytic tier's elevation count and the "
     "canonical render's warning, never in a frame or a hash",
     "leviathan/sonar/_sampling_warnings.py": "warnings about a finished ping (counts, comparisons, "

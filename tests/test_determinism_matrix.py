@@ -55,24 +55,23 @@ POOL_SIZE = 2  # the suite's reference machine has 2 cores
 
 BASELINE = "baseline"
 _UNSET = None
+
+
+def _settings(variable: str, *values: str) -> dict[str, dict[str, str | None]]:
+    """One variant per value of ``variable``, named ``"VARIABLE=value"``."""
+    return {f"{variable}={value}": {variable: value} for value in values}
+
+
 # name -> environment changes applied to a copy of os.environ (None: removed).
 VARIANTS: dict[str, dict[str, str | None]] = {
     BASELINE: {},
     "OPENBLAS_CORETYPE unset": {"OPENBLAS_CORETYPE": _UNSET},
-    "OPENBLAS_CORETYPE=Haswell": {"OPENBLAS_CORETYPE": "Haswell"},
-    "OPENBLAS_CORETYPE=SkylakeX": {"OPENBLAS_CORETYPE": "SkylakeX"},
-    "OPENBLAS_CORETYPE=Zen": {"OPENBLAS_CORETYPE": "Zen"},
-    "OPENBLAS_CORETYPE=Prescott": {"OPENBLAS_CORETYPE": "Prescott"},
-    "OPENBLAS_CORETYPE=Nehalem": {"OPENBLAS_CORETYPE": "Nehalem"},
-    "OPENBLAS_NUM_THREADS=1": {"OPENBLAS_NUM_THREADS": "1"},
-    "OPENBLAS_NUM_THREADS=2": {"OPENBLAS_NUM_THREADS": "2"},
-    "OMP_NUM_THREADS=1": {"OMP_NUM_THREADS": "1"},
-    "PYTHONHASHSEED=0": {"PYTHONHASHSEED": "0"},
-    "PYTHONHASHSEED=1": {"PYTHONHASHSEED": "1"},
-    "PYTHONHASHSEED=12345": {"PYTHONHASHSEED": "12345"},
-    "PYTHONHASHSEED=random": {"PYTHONHASHSEED": "random"},
+    **_settings("OPENBLAS_CORETYPE", "Haswell", "SkylakeX", "Zen", "Prescott", "Nehalem"),
+    **_settings("OPENBLAS_NUM_THREADS", "1", "2"),
+    **_settings("OMP_NUM_THREADS", "1"),
+    **_settings("PYTHONHASHSEED", "0", "1", "12345", "random"),
     # numpy's own runtime CPU dispatch: baseline (x86-64-v2) SIMD loops only.
-    "NPY_DISABLE_CPU_FEATURES=X86_V3": {"NPY_DISABLE_CPU_FEATURES": "X86_V3"},
+    **_settings("NPY_DISABLE_CPU_FEATURES", "X86_V3"),
 }
 
 

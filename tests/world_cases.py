@@ -21,8 +21,11 @@ from leviathan.world import Environment, SceneObject, VehicleSetup, World
 
 __all__ = [
     "TICK_NS",
+    "autopilot_setup",
     "cross_process_digest",
+    "inspector_setup",
     "seabed_scene",
+    "seabed_world",
     "small_inspector_spec",
     "small_survey_spec",
     "survey_setup",
@@ -135,17 +138,71 @@ def seabed_scene(
     return Environment(water=water if water is not None else WaterSpec(), objects=tuple(objects))
 
 
+def autopilot_setup(
+    name: str,
+    spec: VehicleSpec,
+    *,
+    speed_m_per_s: float = 1.0,
+    depth_m: float = 20.0,
+    heading_rad: float = 0.0,
+    position_ned_m: tuple[float, float, float] = (0.0, 0.0, 20.0),
+    rpy_rad: tuple[float, float, float] = (0.0, 0.0, 0.0),
+) -> VehicleSetup:
+    """Vehicle ``name`` on an Autopilot; by default it starts level at the origin at 20 m
+    depth and holds 20 m, heading north at 1 m/s (a test states only what it changes).
+
+    Args:
+        name: the vehicle's name in the World (its sensor ids are ``"<name>/<sensor>"``).
+        spec: the vehicle.
+        speed_m_per_s, depth_m, heading_rad: the Autopilot's commands [m/s, m, rad].
+        position_ned_m, rpy_rad: the initial pose, world NED [m] and ZYX [rad].
+    """
+    return VehicleSetup(
+        name,
+        spec,
+        Autopilot(speed_m_per_s=speed_m_per_s, depth_m=depth_m, heading_rad=heading_rad),
+        position_ned_m=position_ned_m,
+        rpy_rad=rpy_rad,
+    )
+
+
+def inspector_setup(name: str = "inspector", *, focal_px: float, **placement: Any) -> VehicleSetup:
+    """Vehicle ``name``: :func:`small_inspector_spec` on :func:`autopilot_setup`.
+
+    Args:
+        name: the vehicle's name in the World.
+        focal_px: the camera's focal length [px].
+        **placement: the Autopilot's commands and the initial pose (:func:`autopilot_setup`).
+    """
+    return autopilot_setup(name, small_inspector_spec(focal_px=focal_px), **placement)
+
+
 def survey_setup(spec: VehicleSpec | None = None) -> VehicleSetup:
     """Vehicle ``"survey"`` from the origin at 20 m depth, heading north at 1 m/s on an Autopilot.
 
     Args:
         spec: the vehicle (default :func:`small_survey_spec`).
     """
-    return VehicleSetup(
-        "survey",
-        spec if spec is not None else small_survey_spec(),
-        Autopilot(speed_m_per_s=1.0, depth_m=20.0, heading_rad=0.0),
-        position_ned_m=(0.0, 0.0, 20.0),
+    return autopilot_setup("survey", spec if spec is not None else small_survey_spec())
+
+
+def seabed_world(
+    *vehicles: VehicleSetup, seed: int = 11, environment: Environment | None = None, **world: Any
+) -> World:
+    """``vehicles`` over ``environment`` (default :func:`seabed_scene`), in 10 ms ticks.
+
+    Args:
+        *vehicles: the vehicles, in their order.
+        seed: the World's root seed (keys every noise draw).
+        environment: the scene and water (default: :func:`seabed_scene`'s defaults).
+        **world: further :meth:`World.create` options (e.g. ``tracing_backend``).
+    """
+    return World.create(
+        vehicles=list(vehicles),
+        environment=environment if environment is not None else seabed_scene(),
+        root_seed=seed,
+        step_ns=TICK_NS,
+        **world,
     )
 
 
@@ -157,13 +214,7 @@ def survey_world(seed: int = 11, *, water: WaterSpec | None = None, **world: Any
         water: the water column (default: :class:`WaterSpec`'s defaults).
         **world: further :meth:`World.create` options (e.g. ``tracing_backend``).
     """
-    return World.create(
-        vehicles=[survey_setup()],
-        environment=seabed_scene(water=water),
-        root_seed=seed,
-        step_ns=TICK_NS,
-        **world,
-    )
+    return seabed_world(survey_setup(), seed=seed, environment=seabed_scene(water=water), **world)
 
 
 def cross_process_digest() -> str:

@@ -50,10 +50,11 @@ traced result is the exact nearest hit whatever the tree (see
 
 from __future__ import annotations
 
-import logging
 from dataclasses import dataclass
 
 import numpy as np
+
+from leviathan._fallback import usable_once
 
 __all__ = [
     "BVH_PAD_RELATIVE",
@@ -197,6 +198,25 @@ def _depth_first_ids(node_child: np.ndarray, levels: list[np.ndarray]) -> np.nda
     return new_id
 
 
+def _depth_first(
+    node_child: np.ndarray, starts: list[np.ndarray], firsts_of_level: list[int]
+) -> tuple[np.ndarray, np.ndarray]:
+    """Depth-first renumbering (step 5) of the level-order tree of :func:`_split_levels`.
+
+    Returns:
+        ``old_id``, the level-order id of each node in depth-first order, int64
+        [node_count], and ``node_child`` in that order with depth-first ids (-1 where a
+        leaf), int32 [node_count, 2].
+    """
+    levels = [np.arange(f, f + st.shape[0]) for f, st in zip(firsts_of_level, starts, strict=True)]
+    new_id = _depth_first_ids(node_child, levels)
+    old_id = np.empty_like(new_id)
+    old_id[new_id] = np.arange(new_id.shape[0], dtype=np.int64)
+    child_old = node_child[old_id].astype(np.int64)
+    child = np.where(child_old >= 0, new_id[np.maximum(child_old, 0)], -1).astype(np.int32)
+    return old_id, child
+
+
 def _split_levels(codes: np.ndarray, leaf_size: int) -> tuple[list, list, list, list]:
     """Level-by-level split of the sorted Morton ``codes``' ranges into ranges of at most
     ``leaf_size``. Each level's nodes are numbered consecutively after the previous level's,
@@ -247,6 +267,25 @@ def _split_levels(codes: np.ndarray, leaf_size: int) -> tuple[list, list, list, 
     return starts, ends, child_parts, firsts_of_level
 
 
+def _build_inputs(
+    tri_min: np.ndarray, tri_max: np.ndarray, leaf_size: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`build_bvh`'s triangle boxes as contiguous float64, once its inputs are checked."""
+    if leaf_size < 1:
+        raise ValueError(f"leaf_size: expected an integer >= 1, got {leaf_size}")
+    tri_min = np.ascontiguousarray(tri_min, dtype=np.float64)
+    tri_max = np.ascontiguousarray(tri_max, dtype=np.float64)
+    if tri_min.shape[0] == 0:
+        raise ValueError("tri_min: a BVH needs at least one triangle")
+    return tri_min, tri_max
+
+
+def _pad(tri_min: np.ndarray, tri_max: np.ndarray) -> float:
+    """The margin every box is widened by: ``2**-24 * (1 + max|coordinate|)`` [m]."""
+    magnitude = max(float(np.max(np.abs(tri_min))), float(np.max(np.abs(tri_max))))
+    return BVH_PAD_RELATIVE * (1.0 + magnitude)
+
+
 def build_bvh(
     tri_min: np.ndarray,
     tri_max: np.ndarray,
@@ -269,13 +308,8 @@ def build_bvh(
     Returns:
         The flat BVH arrays.
     """
-    if leaf_size < 1:
-        raise ValueError(f"leaf_size: expected an integer >= 1, got {leaf_size}")
-    tri_min = np.ascontiguousarray(tri_min, dtype=np.float64)
-    tri_max = np.ascontiguousarray(tri_max, dtype=np.float64)
+    tri_min, tri_max = _build_inputs(tri_min, tri_max, leaf_size)
     n = tri_min.shape[0]
-    if n == 0:
-        raise ValueError("tri_min: a BVH needs at least one triangle")
     if compiled is None:
         compiled = (
             n >= COMPILED_MIN_TRIANGLES
@@ -306,11 +340,7 @@ def build_bvh(
     node_child = np.concatenate(child_parts).astype(np.int32)
     node_count = node_start.shape[0]
 
-    # Depth-first renumbering (step 5): new_id[old] for every node.
-    levels = [np.arange(f, f + st.shape[0]) for f, st in zip(firsts_of_level, starts, strict=True)]
-    new_id = _depth_first_ids(node_child, levels)
-    old_id = np.empty_like(new_id)
-    old_id[new_id] = np.arange(node_count, dtype=np.int64)
+    old_id, depth_first_child = _depth_first(node_child, starts, firsts_of_level)
 
     leaf = node_child[:, 0] < 0
     leaf_ids = np.nonzero(leaf)[0]
@@ -331,8 +361,7 @@ def build_bvh(
                     node_child[inner, 1].astype(np.int64),
                 )
             )
-    magnitude = max(float(np.max(np.abs(tri_min))), float(np.max(np.abs(tri_max))))
-    pad = BVH_PAD_RELATIVE * (1.0 + magnitude)
+    pad = _pad(tri_min, tri_max)
     node_bounds = np.empty((node_count, 6), dtype=np.float64)
     for a in range(3):
         for cols, reduce, both, column in (
@@ -347,12 +376,10 @@ def build_bvh(
             node_bounds[:, column] = (box - pad if column < 3 else box + pad)[old_id]
     node_range = np.stack([node_start, node_end - node_start], axis=1).astype(np.int32)
 
-    child_old = node_child[old_id].astype(np.int64)
-    node_child = np.where(child_old >= 0, new_id[np.maximum(child_old, 0)], -1).astype(np.int32)
     node_range = node_range[old_id]
     return Bvh(
         node_bounds=np.ascontiguousarray(node_bounds),
-        node_child=np.ascontiguousarray(node_child),
+        node_child=np.ascontiguousarray(depth_first_child),
         node_range=np.ascontiguousarray(node_range),
         tri_order=np.ascontiguousarray(order.astype(np.int32)),
         pad=pad,
@@ -368,20 +395,17 @@ _compiled_failure: list[str] = []
 
 def _compiled_usable() -> bool:
     """Whether the compiled build loads here; if not, numpy builds, said once in the log."""
-    if _compiled_failure:
-        return False
-    try:
-        from leviathan._raycast_stages import _bvh_compiled
+    return usable_once(
+        _compiled_failure,
+        _load_compiled,
+        "compiled BVH build unavailable (%s); the numpy build is used (same arrays)",
+    )
 
-        _bvh_compiled.load()
-    except Exception as exc:
-        _compiled_failure.append(f"{type(exc).__name__}: {exc}")
-        logging.getLogger("leviathan.raycast").warning(
-            "compiled BVH build unavailable (%s); the numpy build is used (same arrays)",
-            _compiled_failure[0],
-        )
-        return False
-    return True
+
+def _load_compiled() -> None:
+    from leviathan._raycast_stages import _bvh_compiled
+
+    _bvh_compiled.load()
 
 
 def _build_compiled(tri_min: np.ndarray, tri_max: np.ndarray, leaf_size: int) -> Bvh:
@@ -391,8 +415,7 @@ def _build_compiled(tri_min: np.ndarray, tri_max: np.ndarray, leaf_size: int) ->
     lo = np.array([tri_min[:, a].min() for a in range(3)], dtype=np.float64)
     hi = np.array([tri_max[:, a].max() for a in range(3)], dtype=np.float64)
     cube_hi = lo + float(np.max(hi - lo))
-    magnitude = max(float(np.max(np.abs(tri_min))), float(np.max(np.abs(tri_max))))
-    pad = BVH_PAD_RELATIVE * (1.0 + magnitude)
+    pad = _pad(tri_min, tri_max)
     bounds, child, ranges, order = _bvh_compiled.build_arrays(
         tri_min, tri_max, lo, _morton_scale(lo, cube_hi), pad, leaf_size
     )
@@ -464,8 +487,7 @@ def refit_bvh(bvh: Bvh, tri_min: np.ndarray, tri_max: np.ndarray) -> Bvh:
             right = bvh.node_child[inner, 1]
             bmin[inner] = np.minimum(bmin[left], bmin[right])
             bmax[inner] = np.maximum(bmax[left], bmax[right])
-    magnitude = max(float(np.max(np.abs(tri_min))), float(np.max(np.abs(tri_max))))
-    pad = BVH_PAD_RELATIVE * (1.0 + magnitude)
+    pad = _pad(tri_min, tri_max)
     node_bounds = np.concatenate([bmin - pad, bmax + pad], axis=1)
     return Bvh(
         node_bounds=np.ascontiguousarray(node_bounds),

@@ -11,6 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from leviathan._validation import refusals_at
 from leviathan.analytic._scenario import ScenarioDocument
 from leviathan.documents import build_environment as _build_environment
 from leviathan.documents import build_vehicle_setup
@@ -21,10 +22,8 @@ __all__ = ["build_environment", "build_vehicle_setups", "canonical_world"]
 def build_environment(doc: ScenarioDocument):
     """The :class:`~leviathan.world.Environment` the document's ``environment`` declares
     (named after the scenario unless it names itself)."""
-    try:
+    with refusals_at("environment."):
         return _build_environment(doc.environment, default_name=doc.name)
-    except (TypeError, ValueError) as error:
-        raise type(error)(f"environment.{error}") from None
 
 
 def build_vehicle_setups(doc: ScenarioDocument) -> list[Any]:
@@ -36,10 +35,8 @@ def build_vehicle_setups(doc: ScenarioDocument) -> list[Any]:
     base = getattr(doc, "_base_dir", None) or Path.cwd()
     setups = []
     for i, v in enumerate(doc.vehicles):
-        try:
+        with refusals_at(f"vehicles[{i}]: "):
             setups.append(build_vehicle_setup(v, base_dir=base))
-        except (TypeError, ValueError) as error:
-            raise type(error)(f"vehicles[{i}]: {error}") from None
     return sorted(setups, key=lambda s: s.name)
 
 

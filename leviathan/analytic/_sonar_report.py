@@ -201,20 +201,14 @@ def build_report(
         )
         if not rng.contains(value)
     ]
-    support = medium_support(
-        spec.frequency_hz,
-        temperature_c=water.temperature_c,
-        salinity_psu=water.salinity_psu,
-        depth_m=sensor_depth_m,
-        ph=water.ph,
-    )
+    properties = {
+        "temperature_c": water.temperature_c,
+        "salinity_psu": water.salinity_psu,
+        "ph": water.ph,
+    }
+    support = medium_support(spec.frequency_hz, **properties, depth_m=sensor_depth_m)
     alpha = absorption_db_per_m(
-        spec.frequency_hz,
-        temperature_c=water.temperature_c,
-        salinity_psu=water.salinity_psu,
-        depth_m=max(sensor_depth_m, 0.0),
-        ph=water.ph,
-        strict=False,
+        spec.frequency_hz, **properties, depth_m=max(sensor_depth_m, 0.0), strict=False
     )
     if beamwidth_3db_deg is None:
         w_rad = spacing_rad

@@ -5,15 +5,31 @@ from __future__ import annotations
 import argparse
 import functools
 import json
+from collections.abc import Callable
+from typing import Any
 
 __all__ = ["add_subparser"]
 
+# What a target's handler returns: the bench's result and the function that tables it.
+_Measured = tuple[dict[str, Any], Callable[[dict[str, Any]], str]]
 
-def _print(result: dict, as_json: bool, table) -> None:
-    print(json.dumps(result, indent=2, sort_keys=True) if as_json else table(result))
+
+def _reports(
+    target: argparse.ArgumentParser, measure: Callable[[argparse.Namespace], _Measured]
+) -> None:
+    """Gives ``target`` its ``--json`` flag and its handler: ``measure(args)``, printed as
+    JSON or as its table (exit 0)."""
+    target.add_argument("--json", action="store_true", help="print JSON instead of a table")
+
+    def handler(args: argparse.Namespace) -> int:
+        result, table = measure(args)
+        print(json.dumps(result, indent=2, sort_keys=True) if args.json else table(result))
+        return 0
+
+    target.set_defaults(func=handler)
 
 
-def _sonar(args: argparse.Namespace) -> int:
+def _sonar(args: argparse.Namespace) -> _Measured:
     if args.sensor == "imaging_sonar":
         from leviathan.bench import bench_sonar as bench
         from leviathan.bench import format_sonar_bench as table
@@ -30,11 +46,10 @@ def _sonar(args: argparse.Namespace) -> int:
         bearings=args.bearings,
         elevations=args.elevations,
     )
-    _print(result, args.json, table)
-    return 0
+    return result, table
 
 
-def _learning(args: argparse.Namespace) -> int:
+def _learning(args: argparse.Namespace) -> _Measured:
     from leviathan.bench import bench_learning, format_learning_bench
 
     sonar = tuple(args.sonar)
@@ -45,21 +60,19 @@ def _learning(args: argparse.Namespace) -> int:
         sonar=(sonar[0], sonar[1]),
         canonical=not args.no_canonical,
     )
-    _print(result, args.json, format_learning_bench)
-    return 0
+    return result, format_learning_bench
 
 
-def _service(args: argparse.Namespace) -> int:
+def _service(args: argparse.Namespace) -> _Measured:
     from leviathan.service import bench_service, format_service_bench
 
     result = bench_service(
         world_counts=args.worlds, steps=args.steps, ticks=args.ticks, clients=args.clients
     )
-    _print(result, args.json, format_service_bench)
-    return 0
+    return result, format_service_bench
 
 
-def _world(args: argparse.Namespace) -> int:
+def _world(args: argparse.Namespace) -> _Measured:
     from leviathan._bench_world import bench_world, format_world_bench
 
     result = bench_world(
@@ -71,20 +84,13 @@ def _world(args: argparse.Namespace) -> int:
         snapshot_ticks=args.snapshot_ticks,
         hash_mib=args.hash_mib,
     )
-    _print(result, args.json, format_world_bench)
-    return 0
+    return result, format_world_bench
 
 
-def _dataset(args: argparse.Namespace) -> int:
+def _dataset(args: argparse.Namespace) -> _Measured:
     from leviathan._bench_dataset import bench_dataset, format_dataset_bench
 
-    result = bench_dataset(frames=args.frames, seabed_triangles=args.triangles)
-    _print(result, args.json, format_dataset_bench)
-    return 0
-
-
-def _json_flag(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    return bench_dataset(frames=args.frames, seabed_triangles=args.triangles), format_dataset_bench
 
 
 def add_subparser(subparsers: argparse._SubParsersAction) -> None:
@@ -122,8 +128,7 @@ def add_subparser(subparsers: argparse._SubParsersAction) -> None:
         "side-scan's lines/s or multibeam's pings/s beside the imaging sonar's pings/s in the "
         "same run",
     )
-    _json_flag(b)
-    b.set_defaults(func=_sonar)
+    _reports(b, _sonar)
 
     b = targets.add_parser(
         "learning", help="learning-tier vector env (float32, batched) beside the canonical World"
@@ -140,8 +145,7 @@ def add_subparser(subparsers: argparse._SubParsersAction) -> None:
         help="size of the low-resolution sonar observation",
     )
     b.add_argument("--no-canonical", action="store_true", help="skip the canonical peer")
-    _json_flag(b)
-    b.set_defaults(func=_learning)
+    _reports(b, _learning)
 
     b = targets.add_parser(
         "service", help="step-request latency and ticks/s over HTTP beside in-process"
@@ -150,8 +154,7 @@ def add_subparser(subparsers: argparse._SubParsersAction) -> None:
     b.add_argument("--steps", type=int, default=20, help="step requests per World")
     b.add_argument("--ticks", type=int, default=10, help="ticks per step request")
     b.add_argument("--clients", type=int, default=8, help="client threads")
-    _json_flag(b)
-    b.set_defaults(func=_service)
+    _reports(b, _service)
 
     b = targets.add_parser(
         "world", help="World ms/tick by sensor configuration, beside the dynamics-only tick"
@@ -182,8 +185,7 @@ def add_subparser(subparsers: argparse._SubParsersAction) -> None:
     b.add_argument(
         "--hash-mib", type=int, default=64, help="array size for the hashing figure [MiB] (0 skips)"
     )
-    _json_flag(b)
-    b.set_defaults(func=_world)
+    _reports(b, _world)
 
     b = targets.add_parser(
         "dataset",
@@ -191,8 +193,7 @@ def add_subparser(subparsers: argparse._SubParsersAction) -> None:
     )
     b.add_argument("--frames", type=int, default=5, help="survey sonar frames to write")
     b.add_argument("--triangles", type=int, default=100_000, help="seabed triangles")
-    _json_flag(b)
-    b.set_defaults(func=_dataset)
+    _reports(b, _dataset)
 
     # `bench sweep` lives with the sweeps (leviathan.sweep.cli).
     from leviathan.sweep.cli import add_bench_subparser

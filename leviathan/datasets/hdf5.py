@@ -282,8 +282,7 @@ class Hdf5Writer(_ClosesOnExit):
                 no file is left and ``path`` keeps what it held.
             TypeError: ``groups`` or ``tracks`` hold something else.
         """
-        self._check_open("write")
-        try:
+        with self._open_or_abort("write"):
             groups = tuple(groups)
             tracks = tuple(tracks)
             check_groups(groups, self._last, self._kinds, self._written)
@@ -291,13 +290,6 @@ class Hdf5Writer(_ClosesOnExit):
             self._write_groups(groups)
             for track in tracks:
                 self._append_track(track)
-        except BaseException:
-            self.abort()
-            raise
-
-    def _check_open(self, what: str) -> None:
-        if self._closed:
-            raise DatasetError(f"{what}: this Hdf5Writer is closed (or aborted)")
 
     def _write_groups(self, groups: tuple[CaptureGroup, ...]) -> None:
         # The table rows of one call are appended together: one resize per column.
@@ -414,8 +406,7 @@ class Hdf5Writer(_ClosesOnExit):
             DatasetError: The writer is closed already, or ``manifest`` is not plain
                 JSON data (the writer is aborted).
         """
-        self._check_open("close")
-        try:
+        with self._open_or_abort("close"):
             if manifest is not None:
                 self._manifest = _plain_json(manifest, "manifest")
             f = self._file
@@ -430,9 +421,6 @@ class Hdf5Writer(_ClosesOnExit):
             f.close()
             self._closed = True
             self._stack.close()  # fsync and rename into place
-        except BaseException:
-            self.abort()
-            raise
         return self._path
 
     def _provenance(self) -> dict[str, Any]:

@@ -221,17 +221,9 @@ class McapWriter(_ClosesOnExit):
                 sample of another kind than declared, or a time a ROS stamp cannot
                 hold. The writer is aborted first (no file is left).
         """
-        self._require_open("write")
-        try:
+        with self._open_or_abort("write"):
             groups, rows, messages = self._checked(groups, tracks)
             self._emit(groups, rows, messages)
-        except BaseException:
-            self.abort()
-            raise
-
-    def _require_open(self, what: str) -> None:
-        if self._closed:
-            raise DatasetError(f"{what}: this McapWriter is closed (after close() or abort())")
 
     def _checked(
         self, groups: Any, tracks: Any
@@ -437,8 +429,7 @@ class McapWriter(_ClosesOnExit):
             DatasetError: If the writer is closed already, or ``manifest`` is not
                 JSON-like (the writer is aborted first).
         """
-        self._require_open("close")
-        try:
+        with self._open_or_abort("close"):
             if manifest is not None:
                 self._manifest_json = self._checked_manifest(manifest, "manifest")
             if not self._static_written:
@@ -452,9 +443,6 @@ class McapWriter(_ClosesOnExit):
             # On a failed sync or rename atomic_path removes the temporary file itself.
             atomic, self._atomic = self._atomic, None
             atomic.__exit__(None, None, None)
-        except BaseException:
-            self.abort()
-            raise
         return self._path
 
     def abort(self) -> None:

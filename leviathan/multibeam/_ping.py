@@ -49,12 +49,14 @@ from leviathan.reference_cpu import multibeam as ref
 from leviathan.reference_cpu.sonar import trapezoid_weights
 from leviathan.scene import Scene
 from leviathan.sonar import (
-    CELL_FLAGS,
     FanRays,
     check_ping_inputs,
     fan_rays,
+    ping_header,
     range_bin_edges,
     render_fan,
+    scene_record,
+    spec_range_window,
 )
 from leviathan.sonar.beams import inclusive_grid, one_way_gain
 from leviathan.specs import MultibeamSpec, WaterSpec
@@ -191,14 +193,13 @@ def multibeam_ping(
     )
     backend, device = resolve_backend(backend, device)
     geometry, rays = multibeam_rays(spec)
-    n_bins, width = int(spec.range_bin_count), float(spec.range_bin_width_m)
+    window = spec_range_window(spec)
+    n_bins, width = window["range_bin_count"], float(spec.range_bin_width_m)
     fan = render_fan(
         scene,
         rays,
         sensor_pose,
-        range_min_m=float(spec.range_min_m),
-        range_max_m=float(spec.range_max_m),
-        range_bin_count=n_bins,
+        **window,
         top_k=int(spec.top_k),
         frequency_hz=float(spec.frequency_hz),
         water=water,
@@ -267,32 +268,19 @@ def multibeam_ping(
         "error_vertical_m": p_world[:, 2] - truth.point_ned_m[:, 2],
     }
     metadata = {
-        "sensor_id": sensor_id,
-        "sample_index": int(sample_index),
-        "time_ns": int(time_ns),
-        "T_world_sensor": sensor_pose.to_dict(),
-        "model": MULTIBEAM_MODEL_VERSION,
-        "spec": _physics_spec(spec),
-        "scene_hash": scene.content_hash,
-        "water": {
-            "temperature_c": float(water.temperature_c),
-            "salinity_psu": float(water.salinity_psu),
-            "ph": float(water.ph),
-        },
+        **ping_header(
+            scene,
+            sensor_pose,
+            water,
+            (sensor_id, sample_index, time_ns),
+            MULTIBEAM_MODEL_VERSION,
+            _physics_spec(spec),
+        ),
         "sound_speed_m_per_s": c,
         "refraction": REFRACTION_NOTE,
-        "medium_supported": bool(fan.medium.support.supported),
-        "medium_reasons": list(fan.medium.support.reasons),
-        "absorption_db_per_m": fan.medium.absorption_db_per_m,
-        "range_bin_edges_m": range_bin_edges(
-            range_min_m=float(spec.range_min_m),
-            range_max_m=float(spec.range_max_m),
-            range_bin_count=n_bins,
-        ),
-        "object_ids": list(scene.object_ids),
-        "semantic_labels": list(scene.semantic_labels),
-        "sea_surface_instance": scene.sea_surface_instance,
-        "cell_flags": dict(CELL_FLAGS),
+        **fan.medium.record(),
+        "range_bin_edges_m": range_bin_edges(**window),
+        **scene_record(scene),
         "quality_flags": dict(ref.DETECTION_FLAGS),
         "speckle": fan.speckle,
     }

@@ -25,6 +25,7 @@ from leviathan.parity._scene_parts import (
     Entry,
     FixtureCase,
     _at,
+    _target,
     build_case,
     case_register,
     fixture_spec,
@@ -152,13 +153,8 @@ def _cases() -> list[Entry]:
 
     @case("a 0.6 m pipeline on the seabed along-track, 3 m to starboard: crossed by the swath")
     def pipeline_across_swath() -> dict:
-        pipe = Instance(
-            "pipeline",
-            cylinder_mesh(0.3, 80.0, segments=24, axis="x"),
-            _at(0.0, 3.0, 24.7),
-            "pipeline",
-            TEST_LAMBERT_BRIGHT,
-        )
+        mesh = cylinder_mesh(0.3, 80.0, segments=24, axis="x")
+        pipe = _target("pipeline", mesh, _at(0.0, 3.0, 24.7), TEST_LAMBERT_BRIGHT)
         scene = Scene([_seabed(25.0), pipe])
         pose = Transform.from_euler(0.0, 0.0, 0.0, translation=(0.0, 0.0, 5.0))
         spec = _spec(beam_count=64, swath_deg=60.0, across_track_width_deg=1.0)
@@ -166,9 +162,7 @@ def _cases() -> list[Entry]:
 
     @case("a 1.5 m sphere in the water column under the sensor")
     def target_in_water_column() -> dict:
-        target = Instance(
-            "target", uv_sphere_mesh(1.5), _at(0.0, 3.0, 14.0), "target", TEST_LAMBERT_BRIGHT
-        )
+        target = _target("target", uv_sphere_mesh(1.5), _at(0.0, 3.0, 14.0), TEST_LAMBERT_BRIGHT)
         return dict(scene=Scene([_seabed(25.0), target]), spec=_spec(), sensor_pose=_pose(5.0))
 
     @case("a seabed of unknown material (missing returns)")

@@ -7,19 +7,20 @@ moves every scene built from it, and the parity suite will say so.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from leviathan.frames import Transform
-from leviathan.geometry import plane_mesh
+from leviathan.geometry import plane_mesh, uv_sphere_mesh
 from leviathan.materials import (
     TEST_LAMBERT_MEDIUM,
+    AcousticMaterial,
     DeclaredMaterial,
     EvidenceClass,
     MaterialParameter,
 )
-from leviathan.scene import Instance, Scene
+from leviathan.scene import Instance, Scene, TriangleMesh
 from leviathan.sonar import SonarFrame
 from leviathan.specs import BeamPatternSpec, ImagingSonarSpec, MountSpec, ScheduleSpec, WaterSpec
 
@@ -132,7 +133,7 @@ def build_case(
 
 
 def fixture_spec(
-    spec_type: type[_Spec], fields: dict[str, object], *, period_ns: int, over: dict[str, object]
+    spec_type: type[_Spec], fields: Mapping[str, object], *, period_ns: int, over: dict[str, object]
 ) -> _Spec:
     """A fixture's sensor spec: its ``fields``, what every fixture's sensor shares (top-K 4,
     no speckle, ``period_ns``, mounted at the body origin, the hardware note), then ``over``."""
@@ -198,6 +199,28 @@ def _seabed(
     """A flat square seabed ``depth`` [m] down, rolled ``tilt_deg`` about north."""
     mesh = plane_mesh(size, size, divisions_x=divisions, divisions_y=divisions)
     return Instance("seabed", mesh, _at(0.0, 0.0, depth, roll=tilt_deg), "seabed", material)
+
+
+def _target(
+    object_id: str,
+    mesh: TriangleMesh,
+    T_world_object: Transform,
+    material: AcousticMaterial | None,
+    *,
+    label: str | None = None,
+    moving: bool = False,
+) -> Instance:
+    """The scene object ``object_id`` at ``T_world_object``, labelled ``label`` or its id."""
+    semantic_label = object_id if label is None else label
+    return Instance(object_id, mesh, T_world_object, semantic_label, material, moving=moving)
+
+
+def _moving_vehicle(
+    radius: float, T_world_object: Transform, material: AcousticMaterial
+) -> Instance:
+    """A moving sphere of ``radius`` [m] labelled ``"vehicle"`` (a vehicle passing the sensor)."""
+    mesh = uv_sphere_mesh(radius, segments=16, rings=8)
+    return _target("auv_target", mesh, T_world_object, material, label="vehicle", moving=True)
 
 
 _UNSUPPORTED = DeclaredMaterial(

@@ -16,7 +16,9 @@ uniform and sinc² beam patterns besides the Gaussian.
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
+from types import MappingProxyType
 
 import numpy as np
 
@@ -29,7 +31,9 @@ from leviathan.parity._scene_parts import (
     Entry,
     FixtureCase,
     _at,
+    _moving_vehicle,
     _seabed,
+    _target,
     build_case,
     case_register,
     fixture_spec,
@@ -70,8 +74,10 @@ class SideScanCase(FixtureCase):
         return self._render_with(render, backend, device, sampling_warnings=False)
 
 
-def _spec(**over: object) -> SideScanSonarSpec:
-    base: dict[str, object] = dict(
+# What the fixture's side-scan declares before :func:`fixture_spec` adds what every fixture's
+# sensor shares; the tests' side-scan (``tests/side_scan_cases.py``) starts from it too.
+SIDE_SCAN_FIELDS: Mapping[str, object] = MappingProxyType(
+    dict(
         name="side_scan",
         frequency_hz=400e3,
         depression_deg=20.0,
@@ -89,7 +95,11 @@ def _spec(**over: object) -> SideScanSonarSpec:
             across_track_3db_full_width_deg=50.0,
         ),
     )
-    return fixture_spec(SideScanSonarSpec, base, period_ns=_PERIOD_NS, over=over)
+)
+
+
+def _spec(**over: object) -> SideScanSonarSpec:
+    return fixture_spec(SideScanSonarSpec, SIDE_SCAN_FIELDS, period_ns=_PERIOD_NS, over=over)
 
 
 def _pose(
@@ -162,43 +172,31 @@ def _cases() -> list[Entry]:
 
     @case("box on the seabed to starboard casts a shadow")
     def box_shadow() -> dict:
-        box = Instance(
-            "crate", box_mesh((20.0, 2.0, 2.0)), _at(0.0, 14.0, 21.0), "crate", TEST_LAMBERT_BRIGHT
+        box = _target(
+            "crate", box_mesh((20.0, 2.0, 2.0)), _at(0.0, 14.0, 21.0), TEST_LAMBERT_BRIGHT
         )
         return _seen_from_10m(_seabed(22.0), box)
 
     @case("pipeline (cylinder along-track) to port casts a shadow")
     def cylinder_shadow() -> dict:
-        pipe = Instance(
-            "pipeline",
-            cylinder_mesh(0.6, 40.0, segments=16, axis="x"),
-            _at(0.0, -11.0, 21.4),
-            "pipeline",
-            TEST_LAMBERT_BRIGHT,
-        )
+        mesh = cylinder_mesh(0.6, 40.0, segments=16, axis="x")
+        pipe = _target("pipeline", mesh, _at(0.0, -11.0, 21.4), TEST_LAMBERT_BRIGHT)
         return _seen_from_10m(_seabed(22.0), pipe)
 
     @case("ball in the water column: its shadow detached from it")
     def target_in_water_column() -> dict:
-        ball = Instance(
-            "ball", uv_sphere_mesh(1.0), _at(0.0, 9.0, 16.0), "ball", TEST_LAMBERT_BRIGHT
-        )
+        ball = _target("ball", uv_sphere_mesh(1.0), _at(0.0, 9.0, 16.0), TEST_LAMBERT_BRIGHT)
         return _seen_from_10m(_seabed(22.0), ball)
 
     @case("target without an acoustic material (unknown)")
     def material_unknown() -> dict:
-        box = Instance("crate", box_mesh((6.0, 3.0, 1.5)), _at(0.0, 10.0, 21.25), "crate", None)
+        box = _target("crate", box_mesh((6.0, 3.0, 1.5)), _at(0.0, 10.0, 21.25), None)
         return _seen_from_10m(_seabed(22.0), box)
 
     @case("target with a declared, unimplemented model (unsupported)")
     def material_unsupported() -> dict:
-        drum = Instance(
-            "drum",
-            cylinder_mesh(1.0, 3.0, segments=12, axis="x"),
-            _at(0.0, -9.0, 21.0),
-            "drum",
-            _UNSUPPORTED,
-        )
+        mesh = cylinder_mesh(1.0, 3.0, segments=12, axis="x")
+        drum = _target("drum", mesh, _at(0.0, -9.0, 21.0), _UNSUPPORTED)
         return _seen_from_10m(_seabed(22.0), drum)
 
     @case("fresh water: outside Francois-Garrison (unsupported water)")
@@ -209,14 +207,7 @@ def _cases() -> list[Entry]:
 
     @case("moving sphere near the seabed to starboard")
     def moving_target() -> dict:
-        sphere = Instance(
-            "auv_target",
-            uv_sphere_mesh(1.2, segments=16, rings=8),
-            _at(0.0, 12.0, 19.0),
-            "vehicle",
-            TEST_LAMBERT_DARK,
-            moving=True,
-        )
+        sphere = _moving_vehicle(1.2, _at(0.0, 12.0, 19.0), TEST_LAMBERT_DARK)
         return _seen_from_10m(_seabed(22.0), sphere)
 
     @case("shallow sensor sampling above the horizontal: the sea surface in the aperture")

@@ -25,10 +25,9 @@ package's shared stages, and Warp is optional and slow to import.
 
 from __future__ import annotations
 
-import logging
-
 import numpy as np
 
+from leviathan._fallback import usable_once
 from leviathan._interrupt import checkpoint
 from leviathan._raycast_stages import PreparedScene, TraceResult, check_rays
 from leviathan.raycast._sea_surface import combine_with_sea_surface
@@ -81,20 +80,13 @@ def _warp_cpu_usable() -> bool:
     the same results, and says so once on the ``leviathan.raycast`` logger;
     ``backend="warp"`` still raises the error.
     """
-    if _warp_cpu_failure:
-        return False
     from leviathan.kernels.backend import load_kernels
 
-    try:
-        load_kernels("cpu")
-    except Exception as exc:
-        _warp_cpu_failure.append(f"{type(exc).__name__}: {exc}")
-        logging.getLogger("leviathan.raycast").warning(
-            "Warp CPU kernels unavailable (%s); backend='auto' uses the numpy reference",
-            _warp_cpu_failure[0],
-        )
-        return False
-    return True
+    return usable_once(
+        _warp_cpu_failure,
+        lambda: load_kernels("cpu"),
+        "Warp CPU kernels unavailable (%s); backend='auto' uses the numpy reference",
+    )
 
 
 def trace_meshes(

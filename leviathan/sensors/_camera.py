@@ -44,7 +44,6 @@ from typing import Any
 import numpy as np
 
 from leviathan._files import encode_png
-from leviathan._validation import check_sample_identifiers
 from leviathan.frames import T_SENSOR_CAMERA, Transform, sensor_pose
 from leviathan.raycast import PreparedScene, trace_rays
 from leviathan.ros import header
@@ -59,7 +58,7 @@ from leviathan.sensors._declarations import (
     channel_doc,
 )
 from leviathan.sensors._protocol import register_sensor_kind
-from leviathan.sensors._sample import SensorSample, _prepared_for
+from leviathan.sensors._sample import SensorSample, _check_sample_inputs, _prepared_for
 from leviathan.specs import CameraSpec
 
 __all__ = [
@@ -180,14 +179,9 @@ def render_camera(
         ValueError: If an identifier is malformed or ``prepared`` belongs to
             another scene.
     """
-    if not isinstance(spec, CameraSpec):
-        raise TypeError(f"spec: expected a CameraSpec, got {type(spec).__name__}")
-    if not isinstance(T_world_body, Transform):
-        raise TypeError(
-            f"T_world_body: expected a leviathan.frames.Transform, got "
-            f"{type(T_world_body).__name__}"
-        )
-    check_sample_identifiers(sensor_id, sample_index, time_ns)
+    _check_sample_inputs(
+        spec, CameraSpec, (sensor_id, sample_index, time_ns), T_world_body=T_world_body
+    )
     prepared = _prepared_for(scene, prepared)
 
     H, W = spec.height_px, spec.width_px

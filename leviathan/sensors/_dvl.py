@@ -66,8 +66,8 @@ from typing import Any
 
 import numpy as np
 
-from leviathan._frozen import freeze, frozen_array
-from leviathan._validation import check_sample_identifiers, check_seed
+from leviathan._frozen import frozen_array
+from leviathan._validation import check_seed
 from leviathan.frames import sensor_pose
 from leviathan.random import normal
 from leviathan.raycast import PreparedScene, trace_rays
@@ -93,6 +93,8 @@ from leviathan.sensors._kinematics import (
 from leviathan.sensors._protocol import register_sensor_kind
 from leviathan.sensors._sample import (
     SensorSample,
+    _check_sample_inputs,
+    _mount_constants,
     _noise_record,
     _prepared_for,
     _spec_derived,
@@ -153,16 +155,11 @@ def _physics_spec(spec: DVLSpec) -> dict[str, Any]:
 
 
 def _spec_constants(spec: DVLSpec) -> tuple[Any, ...]:
-    """Per-spec constants: ``T_body_sensor``, ``R_sensor_body`` rows, the lever arm [m],
-    the frozen beam directions and the frozen mount and spec metadata records."""
-    T_body_sensor = spec.mount.transform()
+    """Per-spec constants: the mount's and the spec's
+    (:func:`~leviathan.sensors._sample._mount_constants`), then the frozen beam directions."""
     return (
-        T_body_sensor,
-        T_body_sensor.inverse().rotation.tolist(),
-        T_body_sensor.translation.tolist(),
+        *_mount_constants(spec, _physics_spec(spec)),
         frozen_array(dvl_beam_directions(spec)),
-        freeze(T_body_sensor.to_dict()),
-        freeze(_physics_spec(spec)),
     )
 
 
@@ -223,16 +220,12 @@ def measure_dvl(
         ValueError: If an identifier is malformed, ``prepared`` belongs to another
             scene, or noise is enabled without a ``seed``.
     """
-    if not isinstance(spec, DVLSpec):
-        raise TypeError(f"spec: expected a DVLSpec, got {type(spec).__name__}")
-    if not isinstance(kin, BodyKinematics):
-        raise TypeError(f"kin: expected a BodyKinematics, got {type(kin).__name__}")
-    check_sample_identifiers(sensor_id, sample_index, time_ns)
+    _check_sample_inputs(spec, DVLSpec, (sensor_id, sample_index, time_ns), kin=kin)
     std = float(spec.velocity_noise_std_m_per_s)
     check_seed(seed, needed_by="DVL velocity noise (std > 0)" if std > 0.0 else None)
     prepared = _prepared_for(scene, prepared)
 
-    T_body_sensor, R_sensor_body, r_body_sensor, dirs_sensor, mount_record, spec_record = (
+    T_body_sensor, R_sensor_body, r_body_sensor, mount_record, spec_record, dirs_sensor = (
         _spec_derived(spec, _spec_constants)
     )
     T_world_sensor = sensor_pose(kin.T_world_body, T_body_sensor)

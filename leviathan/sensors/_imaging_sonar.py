@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import itertools
 import math
+from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Any
 
@@ -139,6 +140,24 @@ _CHANNELS = MappingProxyType(
 )
 
 
+def _ranges_and_sound_speed(meta: Mapping[str, Any]) -> tuple[np.ndarray, float]:
+    """A ping's ``ProjectedSonarImage`` ``ranges`` and ``sound_speed``, from its metadata.
+
+    The ranges are the bin centres ``(e_k + e_{k+1}) / 2`` of ``range_bin_edges_m``; the
+    sound speed is Mackenzie (1981) for the ping's water at the sensor's depth (the
+    speed a real sonar would have used: LEVIATHAN's ranges are geometric).
+    """
+    edges = np.asarray(meta["range_bin_edges_m"], dtype=np.float64)
+    centres = (edges[:-1] + edges[1:]) * 0.5
+    water = meta["water"]
+    sound_speed = sound_speed_m_per_s(
+        temperature_c=float(water["temperature_c"]),
+        salinity_psu=float(water["salinity_psu"]),
+        depth_m=float(meta["T_world_sensor"]["translation"][2]),
+    )
+    return centres, sound_speed
+
+
 def _sonar_message(frame: SonarFrame, frame_id: str) -> list[tuple[str, dict[str, Any]]]:
     """``marine_acoustic_msgs/ProjectedSonarImage`` of one ping, in the acoustic frame.
 
@@ -161,14 +180,7 @@ def _sonar_message(frame: SonarFrame, frame_id: str) -> list[tuple[str, dict[str
     bearings = [float(b) for b in np.asarray(meta["bearing_rad"]).tolist()]
     fan = np.array([(math.cos(b), math.sin(b), 0.0) for b in bearings], dtype=np.float64)
     directions = frd_to_acoustic(fan.reshape(-1, 3))
-    edges = np.asarray(meta["range_bin_edges_m"], dtype=np.float64)
-    centres = (edges[:-1] + edges[1:]) * 0.5
-    water = meta["water"]
-    sound_speed = sound_speed_m_per_s(
-        temperature_c=float(water["temperature_c"]),
-        salinity_psu=float(water["salinity_psu"]),
-        depth_m=float(meta["T_world_sensor"]["translation"][2]),
-    )
+    centres, sound_speed = _ranges_and_sound_speed(meta)
     pattern = spec["beam_pattern"]
     vertical_deg = float(spec["elevation_aperture_deg"])
     if pattern["kind"] == "gaussian":

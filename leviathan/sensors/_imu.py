@@ -27,9 +27,9 @@ from typing import Any
 
 import numpy as np
 
-from leviathan._frozen import freeze, frozen_array
-from leviathan._validation import check_sample_identifiers, check_seed
-from leviathan.frames import Transform, sensor_pose
+from leviathan._frozen import frozen_array
+from leviathan._validation import check_seed
+from leviathan.frames import sensor_pose
 from leviathan.random import normal
 from leviathan.ros import (
     UNKNOWN_COVARIANCE_3X3,
@@ -57,7 +57,13 @@ from leviathan.sensors._kinematics import (
     _vector3,
 )
 from leviathan.sensors._protocol import register_sensor_kind
-from leviathan.sensors._sample import SensorSample, _noise_record, _spec_derived
+from leviathan.sensors._sample import (
+    SensorSample,
+    _check_sample_inputs,
+    _mount_constants,
+    _noise_record,
+    _spec_derived,
+)
 from leviathan.specs import IMUSpec
 
 __all__ = [
@@ -88,17 +94,9 @@ def _physics_spec(spec: IMUSpec) -> dict[str, Any]:
     }
 
 
-def _mount_and_spec(spec: IMUSpec) -> tuple[Transform, list, list, Any, Any]:
-    """Per-spec constants: ``T_body_sensor``, ``R_sensor_body`` rows, the lever arm [m]
-    as floats, and the frozen mount and spec metadata records."""
-    T_body_sensor = spec.mount.transform()
-    return (
-        T_body_sensor,
-        T_body_sensor.inverse().rotation.tolist(),
-        T_body_sensor.translation.tolist(),
-        freeze(T_body_sensor.to_dict()),
-        freeze(_physics_spec(spec)),
-    )
+def _mount_and_spec(spec: IMUSpec) -> tuple[Any, ...]:
+    """Per-spec constants (:func:`~leviathan.sensors._sample._mount_constants`)."""
+    return _mount_constants(spec, _physics_spec(spec))
 
 
 def measure_imu(
@@ -137,11 +135,7 @@ def measure_imu(
         ValueError: If an identifier or ``gravity_ned`` is malformed, or noise is
             enabled without a ``seed``.
     """
-    if not isinstance(spec, IMUSpec):
-        raise TypeError(f"spec: expected an IMUSpec, got {type(spec).__name__}")
-    if not isinstance(kin, BodyKinematics):
-        raise TypeError(f"kin: expected a BodyKinematics, got {type(kin).__name__}")
-    check_sample_identifiers(sensor_id, sample_index, time_ns)
+    _check_sample_inputs(spec, IMUSpec, (sensor_id, sample_index, time_ns), kin=kin)
     accel_std = float(spec.accel_noise_std_m_per_s2)
     gyro_std = float(spec.gyro_noise_std_rad_per_s)
     needed = [

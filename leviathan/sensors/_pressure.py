@@ -45,7 +45,7 @@ from typing import Any, Literal
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
-from leviathan._validation import check_sample_identifiers, check_seed
+from leviathan._validation import check_seed
 from leviathan.frames import sensor_pose
 from leviathan.random import normal
 from leviathan.ros import header
@@ -53,7 +53,7 @@ from leviathan.sensors._context import SampleContext
 from leviathan.sensors._declarations import AnalyticTier, RosEncoding, RosTopic, channel_doc
 from leviathan.sensors._kinematics import GRAVITY_NED, BodyKinematics
 from leviathan.sensors._protocol import register_sensor_kind
-from leviathan.sensors._sample import SensorSample, _noise_record
+from leviathan.sensors._sample import SensorSample, _check_sample_inputs, _noise_record
 from leviathan.specs import PressureSpec, WaterSpec
 
 __all__ = [
@@ -126,14 +126,10 @@ def measure_pressure(
         TypeError: If an argument has the wrong type.
         ValueError: If an identifier is malformed, or noise is enabled without a seed.
     """
-    if not isinstance(spec, PressureSpec):
-        raise TypeError(f"spec: expected a PressureSpec, got {type(spec).__name__}")
-    if not isinstance(kin, BodyKinematics):
-        raise TypeError(f"kin: expected a BodyKinematics, got {type(kin).__name__}")
+    _check_sample_inputs(spec, PressureSpec, (sensor_id, sample_index, time_ns), kin=kin)
     water = WaterSpec() if water is None else water
     if not isinstance(water, WaterSpec):
         raise TypeError(f"water: expected a WaterSpec, got {type(water).__name__}")
-    check_sample_identifiers(sensor_id, sample_index, time_ns)
     std = float(spec.noise_std_pa)
     check_seed(seed, needed_by="pressure noise (noise_std_pa > 0)" if std > 0.0 else None)
 

@@ -36,10 +36,12 @@ import numpy as np
 
 from leviathan._frozen import FrozenMapping, freeze, frozen_array
 from leviathan._validation import check_mapping, check_sample_identifiers
+from leviathan.frames import Transform
 from leviathan.identity import content_hash, display_hash
 from leviathan.random import RandomEffectRecord
 from leviathan.raycast import PreparedScene, prepare_scene
 from leviathan.scene import Scene
+from leviathan.sensors._kinematics import BodyKinematics
 from leviathan.sensors._protocol import kinds_producing
 
 __all__ = ["SensorSample"]
@@ -109,6 +111,50 @@ def _spec_derived(spec: Any, build: Callable[[Any], Any]) -> Any:
         _SPEC_DERIVED.clear()
     _SPEC_DERIVED[key] = (spec, value)
     return value
+
+
+# The vehicle state a sensor function reads, by its argument name: the type and its name
+# in the error.
+_STATE_ARGUMENTS: dict[str, tuple[type, str]] = {
+    "kin": (BodyKinematics, "a BodyKinematics"),
+    "T_world_body": (Transform, "a leviathan.frames.Transform"),
+}
+
+
+def _check_sample_inputs(
+    spec: Any, spec_type: type, identifiers: tuple[Any, Any, Any], **state: Any
+) -> None:
+    """The argument checks a body-mounted sensor's function opens with: ``spec`` a
+    ``spec_type``, the vehicle ``state`` (``kin`` a :class:`BodyKinematics`, or the pose
+    ``T_world_body`` a :class:`~leviathan.frames.Transform`) and ``identifiers``
+    ``(sensor_id, sample_index, time_ns)`` well formed.
+
+    Raises:
+        TypeError, ValueError: Naming the argument, what was given and what was expected.
+    """
+    name = spec_type.__name__
+    if not isinstance(spec, spec_type):
+        article = "an" if name[0] in "AEIOU" else "a"
+        raise TypeError(f"spec: expected {article} {name}, got {type(spec).__name__}")
+    for argument, value in state.items():
+        expected, described = _STATE_ARGUMENTS[argument]
+        if not isinstance(value, expected):
+            raise TypeError(f"{argument}: expected {described}, got {type(value).__name__}")
+    check_sample_identifiers(*identifiers)
+
+
+def _mount_constants(spec: Any, physics_spec: dict[str, Any]) -> tuple[Any, ...]:
+    """A body-mounted sensor's per-spec constants (build them through :func:`_spec_derived`):
+    ``T_body_sensor``, the ``R_sensor_body`` rows and the lever arm [m] as floats, and the
+    frozen mount and spec (``physics_spec``) metadata records."""
+    T_body_sensor = spec.mount.transform()
+    return (
+        T_body_sensor,
+        T_body_sensor.inverse().rotation.tolist(),
+        T_body_sensor.translation.tolist(),
+        freeze(T_body_sensor.to_dict()),
+        freeze(physics_spec),
+    )
 
 
 # --------------------------------------------------------------------------- sample

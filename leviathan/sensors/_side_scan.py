@@ -26,7 +26,6 @@ from typing import Any
 
 import numpy as np
 
-from leviathan.acoustics import sound_speed_m_per_s
 from leviathan.frames import Transform, sensor_pose
 from leviathan.ros import float32_values, frd_to_acoustic, header, vector3
 from leviathan.sensors._context import SampleContext
@@ -40,6 +39,7 @@ from leviathan.sensors._declarations import (
 )
 from leviathan.sensors._imaging_sonar import _AXES as _SONAR_AXES
 from leviathan.sensors._imaging_sonar import _CHANNELS as _SONAR_CHANNELS
+from leviathan.sensors._imaging_sonar import _NAN, _ranges_and_sound_speed
 from leviathan.sensors._protocol import register_sensor_kind
 from leviathan.side_scan import SIDE_SCAN_CHANNEL_NAMES, SideScanLine, render
 from leviathan.sonar.beams import check_ping_period_in_water
@@ -49,7 +49,6 @@ __all__ = ["SideScanSensor"]
 
 _SB = "side (0 port, 1 starboard), range_bin"
 _SBK = "side, range_bin, k (dominance order)"
-_NAN = "NaN: missing (no contributor)"
 _ACROSS = "sensor frame, depression below the x-y plane, positive down"
 _ALONG = "sensor frame, towards +x (along-track)"
 
@@ -116,14 +115,7 @@ def _side_scan_message(line: SideScanLine, frame_id: str) -> list[tuple[str, dic
         dtype=np.float64,
     )
     directions = frd_to_acoustic(axes)
-    edges = np.asarray(meta["range_bin_edges_m"], dtype=np.float64)
-    centres = (edges[:-1] + edges[1:]) * 0.5
-    water = meta["water"]
-    c = sound_speed_m_per_s(
-        temperature_c=float(water["temperature_c"]),
-        salinity_psu=float(water["salinity_psu"]),
-        depth_m=float(meta["T_world_sensor"]["translation"][2]),
-    )
+    centres, c = _ranges_and_sound_speed(meta)
     pattern = SideScanBeamPatternSpec.model_validate(spec["beam_pattern"])
     widths = pattern.stated_widths_deg(float(spec["frequency_hz"]))
     if widths is None:

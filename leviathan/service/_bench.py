@@ -121,11 +121,17 @@ turn, so the three share a stretch of the machine's load, and a case's overhead 
 median of its rounds' ratios (a shared machine's load moves between longer windows)."""
 
 
-def _start_server(workers: int) -> tuple[subprocess.Popen, str]:
+def start_server(*options: str) -> tuple[subprocess.Popen, str]:
+    """``python -m leviathan serve --port 0 *options`` in a child process, without this
+    environment's ``LEVIATHAN_TOKEN``, and the URL it printed (its stderr discarded).
+
+    Raises:
+        RuntimeError: The server did not print its URL (it failed to start).
+    """
     env = dict(os.environ)
     env.pop("LEVIATHAN_TOKEN", None)
     proc = subprocess.Popen(
-        [sys.executable, "-m", "leviathan", "serve", "--port", "0", "--workers", str(workers)],
+        [sys.executable, "-m", "leviathan", "serve", "--port", "0", *options],
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
         text=True,
@@ -136,7 +142,7 @@ def _start_server(workers: int) -> tuple[subprocess.Popen, str]:
     match = re.search(r"(http://\S+)", line)
     if match is None:
         proc.kill()
-        raise RuntimeError(f"bench service: the server did not start (said {line!r})")
+        raise RuntimeError(f"leviathan serve did not start (said {line!r})")
     return proc, match.group(1)
 
 
@@ -169,7 +175,7 @@ def bench_service(
     from leviathan.client import ServiceClient
     from leviathan.world import World
 
-    proc, url = _start_server(workers)
+    proc, url = start_server("--workers", str(workers))
     cases = []
     try:
         for count in world_counts:

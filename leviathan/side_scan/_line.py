@@ -14,41 +14,17 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from leviathan._fan_product import FanProduct
+from leviathan.sonar import fan_channel_names
 
 __all__ = ["SIDES", "SIDE_SCAN_CHANNEL_NAMES", "SideScanLine"]
 
 SIDES: tuple[str, ...] = ("port", "starboard")
 
-#: Every channel a line can carry, in a fixed documented order.
-SIDE_SCAN_CHANNEL_NAMES: tuple[str, ...] = (
-    "linear_return",
-    "speckle_return",
-    "sample_count",
-    "validity",
-    "primary_basis",
-    "truncation",
-    "primary_instance",
-    "primary_object",
-    "primary_triangle",
-    "primary_range_m",
-    "primary_across_track_rad",
-    "primary_along_track_rad",
-    "primary_incidence_rad",
-    "primary_hit_point_world",
-    "primary_normal_world",
-    "primary_semantic",
-    "primary_acoustic_status",
-    "primary_moving",
-    "primary_ground_range_m",
-    "flat_bottom_ground_range_m",
-    "topk_instance",
-    "topk_triangle",
-    "topk_range_m",
-    "topk_across_track_rad",
-    "topk_along_track_rad",
-    "topk_contribution",
-    "topk_geometric_weight",
-    "topk_energy_fraction",
+#: Every channel a line can carry, in a fixed documented order: the fan render's with the
+#: line's two angles, and its two ground ranges after the primary channels.
+SIDE_SCAN_CHANNEL_NAMES: tuple[str, ...] = fan_channel_names(
+    ("across_track_rad", "along_track_rad"),
+    after_primary=("primary_ground_range_m", "flat_bottom_ground_range_m"),
 )
 
 

@@ -23,27 +23,28 @@ ping below it warns (:class:`leviathan.sonar.SonarSamplingWarning`).
 from __future__ import annotations
 
 import math
-import time
 import warnings
 from functools import lru_cache
 from typing import Any
 
 import numpy as np
 
-from leviathan._interrupt import checkpoint
 from leviathan.frames import Transform
 from leviathan.raycast import resolve_backend, trace_rays
 from leviathan.reference_cpu.side_scan import side_scan_rays
 from leviathan.scene import Scene
 from leviathan.side_scan._line import SIDES, SideScanLine
 from leviathan.sonar import (
-    CELL_FLAGS,
     FanRays,
     SonarSamplingWarning,
+    StageClock,
     check_ping_inputs,
     fan_rays,
+    ping_header,
     range_bin_edges,
     render_fan,
+    scene_record,
+    spec_range_window,
 )
 from leviathan.specs import SideScanSonarSpec, WaterSpec
 
@@ -176,41 +177,27 @@ def render(
     Returns:
         The :class:`SideScanLine`; identical content (and hash) for identical inputs.
     """
-    t0 = time.perf_counter()
-    last = [t0]
-
-    def lap(stage: str) -> None:
-        checkpoint()
-        if stage_times_s is not None:
-            now = time.perf_counter()
-            stage_times_s[stage] = now - last[0]
-            last[0] = now
-
+    clock = StageClock(stage_times_s)
     water = check_ping_inputs(
         scene, spec, SideScanSonarSpec, sensor_pose, sensor_id, sample_index, time_ns, seed, water
     )
-    if stage_times_s is not None and not isinstance(stage_times_s, dict):
-        raise TypeError(
-            f"stage_times_s: expected None or a dict, got {type(stage_times_s).__name__}"
-        )
     backend, device = resolve_backend(backend, device)
-    N = int(spec.range_bin_count)
+    window = spec_range_window(spec)
+    N = window["range_bin_count"]
     rays, fan_geometry = side_scan_fan(spec)
-    lap("rays")
+    clock.lap("rays")
     fan = render_fan(
         scene,
         fan_geometry,
         sensor_pose,
-        range_min_m=float(spec.range_min_m),
-        range_max_m=float(spec.range_max_m),
-        range_bin_count=N,
+        **window,
         top_k=int(spec.top_k),
         frequency_hz=spec.frequency_hz,
         water=water,
         backend=backend,
         device=device,
         speckle_key=(seed, sensor_id, sample_index) if spec.speckle else None,
-        lap=lap,
+        lap=clock.lap,
     )
 
     # True altitude: the nearest surface straight below (world +z), same tracer.
@@ -244,29 +231,21 @@ def render(
     fill_altitude = spec.fill_altitude_m
     fills = bool(math.isfinite(altitude) and altitude >= fill_altitude)
     metadata = {
-        "sensor_id": sensor_id,
-        "sample_index": int(sample_index),
-        "time_ns": int(time_ns),
-        "T_world_sensor": sensor_pose.to_dict(),
-        "model": SIDE_SCAN_MODEL_VERSION,
-        "spec": _physics_spec(spec),
-        "scene_hash": scene.content_hash,
-        "water": {
-            "temperature_c": float(water.temperature_c),
-            "salinity_psu": float(water.salinity_psu),
-            "ph": float(water.ph),
-        },
-        "medium_supported": bool(fan.medium.support.supported),
-        "medium_reasons": list(fan.medium.support.reasons),
-        "absorption_db_per_m": fan.medium.absorption_db_per_m,
+        **ping_header(
+            scene,
+            sensor_pose,
+            water,
+            (sensor_id, sample_index, time_ns),
+            SIDE_SCAN_MODEL_VERSION,
+            _physics_spec(spec),
+        ),
+        **fan.medium.record(),
         "sides": list(SIDES),
         "along_track_rad": rays.along_grid_rad,
         "depression_rad": rays.depression_grid_rad,
         "along_track_weight_rad": rays.along_weight_rad,
         "depression_weight_rad": rays.depression_weight_rad,
-        "range_bin_edges_m": range_bin_edges(
-            range_min_m=spec.range_min_m, range_max_m=spec.range_max_m, range_bin_count=N
-        ),
+        "range_bin_edges_m": range_bin_edges(**window),
         "altitude_m": altitude,
         "sampling": {
             "rule": "a line fills every bin of its swath on a flat seabed at altitude h when "
@@ -276,10 +255,7 @@ def render(
             "fill_altitude_m": fill_altitude,
             "fills_swath": fills,
         },
-        "object_ids": list(scene.object_ids),
-        "semantic_labels": list(scene.semantic_labels),
-        "sea_surface_instance": scene.sea_surface_instance,
-        "cell_flags": dict(CELL_FLAGS),
+        **scene_record(scene),
         "speckle": fan.speckle,
     }
     line = SideScanLine(
@@ -289,7 +265,7 @@ def render(
         device=device,
         display={"dynamic_range_db": float(spec.dynamic_range_db)},
     )
-    lap("line")
+    clock.lap("line")
     if sampling_warnings and math.isfinite(altitude) and not fills:
         warnings.warn(
             f"{sensor_id}: altitude {altitude:.3g} m is below the fill altitude "

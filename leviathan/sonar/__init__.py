@@ -48,7 +48,8 @@ operations, :mod:`leviathan.reference_cpu.trace` for ray casting, and
 The acoustic fan render (:func:`render_fan` on :func:`fan_rays`) is this pipeline for
 any rays grouped in columns (the side-scan's sides, a multibeam's receive beams);
 :mod:`leviathan.sonar.beams` holds the fans' beam patterns, ping-period and
-range-window rules.
+range-window rules; :class:`StageClock`, :func:`spec_range_window`, :func:`ping_header`
+and :func:`scene_record` are what the fan sonars' ping functions share around it.
 
 Range bins: image row ``k`` holds the samples with ``range_bin(R) == k``, ``k =
 min(floor((R - r_min) / width), N - 1)`` in float64 with ``width = (r_max - r_min) /
@@ -70,12 +71,13 @@ channel rules: the HDF5 dataset stores the rule instead of the values.
 from leviathan.sonar import _ground_truth, _rebuild
 from leviathan.sonar._binning import range_bin, range_bin_boundaries, range_bin_edges
 from leviathan.sonar._fan import FanRays, FanRender, check_ping_inputs, fan_rays, render_fan
-from leviathan.sonar._frame import CHANNEL_NAMES, SonarFrame
+from leviathan.sonar._frame import CHANNEL_NAMES, SonarFrame, fan_channel_names
 
 # Star imports on purpose: the stage's own __all__ is the one list of the cell flags
 # and bases (of the channel rules), so this package re-exports exactly that list
 # instead of a hand copy of it.
 from leviathan.sonar._ground_truth import *  # noqa: F403
+from leviathan.sonar._ping import StageClock, ping_header, scene_record, spec_range_window
 from leviathan.sonar._rebuild import *  # noqa: F403
 from leviathan.sonar._render import (
     RENDER_STAGES,
@@ -95,14 +97,19 @@ __all__ = [
     "SPECKLE_EFFECT",
     "SonarFrame",
     "SonarSamplingWarning",
+    "StageClock",
     "beam_grid_for",
     "check_ping_inputs",
+    "fan_channel_names",
     "fan_rays",
+    "ping_header",
     "range_bin",
     "range_bin_boundaries",
     "range_bin_edges",
     "render",
     "render_fan",
+    "scene_record",
+    "spec_range_window",
     *_ground_truth.__all__,
     *_rebuild.__all__,
 ]

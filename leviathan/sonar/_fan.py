@@ -58,9 +58,8 @@ from leviathan.sonar._physics import (
     Medium,
     Samples,
     compiled_samples,
-    integrated_samples,
     medium_at,
-    sample_terms,
+    reference_samples,
 )
 from leviathan.specs import WaterSpec
 
@@ -227,7 +226,7 @@ def check_ping_inputs(
     seed: Any,
     water: Any,
 ) -> WaterSpec:
-    """The argument checks of a ping function on the fan render (side-scan, multibeam).
+    """The argument checks of a ping function on the fan render (the three fan sonars).
 
     Args:
         scene, spec, sensor_pose: Must be a :class:`~leviathan.scene.Scene`, a
@@ -248,7 +247,8 @@ def check_ping_inputs(
         raise TypeError(f"spec: expected a {spec_type.__name__}, got {type(spec).__name__}")
     if not isinstance(sensor_pose, Transform):
         raise TypeError(
-            f"sensor_pose: expected a Transform T_world_sensor, got {type(sensor_pose).__name__}"
+            f"sensor_pose: expected a Transform T_world_sensor (T_world_body @ T_body_sensor), "
+            f"got {type(sensor_pose).__name__}"
         )
     check_sample_identifiers(sensor_id, sample_index, time_ns)
     check_seed(seed, needed_by="speckle (the spec enables it)" if spec.speckle else None)
@@ -335,26 +335,18 @@ def render_fan(
         "ray_row": rays.row,
         "column_count": C,
     }
-    if backend == "reference":
-        # The numpy reference throughout: the authority the compiled stage is held to.
-        samples = integrated_samples(hits, o, d, **physics_inputs)
-        terms = sample_terms(
-            samples,
-            None,
-            medium,
-            ray_two_way_gain=rays.two_way_gain,
-            ray_solid_angle_sr=rays.solid_angle_sr,
-        )
-    else:
-        samples, terms = compiled_samples(
-            hits,
-            o,
-            d,
-            **physics_inputs,
-            medium=medium,
-            ray_two_way_gain=rays.two_way_gain,
-            ray_solid_angle_sr=rays.solid_angle_sr,
-        )
+    # The numpy reference throughout on "reference": the authority the compiled stage
+    # (every other backend) is held to.
+    physics = reference_samples if backend == "reference" else compiled_samples
+    samples, terms = physics(
+        hits,
+        o,
+        d,
+        **physics_inputs,
+        medium=medium,
+        ray_two_way_gain=rays.two_way_gain,
+        ray_solid_angle_sr=rays.solid_angle_sr,
+    )
     lap("physics")
 
     truth_inputs = {

@@ -22,36 +22,29 @@ from typing import Any, ClassVar
 import numpy as np
 
 from leviathan._fan_product import FanProduct, FrozenChannels
+from leviathan.sonar._ground_truth import channel_layout
 
-__all__ = ["CHANNEL_NAMES", "SonarFrame"]
+__all__ = ["CHANNEL_NAMES", "SonarFrame", "fan_channel_names"]
 
-# Every channel a frame can carry, in a fixed documented order.
-CHANNEL_NAMES: tuple[str, ...] = (
-    "linear_return",
-    "speckle_return",
-    "sample_count",
-    "validity",
-    "primary_basis",
-    "truncation",
-    "primary_instance",
-    "primary_object",
-    "primary_triangle",
-    "primary_range_m",
-    "primary_elevation_rad",
-    "primary_incidence_rad",
-    "primary_hit_point_world",
-    "primary_normal_world",
-    "primary_semantic",
-    "primary_acoustic_status",
-    "primary_moving",
-    "topk_instance",
-    "topk_triangle",
-    "topk_range_m",
-    "topk_elevation_rad",
-    "topk_contribution",
-    "topk_geometric_weight",
-    "topk_energy_fraction",
-)
+
+def fan_channel_names(
+    angles: tuple[str, ...], *, after_primary: tuple[str, ...] = ()
+) -> tuple[str, ...]:
+    """Every channel a fan product can carry, in its fixed documented order.
+
+    The fan render's cell channels in their layout order
+    (:func:`leviathan.sonar._ground_truth.channel_layout`, ``speckle_return``
+    included) for the fan's per-ray ``angles``, with the product's own per-cell
+    channels ``after_primary`` between the primary and the top-K ones.
+    """
+    layout = channel_layout((1, 1), 1, speckle=True, angles=angles)
+    names = [name for name, _, _ in layout]
+    at = names.index("topk_instance")
+    return (*names[:at], *after_primary, *names[at:])
+
+
+#: Every channel a frame can carry, in a fixed documented order.
+CHANNEL_NAMES: tuple[str, ...] = fan_channel_names(("elevation_rad",))
 
 
 def _bytes_api() -> tuple[Any, Any] | None:

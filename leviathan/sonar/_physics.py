@@ -10,7 +10,7 @@ terms with the reference, :func:`leviathan.reference_cpu.sonar.sample_physics`.
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -28,6 +28,7 @@ __all__ = [
     "compiled_samples",
     "integrated_samples",
     "medium_at",
+    "reference_samples",
     "sample_geometry",
     "sample_terms",
 ]
@@ -79,6 +80,15 @@ class Medium(NamedTuple):
 
     support: MediumSupport
     absorption_db_per_m: float | None
+
+    def record(self) -> dict[str, Any]:
+        """Its entries in a ping's metadata: ``medium_supported``, ``medium_reasons`` and
+        ``absorption_db_per_m``."""
+        return {
+            "medium_supported": bool(self.support.supported),
+            "medium_reasons": list(self.support.reasons),
+            "absorption_db_per_m": self.absorption_db_per_m,
+        }
 
 
 def integrated_samples(
@@ -238,6 +248,33 @@ def _sample_normals(
     surface = inst == scene.sea_surface_instance
     row = np.where(surface, offset[-1], offset[np.where(surface, 0, inst)] + tri)
     return stacked[row]
+
+
+def reference_samples(
+    hits: TraceResult,
+    origins: np.ndarray,
+    directions: np.ndarray,
+    *,
+    medium: Medium,
+    ray_two_way_gain: np.ndarray,
+    ray_solid_angle_sr: np.ndarray,
+    **inputs: Any,
+) -> tuple[Samples, dict[str, np.ndarray]]:
+    """:func:`integrated_samples` then :func:`sample_terms`: the numpy authority that
+    :func:`compiled_samples` is held to, with its arguments and its ``(samples, terms)``.
+
+    ``inputs`` are :func:`integrated_samples`'s keyword arguments (scene, prepared,
+    window, ray_column, ray_row, column_count).
+    """
+    samples = integrated_samples(hits, origins, directions, **inputs)
+    terms = sample_terms(
+        samples,
+        None,
+        medium,
+        ray_two_way_gain=ray_two_way_gain,
+        ray_solid_angle_sr=ray_solid_angle_sr,
+    )
+    return samples, terms
 
 
 def compiled_samples(

@@ -28,24 +28,19 @@ multibeam), with column = bearing and row = elevation sample:
 
 from __future__ import annotations
 
-import time
 from functools import lru_cache
 from typing import Any
 
 import numpy as np
 
-from leviathan._interrupt import checkpoint
-from leviathan._validation import check_sample_identifiers, check_seed
 from leviathan.frames import Transform
 from leviathan.raycast import resolve_backend
-from leviathan.reference_cpu import sonar as ref
 from leviathan.scene import Scene
 from leviathan.sonar._beam_grid import _grid, beam_grid_for, grid_key
 from leviathan.sonar._binning import range_bin_edges
-from leviathan.sonar._fan import SPECKLE_EFFECT, FanRays, fan_rays, render_fan
+from leviathan.sonar._fan import SPECKLE_EFFECT, FanRays, check_ping_inputs, fan_rays, render_fan
 from leviathan.sonar._frame import SonarFrame
-from leviathan.sonar._ground_truth import CELL_FLAGS
-from leviathan.sonar._physics import Medium
+from leviathan.sonar._ping import StageClock, ping_header, scene_record, spec_range_window
 from leviathan.sonar._rule_support import rule_support
 from leviathan.sonar._sampling_warnings import check_ping
 from leviathan.specs import ImagingSonarSpec, WaterSpec
@@ -105,28 +100,6 @@ def _physics_spec(spec: ImagingSonarSpec) -> dict[str, Any]:
     }
 
 
-def _validate(
-    scene: Any,
-    spec: Any,
-    sensor_pose: Any,
-    sensor_id: Any,
-    sample_index: Any,
-    time_ns: Any,
-    seed: Any,
-) -> None:
-    if not isinstance(scene, Scene):
-        raise TypeError(f"scene: expected a leviathan.scene.Scene, got {type(scene).__name__}")
-    if not isinstance(spec, ImagingSonarSpec):
-        raise TypeError(f"spec: expected an ImagingSonarSpec, got {type(spec).__name__}")
-    if not isinstance(sensor_pose, Transform):
-        raise TypeError(
-            f"sensor_pose: expected a Transform T_world_sensor (T_world_body @ T_body_sensor), "
-            f"got {type(sensor_pose).__name__}"
-        )
-    check_sample_identifiers(sensor_id, sample_index, time_ns)
-    check_seed(seed, needed_by="speckle (the spec enables it)" if spec.speckle else None)
-
-
 def render(
     scene: Scene,
     spec: ImagingSonarSpec,
@@ -170,22 +143,12 @@ def render(
     Returns:
         The frame; identical content (and hash) for identical inputs.
     """
-    if stage_times_s is not None and not isinstance(stage_times_s, dict):
-        raise TypeError(
-            f"stage_times_s: expected None or a dict to fill, got {type(stage_times_s).__name__}"
-        )
-    clock = _StageClock(stage_times_s)
-    _validate(scene, spec, sensor_pose, sensor_id, sample_index, time_ns, seed)
+    clock = StageClock(stage_times_s)
+    water = check_ping_inputs(
+        scene, spec, ImagingSonarSpec, sensor_pose, sensor_id, sample_index, time_ns, seed, water
+    )
     backend, device = resolve_backend(backend, device)
-    water = WaterSpec() if water is None else water
-    if not isinstance(water, WaterSpec):
-        raise TypeError(f"water: expected a WaterSpec, got {type(water).__name__}")
-    N, K = spec.range_bin_count, spec.top_k
-    window = {
-        "range_min_m": float(spec.range_min_m),
-        "range_max_m": float(spec.range_max_m),
-        "range_bin_count": N,
-    }
+    window = spec_range_window(spec)
 
     # 1. Rays; 2-6 (scene preparation, tracing, physics, binning, ground truth,
     # channels, speckle) are the acoustic fan render's, with column = bearing and
@@ -198,7 +161,7 @@ def render(
         rays,
         sensor_pose,
         **window,
-        top_k=K,
+        top_k=spec.top_k,
         frequency_hz=spec.frequency_hz,
         water=water,
         backend=backend,
@@ -206,22 +169,28 @@ def render(
         speckle_key=(seed, sensor_id, sample_index) if spec.speckle else None,
         lap=clock.lap,
     )
-    medium, speckle, prepared = fan.medium, fan.speckle, fan.prepared
+    prepared = fan.prepared
 
-    # 7. Frame.
-    metadata = _metadata(
-        scene,
-        spec,
-        sensor_pose,
-        grid,
-        medium,
-        window=window,
-        water=water,
-        sensor_id=sensor_id,
-        sample_index=sample_index,
-        time_ns=time_ns,
-        speckle=speckle,
-    )
+    # 7. Frame: everything besides the channels that defines the ping.
+    metadata = {
+        **ping_header(
+            scene,
+            sensor_pose,
+            water,
+            (sensor_id, sample_index, time_ns),
+            SONAR_MODEL_VERSION,
+            _physics_spec(spec),
+        ),
+        **fan.medium.record(),
+        "bearing_rad": grid.bearing_rad,
+        "elevation_rad": grid.elevation_rad,
+        "elevation_weight_rad": grid.elevation_weight_rad,
+        # Nominal edges, frozen content; see range_bin_edges for how they relate
+        # to the bins (re-bin with range_bin, not with these).
+        "range_bin_edges_m": range_bin_edges(**window),
+        **scene_record(scene),
+        "speckle": fan.speckle,
+    }
     frame = SonarFrame(
         channels=fan.channels,
         metadata=metadata,
@@ -258,67 +227,3 @@ RENDER_STAGES: tuple[str, ...] = (
     "channels",
     "frame",
 )
-
-
-class _StageClock:
-    """Writes the seconds since the previous lap under each stage name (or does nothing).
-
-    Each lap is also a :func:`leviathan._interrupt.checkpoint`: a stopped command
-    (Ctrl-C) stops between two stages of a ping.
-    """
-
-    def __init__(self, out: dict[str, float] | None) -> None:
-        self._out = out
-        self._t = time.perf_counter()
-
-    def lap(self, stage: str) -> None:
-        checkpoint()
-        if self._out is not None:
-            now = time.perf_counter()
-            self._out[stage] = now - self._t
-            self._t = now
-
-
-def _metadata(
-    scene: Scene,
-    spec: ImagingSonarSpec,
-    sensor_pose: Transform,
-    grid: ref.BeamGrid,
-    medium: Medium,
-    *,
-    window: dict[str, Any],
-    water: WaterSpec,
-    sensor_id: str,
-    sample_index: int,
-    time_ns: int,
-    speckle: dict[str, Any],
-) -> dict[str, Any]:
-    """The frame's metadata: everything besides the channels that defines the ping."""
-    return {
-        "sensor_id": sensor_id,
-        "sample_index": int(sample_index),
-        "time_ns": int(time_ns),
-        "T_world_sensor": sensor_pose.to_dict(),
-        "model": SONAR_MODEL_VERSION,
-        "spec": _physics_spec(spec),
-        "scene_hash": scene.content_hash,
-        "water": {
-            "temperature_c": float(water.temperature_c),
-            "salinity_psu": float(water.salinity_psu),
-            "ph": float(water.ph),
-        },
-        "medium_supported": bool(medium.support.supported),
-        "medium_reasons": list(medium.support.reasons),
-        "absorption_db_per_m": medium.absorption_db_per_m,
-        "bearing_rad": grid.bearing_rad,
-        "elevation_rad": grid.elevation_rad,
-        "elevation_weight_rad": grid.elevation_weight_rad,
-        # Nominal edges, frozen content; see range_bin_edges for how they relate
-        # to the bins (re-bin with range_bin, not with these).
-        "range_bin_edges_m": range_bin_edges(**window),
-        "object_ids": list(scene.object_ids),
-        "semantic_labels": list(scene.semantic_labels),
-        "sea_surface_instance": scene.sea_surface_instance,
-        "cell_flags": dict(CELL_FLAGS),
-        "speckle": speckle,
-    }

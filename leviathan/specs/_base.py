@@ -21,8 +21,11 @@ from pydantic import (
     BeforeValidator,
     ConfigDict,
     Field,
+    SerializationInfo,
+    SerializerFunctionWrapHandler,
     Strict,
     ValidationInfo,
+    model_serializer,
 )
 from pydantic_core import PydanticCustomError
 
@@ -291,6 +294,26 @@ def _hardware_note_field(
     ),
 ) -> Any:
     return Field(min_length=1, description=description)
+
+
+def _omitted_while_none(*names: str) -> Any:
+    """A model's serializer that leaves out each field of ``names`` while it is None.
+
+    Assigned in a class body (``_omit_absent = _omitted_while_none("hull")``), so a
+    document that leaves those fields out dumps, saves and hashes as the keys it states
+    (and as it did before an optional field was added).
+    """
+
+    def omit(
+        self: BaseModel, handler: SerializerFunctionWrapHandler, info: SerializationInfo
+    ) -> dict[str, Any]:
+        data = handler(self)
+        for name in names:
+            if getattr(self, name) is None:
+                data.pop(name, None)
+        return data
+
+    return model_serializer(mode="wrap")(omit)
 
 
 def _refuse_oversized_sonar(

@@ -30,17 +30,19 @@ the vehicle. Opt in only for a hull that truly lies outside every mount's view
 from __future__ import annotations
 
 import re
-from typing import Any, Literal
+from typing import Literal
 
-from pydantic import (
-    Field,
-    SerializationInfo,
-    SerializerFunctionWrapHandler,
-    model_serializer,
-    model_validator,
+from pydantic import Field, model_validator
+
+from leviathan.specs._base import (
+    Flag,
+    Integer,
+    PositiveVec3,
+    Real,
+    SpecModel,
+    Text,
+    _omitted_while_none,
 )
-
-from leviathan.specs._base import Flag, Integer, PositiveVec3, Real, SpecModel, Text
 
 _SHA256 = re.compile(r"^[0-9a-f]{64}$")
 
@@ -107,17 +109,9 @@ class HullSpec(SpecModel):
         ),
     )
 
-    @model_serializer(mode="wrap")
-    def _omit_other_shapes(
-        self, handler: SerializerFunctionWrapHandler, info: SerializationInfo
-    ) -> dict[str, Any]:
-        # The fields of other shapes (always None) and an absent material are left
-        # out, so a hull dumps and saves as the few keys its document states.
-        data = handler(self)
-        for name in (*_OPTIONAL, "material"):
-            if getattr(self, name) is None:
-                data.pop(name, None)
-        return data
+    # The fields of other shapes (always None) and an absent material are left
+    # out, so a hull dumps and saves as the few keys its document states.
+    _omit_other_shapes = _omitted_while_none(*_OPTIONAL, "material")
 
     @model_validator(mode="after")
     def _fields_match_shape(self) -> HullSpec:

@@ -13,15 +13,7 @@ from __future__ import annotations
 import math
 from typing import Any, Literal
 
-from pydantic import (
-    Field,
-    SerializationInfo,
-    SerializerFunctionWrapHandler,
-    ValidationInfo,
-    field_validator,
-    model_serializer,
-    model_validator,
-)
+from pydantic import Field, ValidationInfo, field_validator, model_validator
 
 from leviathan.specs._base import (
     NonNegativeVec6,
@@ -31,6 +23,7 @@ from leviathan.specs._base import (
     Text,
     Vec3,
     _name_field,
+    _omitted_while_none,
 )
 from leviathan.specs._hull import HullSpec
 from leviathan.specs._sensors import SensorSpec
@@ -164,16 +157,9 @@ class VehicleSpec(SpecModel):
         ),
     )
 
-    @model_serializer(mode="wrap")
-    def _omit_absent_hull(
-        self, handler: SerializerFunctionWrapHandler, info: SerializationInfo
-    ) -> dict[str, Any]:
-        # An absent hull is omitted, so a document without one dumps, saves and
-        # hashes exactly as it did before the field existed.
-        data = handler(self)
-        if self.hull is None:
-            data.pop("hull", None)
-        return data
+    # An absent hull is omitted, so a document without one dumps, saves and
+    # hashes exactly as it did before the field existed.
+    _omit_absent_hull = _omitted_while_none("hull")
 
     @field_validator("thrusters", "sensors")
     @classmethod

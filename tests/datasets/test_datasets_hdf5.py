@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 import shutil
@@ -15,10 +16,9 @@ from typing import Any
 import h5py
 import numpy as np
 import pytest
-from world_cases import TICK_NS, seabed_scene, small_inspector_spec, small_survey_spec, survey_setup
+from world_cases import inspector_setup, seabed_scene, seabed_world, small_survey_spec, survey_setup
 
 from leviathan import __version__
-from leviathan.controllers import Autopilot
 from leviathan.datasets import DatasetError, DatasetIntegrityError, typed_json
 from leviathan.datasets._hdf5_layout import _chunks, _read_array, _write_array
 from leviathan.datasets.channels import CHANNEL_DOCS, sample_channel_doc
@@ -33,7 +33,7 @@ from leviathan.identity import content_hash
 from leviathan.materials import TEST_LAMBERT_MEDIUM
 from leviathan.sensors import SensorSample, sensor_declarations
 from leviathan.sonar import CHANNEL_NAMES, SonarFrame
-from leviathan.world import CaptureGroup, VehicleSetup, World
+from leviathan.world import CaptureGroup, World
 
 HALF = 15  # ticks per write() call; two calls
 
@@ -46,19 +46,12 @@ def _world() -> World:
         top_k=4,
         speckle=True,  # so that speckle_return is written too
     )
-    return World.create(
-        vehicles=[
-            survey_setup(survey),
-            VehicleSetup(
-                "inspector",
-                small_inspector_spec(focal_px=8.0),
-                Autopilot(speed_m_per_s=0.2, depth_m=27.5, heading_rad=0.0),
-                position_ned_m=(4.0, 4.0, 27.0),
-            ),
-        ],
+    return seabed_world(
+        survey_setup(survey),
+        inspector_setup(
+            focal_px=8.0, speed_m_per_s=0.2, depth_m=27.5, position_ned_m=(4.0, 4.0, 27.0)
+        ),
         environment=seabed_scene(seabed_divisions=10, mover=False),
-        root_seed=11,
-        step_ns=TICK_NS,
         tracing_backend="reference",
     )
 
@@ -451,14 +444,7 @@ def test_a_sample_off_its_tables_layout_is_a_group_of_its_own(tmp_path: Path) ->
     groups = [g for g in world.step(6) if "survey/imu" in g.samples][:3]
     imu = groups[1].samples["survey/imu"]
     wider = {**imu.channels, "specific_force_sensor_m_s2": np.zeros(4)}  # another shape
-    odd = SensorSample(
-        kind="imu",
-        sensor_id=imu.sensor_id,
-        sample_index=imu.sample_index,
-        time_ns=imu.time_ns,
-        channels=wider,
-        metadata=imu.metadata,
-    )
+    odd = dataclasses.replace(imu, channels=wider)
     groups[1] = CaptureGroup(
         tick=groups[1].tick,
         time_ns=groups[1].time_ns,
@@ -756,14 +742,7 @@ def test_metadata_arrays_are_referenced_out_to_datasets(recorded: Recorded) -> N
 
 def test_a_channel_without_documentation_is_refused(recorded: Recorded, tmp_path: Path) -> None:
     imu = next(g.samples["survey/imu"] for g in recorded.groups)
-    odd = SensorSample(
-        kind="imu",
-        sensor_id="survey/imu",
-        sample_index=imu.sample_index,
-        time_ns=imu.time_ns,
-        channels={**imu.channels, "temperature_c": np.array(4.0)},
-        metadata=imu.metadata,
-    )
+    odd = dataclasses.replace(imu, channels={**imu.channels, "temperature_c": np.array(4.0)})
     group = CaptureGroup(tick=0, time_ns=imu.time_ns, samples={"survey/imu": odd})
     writer = Hdf5Writer(tmp_path / "out.h5", vehicles=_vehicles(recorded.world), manifest={})
     with pytest.raises(

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -20,9 +20,9 @@ import pytest
 from mcap.reader import make_reader
 from rosbags.typesys import Stores, get_types_from_msg, get_typestore
 from world_cases import (
-    TICK_NS,
+    inspector_setup,
     seabed_scene,
-    small_inspector_spec,
+    seabed_world,
     small_survey_spec,
     survey_setup,
     with_sensor,
@@ -30,17 +30,14 @@ from world_cases import (
 
 from leviathan import ros as rf
 from leviathan.acoustics import sound_speed_m_per_s
-from leviathan.controllers import Autopilot
 from leviathan.datasets import DatasetError
 from leviathan.datasets.mcap import McapWriter
 from leviathan.frames import R_SENSOR_CAMERA, Transform, rotation_from_quaternion
 from leviathan.ros import MESSAGE_DEFINITIONS, message_definition, ros_type_name
-from leviathan.sensors import SensorSample
 from leviathan.sonar import SonarFrame
 from leviathan.specs import WaterSpec
 from leviathan.world import (
     CaptureGroup,
-    VehicleSetup,
     VehicleTrackRecord,
     World,
 )
@@ -61,22 +58,20 @@ def _world() -> World:
         box_ned_m=(12.0, 0.0, 28.0),
         mover=False,
     )
-    return World.create(
-        vehicles=[
-            survey_setup(
-                small_survey_spec(bearing_count=16, elevation_sample_count=4, range_bin_count=32)
-            ),
-            VehicleSetup(
-                "inspector",
-                small_inspector_spec(focal_px=12.0),
-                Autopilot(speed_m_per_s=0.2, depth_m=28.0, heading_rad=0.3),
-                position_ned_m=(6.0, -1.0, 28.0),
-                rpy_rad=(0.0, 0.0, 0.2),
-            ),
-        ],
+    return seabed_world(
+        survey_setup(
+            small_survey_spec(bearing_count=16, elevation_sample_count=4, range_bin_count=32)
+        ),
+        inspector_setup(
+            focal_px=12.0,
+            speed_m_per_s=0.2,
+            depth_m=28.0,
+            heading_rad=0.3,
+            position_ned_m=(6.0, -1.0, 28.0),
+            rpy_rad=(0.0, 0.0, 0.2),
+        ),
+        seed=7,
         environment=environment,
-        root_seed=7,
-        step_ns=TICK_NS,
     )
 
 
@@ -453,14 +448,7 @@ def test_dvl_without_lock_writes_unknown_velocity(bag: Bag, tmp_path: Path) -> N
         beam_valid=np.array([1, 1, 0, 0], dtype=np.uint8),
         lock=np.array(0, dtype=np.uint8),
     )
-    lost = SensorSample(
-        kind="dvl",
-        sensor_id=real.sensor_id,
-        sample_index=real.sample_index,
-        time_ns=real.time_ns,
-        channels=channels,
-        metadata=real.metadata,
-    )
+    lost = replace(real, channels=channels)
     path = tmp_path / "lost.mcap"
     with McapWriter(path, vehicles=bag.vehicles, manifest={}) as writer:
         writer.write([CaptureGroup(tick=0, time_ns=real.time_ns, samples={"survey/dvl": lost})], [])

@@ -7,16 +7,15 @@ import math
 import numpy as np
 import pytest
 from mcap_helpers import decoded_messages
-from world_cases import TICK_NS, seabed_scene, with_sensor
+from world_cases import autopilot_setup, seabed_scene, seabed_world, with_sensor
 
 from leviathan.catalogue import get_vehicle
-from leviathan.controllers import Autopilot
 from leviathan.datasets.hdf5 import Hdf5Writer, read_hdf5
 from leviathan.datasets.mcap import McapWriter
 from leviathan.ros import frd_to_acoustic
 from leviathan.side_scan import SIDE_SCAN_CHANNEL_NAMES, SideScanLine
 from leviathan.specs import ScheduleSpec
-from leviathan.world import VehicleSetup, World
+from leviathan.world import World
 
 TICKS = 24
 
@@ -30,18 +29,10 @@ def _world(period_ns: int = 50_000_000) -> World:
         range_bin_count=120,
         schedule=ScheduleSpec(period_ns=period_ns),
     )
-    return World.create(
-        vehicles=[
-            VehicleSetup(
-                "mapper",
-                spec,
-                Autopilot(speed_m_per_s=1.0, depth_m=20.0, heading_rad=0.0),
-                position_ned_m=(15.0, -6.0, 20.0),
-            )
-        ],
+    return seabed_world(
+        autopilot_setup("mapper", spec, position_ned_m=(15.0, -6.0, 20.0)),
+        seed=5,
         environment=seabed_scene(mover=False),
-        root_seed=5,
-        step_ns=TICK_NS,
         tracing_backend="reference",
     )
 

@@ -7,7 +7,8 @@ kernel's ``pow`` shown to be the C library's (``math.pow``'s) on inputs where th
 differs from the correctly rounded value (and from numpy's, on CPUs where numpy's
 SIMD power differs from libm); and whole pings of random
 scenes through :func:`leviathan.sonar._physics.compiled_samples` against
-:func:`integrated_samples` + :func:`sample_terms`, every sample field compared.
+:func:`~leviathan.sonar._physics.reference_samples` (:func:`integrated_samples` +
+:func:`sample_terms`), every sample field compared.
 Comparisons are on the float64 bit patterns (``view(np.uint64)``); a NaN equals any
 NaN (its sign is not part of the contract: published channels are canonical), and the
 NaN the kernel writes for a missing value is numpy's own.
@@ -27,12 +28,12 @@ from leviathan.kernels import physics as kp
 from leviathan.materials import AcousticStatus
 from leviathan.raycast import prepare_scene, trace_rays
 from leviathan.reference_cpu import sonar as ref
+from leviathan.sonar import spec_range_window
 from leviathan.sonar._physics import (
     compiled_samples,
-    integrated_samples,
     medium_at,
+    reference_samples,
     sample_geometry,
-    sample_terms,
 )
 from leviathan.specs import WaterSpec
 
@@ -297,36 +298,19 @@ def test_compiled_samples_equal_the_reference_stage_on_random_pings(seed: int, s
     )
     water = WaterSpec() if seed % 3 else WaterSpec(salinity_psu=0.2)  # unsupported medium
     medium = medium_at(spec.frequency_hz, water, depth_m=20.0)
-    window = {
-        "range_min_m": spec.range_min_m,
-        "range_max_m": spec.range_max_m,
-        "range_bin_count": spec.range_bin_count,
-    }
     common = {
         "scene": scene,
         "prepared": prepared,
-        "window": window,
+        "window": spec_range_window(spec),
         "ray_column": rays.column,
         "ray_row": rays.row,
         "column_count": rays.column_count,
+        "medium": medium,
+        "ray_two_way_gain": rays.two_way_gain,
+        "ray_solid_angle_sr": rays.solid_angle_sr,
     }
-    want_samples = integrated_samples(hits, o, d, **common)
-    want_terms = sample_terms(
-        want_samples,
-        None,
-        medium,
-        ray_two_way_gain=rays.two_way_gain,
-        ray_solid_angle_sr=rays.solid_angle_sr,
-    )
-    got_samples, got_terms = compiled_samples(
-        hits,
-        o,
-        d,
-        **common,
-        medium=medium,
-        ray_two_way_gain=rays.two_way_gain,
-        ray_solid_angle_sr=rays.solid_angle_sr,
-    )
+    want_samples, want_terms = reference_samples(hits, o, d, **common)
+    got_samples, got_terms = compiled_samples(hits, o, d, **common)
     assert want_samples.ray.shape[0] > 100
     assert medium.support.supported == bool(seed % 3)
     _assert_same(got_samples._asdict(), want_samples._asdict())

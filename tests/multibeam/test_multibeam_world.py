@@ -10,17 +10,16 @@ import numpy as np
 import pytest
 from mcap_helpers import decoded_messages
 from multibeam_cases import multibeam_spec
-from world_cases import TICK_NS, seabed_scene
+from world_cases import autopilot_setup, seabed_scene, seabed_world
 
 from leviathan.bathymetry import SEABED_FILE, bathymetry_run, run_soundings, write_true_seabed
 from leviathan.catalogue import get_vehicle
 from leviathan.cli import main
-from leviathan.controllers import Autopilot
 from leviathan.datasets import export_world, read_hdf5
 from leviathan.reference_cpu.multibeam import DETECTION_FLAGS as F
 from leviathan.ros import frd_to_flu
 from leviathan.specs import MountSpec, VehicleSpec
-from leviathan.world import VehicleSetup, World
+from leviathan.world import World
 
 MULTIBEAM = multibeam_spec(
     swath_deg=120.0,
@@ -42,19 +41,10 @@ def _vehicle() -> VehicleSpec:
 
 @pytest.fixture(scope="module")
 def run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, World, list]:
-    world = World.create(
-        vehicles=[
-            VehicleSetup(
-                "auv",
-                _vehicle(),
-                Autopilot(speed_m_per_s=1.0, depth_m=20.0, heading_rad=0.3),
-                position_ned_m=(0.0, 0.0, 20.0),
-                rpy_rad=(0.0, 0.0, 0.3),
-            )
-        ],
+    world = seabed_world(
+        autopilot_setup("auv", _vehicle(), heading_rad=0.3, rpy_rad=(0.0, 0.0, 0.3)),
+        seed=3,
         environment=seabed_scene(mover=False, seabed_divisions=4, box_ned_m=(40.0, 40.0, 29.0)),
-        root_seed=3,
-        step_ns=TICK_NS,
         tracing_backend="reference",
     )
     groups = world.step(100)
@@ -141,18 +131,10 @@ def test_a_ping_period_below_the_two_way_time_is_refused_naming_the_field() -> N
     spec = _vehicle().model_dump()
     spec["sensors"][0]["range_max_m"] = 200.0  # 2 x 200 m / ~1490 m/s = 0.268 s > 0.2 s
     with pytest.raises(ValueError, match=r"auv/multibeam\.schedule\.period_ns: expected a ping"):
-        World.create(
-            vehicles=[
-                VehicleSetup(
-                    "auv",
-                    VehicleSpec.model_validate(spec),
-                    Autopilot(speed_m_per_s=1.0, depth_m=20.0, heading_rad=0.0),
-                    position_ned_m=(0.0, 0.0, 20.0),
-                )
-            ],
+        seabed_world(
+            autopilot_setup("auv", VehicleSpec.model_validate(spec)),
+            seed=3,
             environment=seabed_scene(mover=False, seabed_divisions=4),
-            root_seed=3,
-            step_ns=TICK_NS,
             tracing_backend="reference",
         )
 

@@ -21,11 +21,11 @@ import numpy as np
 import pytest
 import uvicorn
 from pydantic import BaseModel, ConfigDict, Field
-from world_cases import TICK_NS, seabed_scene
+from sensor_helpers import registered_kind
+from world_cases import TICK_NS, autopilot_setup, seabed_world
 
 from leviathan.analytic import run_scenario, scenario_from_dict
 from leviathan.catalogue import get_vehicle
-from leviathan.controllers import Autopilot
 from leviathan.datasets import DatasetRecorder, read_hdf5
 from leviathan.random import normal
 from leviathan.ros import header
@@ -38,13 +38,11 @@ from leviathan.sensors import (
     SampleContext,
     SensorSample,
     channel_doc,
-    register_sensor_kind,
     sensor_declarations,
-    unregister_sensor_kind,
 )
 from leviathan.service import create_app
 from leviathan.specs import MountSpec, ScheduleSpec, VehicleSpec, spec_from_dict
-from leviathan.world import VehicleSetup, World
+from leviathan.world import World
 
 KIND = "toy_thermometer"
 MESSAGE = "toy_msgs/Temperature"
@@ -135,11 +133,8 @@ class Thermometer:
 
 @pytest.fixture
 def thermometer() -> Iterator[Thermometer]:
-    kind = register_sensor_kind(Thermometer())
-    try:
+    with registered_kind(Thermometer()) as kind:
         yield kind
-    finally:
-        unregister_sensor_kind(KIND)
 
 
 def _vehicle_document() -> dict[str, Any]:
@@ -159,19 +154,8 @@ def _vehicle_document() -> dict[str, Any]:
 def _world() -> World:
     # The vehicle document is validated as any user's would be: no model_construct.
     spec = spec_from_dict(_vehicle_document(), VehicleSpec)
-    return World.create(
-        vehicles=[
-            VehicleSetup(
-                "auv",
-                spec,
-                Autopilot(speed_m_per_s=1.0, depth_m=20.0, heading_rad=0.2),
-                position_ned_m=(0.0, 0.0, 20.0),
-            )
-        ],
-        environment=seabed_scene(),
-        root_seed=3,
-        step_ns=TICK_NS,
-        tracing_backend="reference",
+    return seabed_world(
+        autopilot_setup("auv", spec, heading_rad=0.2), seed=3, tracing_backend="reference"
     )
 
 

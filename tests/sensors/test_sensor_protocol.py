@@ -18,9 +18,16 @@ from typing import Literal
 import numpy as np
 import pytest
 from pydantic import BaseModel, ConfigDict
-from world_cases import TICK_NS, seabed_scene, small_inspector_spec, small_survey_spec, survey_setup
+from sensor_helpers import registered_kind
+from world_cases import (
+    TICK_NS,
+    inspector_setup,
+    seabed_scene,
+    seabed_world,
+    small_survey_spec,
+    survey_setup,
+)
 
-from leviathan.controllers import Autopilot
 from leviathan.frames import Transform, sensor_pose
 from leviathan.geometry import hull_mesh
 from leviathan.identity import content_hash
@@ -59,7 +66,7 @@ from leviathan.specs import (
     VehicleSpec,
     WaterSpec,
 )
-from leviathan.world import CaptureGroup, VehicleSetup, World
+from leviathan.world import CaptureGroup, World
 
 # --------------------------------------------------------------------------- a toy kind
 
@@ -105,11 +112,8 @@ class ToyDepthGauge:
 
 @pytest.fixture
 def toy_kind() -> Iterator[ToyDepthGauge]:
-    sensor = register_sensor_kind(ToyDepthGauge())
-    try:
+    with registered_kind(ToyDepthGauge()) as sensor:
         yield sensor
-    finally:
-        unregister_sensor_kind("toy_depth_gauge")
 
 
 def _with_toy(spec: VehicleSpec, period_ns: int) -> VehicleSpec:
@@ -125,20 +129,19 @@ def _with_toy(spec: VehicleSpec, period_ns: int) -> VehicleSpec:
 
 def _world(spec: VehicleSpec | None = None) -> World:
     """A survey vehicle (sonar, DVL, IMU) and an inspection ROV (camera) over a seabed."""
-    return World.create(
-        vehicles=[
-            survey_setup(spec),
-            VehicleSetup(
-                "rov",
-                small_inspector_spec(focal_px=12.0),
-                Autopilot(speed_m_per_s=0.5, depth_m=25.0, heading_rad=0.5),
-                position_ned_m=(10.0, 2.0, 25.0),
-                rpy_rad=(0.0, 0.6, 0.5),
-            ),
-        ],
+    return seabed_world(
+        survey_setup(spec),
+        inspector_setup(
+            "rov",
+            focal_px=12.0,
+            speed_m_per_s=0.5,
+            depth_m=25.0,
+            heading_rad=0.5,
+            position_ned_m=(10.0, 2.0, 25.0),
+            rpy_rad=(0.0, 0.6, 0.5),
+        ),
+        seed=23,
         environment=seabed_scene(water=WaterSpec(current_ned_m_per_s=(0.1, -0.05, 0.0))),
-        root_seed=23,
-        step_ns=TICK_NS,
         tracing_backend="reference",
     )
 
@@ -202,8 +205,7 @@ def test_sensor_sample_kinds_come_from_the_registry() -> None:
     assert kinds_producing(SonarFrame) == ("imaging_sonar",)
     with pytest.raises(ValueError, match=r"kind: expected a registered sensor kind .*'toy_depth"):
         _toy_sample("toy_depth_gauge")
-    register_sensor_kind(ToySampleGauge())
-    try:
+    with registered_kind(ToySampleGauge()):
         assert kinds_producing(SensorSample) == (
             "camera",
             "dvl",
@@ -213,8 +215,6 @@ def test_sensor_sample_kinds_come_from_the_registry() -> None:
             "toy_depth_gauge",
         )
         assert _toy_sample("toy_depth_gauge").kind == "toy_depth_gauge"
-    finally:
-        unregister_sensor_kind("toy_depth_gauge")
     with pytest.raises(ValueError, match="kind: expected a registered sensor kind"):
         _toy_sample("toy_depth_gauge")
 

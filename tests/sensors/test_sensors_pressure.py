@@ -7,11 +7,10 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from world_cases import TICK_NS, seabed_scene
+from world_cases import TICK_NS, autopilot_setup, seabed_world
 
 from leviathan.analytic import run_scenario, scenario_from_dict
 from leviathan.catalogue import get_vehicle
-from leviathan.controllers import Autopilot
 from leviathan.datasets import DatasetRecorder
 from leviathan.frames import Transform
 from leviathan.sensors import (
@@ -23,7 +22,7 @@ from leviathan.sensors import (
     sensor_declarations,
 )
 from leviathan.specs import MountSpec, PressureSpec, ScheduleSpec, WaterSpec
-from leviathan.world import VehicleSetup, World
+from leviathan.world import World
 
 IDS = {"sensor_id": "auv/pressure", "sample_index": 3, "time_ns": 30_000_000}
 
@@ -128,18 +127,9 @@ def _world(period_ns: int = 5 * TICK_NS) -> World:
             s["schedule"] = {"period_ns": period_ns}
     from leviathan.specs import VehicleSpec, spec_from_dict
 
-    return World.create(
-        vehicles=[
-            VehicleSetup(
-                "auv",
-                spec_from_dict(doc, VehicleSpec),
-                Autopilot(speed_m_per_s=1.0, depth_m=25.0, heading_rad=0.0),
-                position_ned_m=(0.0, 0.0, 20.0),
-            )
-        ],
-        environment=seabed_scene(),
-        root_seed=9,
-        step_ns=TICK_NS,
+    return seabed_world(
+        autopilot_setup("auv", spec_from_dict(doc, VehicleSpec), depth_m=25.0),
+        seed=9,
         tracing_backend="reference",
     )
 

@@ -17,8 +17,6 @@ the Worlds, so the scaled test is the harder of the two.
 from __future__ import annotations
 
 import re
-import subprocess
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -27,6 +25,7 @@ import numpy as np
 import pytest
 
 from leviathan.service import ServiceSettings
+from leviathan.service._bench import start_server
 from leviathan.service._samples import SampleStore, sample_nbytes
 
 FULL_WORLDS = 32
@@ -105,27 +104,12 @@ def _peak_rss_bytes(pid: int) -> int:
     return int(re.search(r"VmHWM:\s+(\d+) kB", status).group(1)) * 1024
 
 
-def _serve(*options: str) -> tuple[subprocess.Popen, str]:
-    process = subprocess.Popen(
-        [str(Path(sys.executable).with_name("leviathan")), "serve", "--port", "0", *options],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        text=True,
-    )
-    line = process.stdout.readline()
-    match = re.search(r"(http://\S+)", line)
-    if match is None:
-        process.kill()
-        raise RuntimeError(f"leviathan serve did not start: {line!r}")
-    return process, match.group(1)
-
-
 @pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads /proc (Linux)")
 def test_survey_worlds_fit_their_share_of_8_gb() -> None:
     defaults = ServiceSettings()
     total = defaults.samples_bytes_total * WORLDS // FULL_WORLDS
     budget = FULL_BUDGET_BYTES * WORLDS // FULL_WORLDS
-    process, url = _serve(
+    process, url = start_server(
         f"--samples-bytes-per-world={defaults.samples_bytes_per_world}",
         f"--samples-bytes-total={total}",
     )

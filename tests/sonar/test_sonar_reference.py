@@ -73,15 +73,22 @@ def test_uniform_beam_is_one() -> None:
     )
 
 
-def test_grid_is_inclusive_symmetric_and_centred() -> None:
-    grid = ref.beam_grid(
-        azimuth_fov_rad=math.radians(90.0),
-        elevation_aperture_rad=math.radians(20.0),
-        bearing_count=5,
-        elevation_count=3,
+def _uniform_grid(
+    azimuth_fov_rad: float, elevation_aperture_rad: float, bearing_count: int, elevation_count: int
+) -> ref.BeamGrid:
+    """A beam grid of a uniform beam pattern (no -3 dB widths)."""
+    return ref.beam_grid(
+        azimuth_fov_rad=azimuth_fov_rad,
+        elevation_aperture_rad=elevation_aperture_rad,
+        bearing_count=bearing_count,
+        elevation_count=elevation_count,
         azimuth_width_rad=None,
         elevation_width_rad=None,
     )
+
+
+def test_grid_is_inclusive_symmetric_and_centred() -> None:
+    grid = _uniform_grid(math.radians(90.0), math.radians(20.0), bearing_count=5, elevation_count=3)
     b = grid.bearing_rad
     assert b[0] == -math.radians(90.0) / 2 and b[-1] == math.radians(90.0) / 2
     assert b[2] == 0.0
@@ -90,14 +97,7 @@ def test_grid_is_inclusive_symmetric_and_centred() -> None:
 
 
 def test_ray_directions_starboard_and_down_positive() -> None:
-    grid = ref.beam_grid(
-        azimuth_fov_rad=1.0,
-        elevation_aperture_rad=0.5,
-        bearing_count=3,
-        elevation_count=3,
-        azimuth_width_rad=None,
-        elevation_width_rad=None,
-    )
+    grid = _uniform_grid(1.0, 0.5, bearing_count=3, elevation_count=3)
     d = ref.sensor_ray_directions(grid).reshape(3, 3, 3)  # [elevation, bearing, xyz]
     assert d[1, 2, 1] > 0.0  # positive bearing -> +y (starboard)
     assert d[2, 1, 2] > 0.0  # positive elevation -> +z (down)

@@ -79,28 +79,18 @@ def test_a_controller_travels_as_a_document_and_keeps_its_hash(controller: Any) 
 
 
 def test_a_lawnmower_document_builds_the_follower_python_builds() -> None:
-    doc = CONTROLLER.validate_python(
-        {
-            "kind": "lawnmower",
-            "origin_ne_m": [-12.0, -8.0],
-            "heading_rad": 0.0,
-            "leg_length_m": 30.0,
-            "leg_spacing_m": 8.0,
-            "legs": 2,
-            "depth_m": 20.0,
-            "speed_m_per_s": 1.5,
-            "acceptance_radius_m": 2.0,
-        }
-    )
-    waypoints = lawnmower(
-        origin_ne_m=(-12.0, -8.0),
-        heading_rad=0.0,
-        leg_length_m=30.0,
-        leg_spacing_m=8.0,
-        legs=2,
-        depth_m=20.0,
-    )
-    python = WaypointFollower(waypoints, speed_m_per_s=1.5, acceptance_radius_m=2.0)
+    # The document's pattern fields are lawnmower()'s keywords, so one mapping feeds both.
+    pattern = {
+        "origin_ne_m": (-12.0, -8.0),
+        "heading_rad": 0.0,
+        "leg_length_m": 30.0,
+        "leg_spacing_m": 8.0,
+        "legs": 2,
+        "depth_m": 20.0,
+    }
+    following = {"speed_m_per_s": 1.5, "acceptance_radius_m": 2.0}
+    doc = CONTROLLER.validate_python({"kind": "lawnmower", **pattern, **following})
+    python = WaypointFollower(lawnmower(**pattern), **following)
     assert content_hash(build_controller(doc)) == content_hash(python)
 
 

@@ -11,6 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from numpy.testing import assert_array_equal
+from world_cases import with_sensor
 
 from leviathan.catalogue import get_vehicle
 from leviathan.frames import Transform
@@ -68,18 +69,16 @@ def _scene() -> Scene:
 def _off_centre_camera_vehicle():
     """Torpedo AUV with a non-square, off-centre, tilted camera."""
     base = get_vehicle("torpedo_auv")
-    camera = base.sensor("front_camera")
-    odd = camera.model_copy(
-        update={
-            "fx_px": 700.25,
-            "fy_px": 650.5,
-            "cx_px": 600.75,
-            "cy_px": 380.125,
-            "mount": camera.mount.model_copy(update={"rpy_deg": (3.0, -10.0, 5.0)}),
-        }
+    odd = with_sensor(
+        base,
+        "front_camera",
+        fx_px=700.25,
+        fy_px=650.5,
+        cx_px=600.75,
+        cy_px=380.125,
+        mount=base.sensor("front_camera").mount.model_copy(update={"rpy_deg": (3.0, -10.0, 5.0)}),
     )
-    sensors = tuple(odd if s.name == camera.name else s for s in base.sensors)
-    return base.model_copy(update={"name": "odd_camera_auv", "sensors": sensors})
+    return odd.model_copy(update={"name": "odd_camera_auv"})
 
 
 def _clock_ticks() -> tuple[list[int], list[int], list[dict]]:

@@ -12,7 +12,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 import world_cases
-from world_cases import TICK_NS, cross_process_digest, seabed_scene, small_survey_spec, survey_world
+from world_cases import (
+    TICK_NS,
+    autopilot_setup,
+    cross_process_digest,
+    seabed_world,
+    small_survey_spec,
+    survey_world,
+)
 
 from leviathan.catalogue import get_vehicle
 from leviathan.controllers import Autopilot, DirectThrust
@@ -268,18 +275,7 @@ def test_schedule_phase_respected() -> None:
     )
     sensors = [sonar.model_dump()]
     spec = type(spec).model_validate({**spec.model_dump(), "sensors": sensors})
-    world = World.create(
-        vehicles=[
-            VehicleSetup(
-                "s",
-                spec,
-                Autopilot(speed_m_per_s=0.5, depth_m=20.0, heading_rad=0.0),
-                position_ned_m=(0, 0, 20.0),
-            )
-        ],
-        environment=seabed_scene(),
-        step_ns=TICK_NS,
-    )
+    world = seabed_world(autopilot_setup("s", spec, speed_m_per_s=0.5))
     times = [g.time_ns for g in world.step(60)]
     assert times == [50_000_000, 250_000_000, 450_000_000]
 

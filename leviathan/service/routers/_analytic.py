@@ -28,6 +28,7 @@ from leviathan.service.routers._common import (
     PNG_RESPONSE,
     SurveyScene,
     survey_environment,
+    three_numbers,
     vehicle_of,
 )
 from leviathan.specs import ImagingSonarSpec, WaterSpec
@@ -85,19 +86,10 @@ class ImageOptions(BaseModel):
 class PosedImageRequest(ImageOptions):
     """A vehicle pose over a built-in scene, with the sonar to image it."""
 
-    # Lists, not tuples: a strict model refuses JSON arrays for tuple fields.
-    position_ned_m: list[float] = Field(
-        default=[-12.0, -8.0, 20.0],
-        min_length=3,
-        max_length=3,
-        description="vehicle body position, world NED [m]",
+    position_ned_m: list[float] = three_numbers(
+        [-12.0, -8.0, 20.0], "vehicle body position, world NED [m]"
     )
-    rpy_deg: list[float] = Field(
-        default=[0.0, 0.0, 0.0],
-        min_length=3,
-        max_length=3,
-        description="vehicle roll, pitch, yaw, ZYX [deg]",
-    )
+    rpy_deg: list[float] = three_numbers([0.0, 0.0, 0.0], "vehicle roll, pitch, yaw, ZYX [deg]")
     scene: SurveyScene = Field(default_factory=SurveyScene)
     sonar: ImagingSonarSpec | None = Field(
         default=None,
@@ -117,15 +109,9 @@ class VehicleImageRequest(ImageOptions):
 
 
 def _options(request: ImageOptions) -> dict[str, Any]:
-    return {
-        "noise": request.noise,
-        "seed": request.seed,
-        "elevation_sample_count": request.elevation_sample_count,
-        "max_ray_count": request.max_ray_count,
-        "saturation_ceiling_db": request.saturation_ceiling_db,
-        "bandwidth_hz": request.bandwidth_hz,
-        "beamwidth_3db_deg": request.beamwidth_3db_deg,
-    }
+    """The request's :class:`ImageOptions`: ``sonar_image``'s keyword arguments by name."""
+    # getattr, not model_dump: the noise model is passed as the model it is.
+    return {name: getattr(request, name) for name in ImageOptions.model_fields}
 
 
 def _respond(image: Any, product: str) -> Response:

@@ -1,5 +1,5 @@
 """What the routers share: a World's summary, the vehicle and sensor lookups, the PNG
-answer and the built-in survey scene of the posed requests."""
+answer, and the built-in survey scene and pose fields of the posed requests."""
 
 from __future__ import annotations
 
@@ -21,6 +21,7 @@ __all__ = [
     "png_response",
     "sensor_of_kind",
     "survey_environment",
+    "three_numbers",
     "too_many_ticks",
     "vehicle_of",
     "world_info",
@@ -134,3 +135,11 @@ def survey_environment(seabed_triangles: int) -> Any:
     from leviathan.demo import survey_environment as build
 
     return build(seabed_triangles)
+
+
+def three_numbers(default: list[float], description: str) -> Any:
+    """A posed request's field of exactly three numbers (a position, roll-pitch-yaw).
+
+    A list, not a tuple: a strict model refuses JSON arrays for tuple fields.
+    """
+    return Field(default=default, min_length=3, max_length=3, description=description)

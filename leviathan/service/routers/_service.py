@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Annotated
 
 from fastapi import APIRouter, Depends, Path
@@ -27,19 +28,17 @@ async def health(host: Host) -> m.HealthResponse:
     """The service's version, its limits and how many Worlds are open."""
     from leviathan import __version__
 
-    s = host.settings
+    # The limits are reported under their ServiceSettings names.
+    limits = {
+        f.name: getattr(host.settings, f.name)
+        for f in dataclasses.fields(host.settings)
+        if f.name in m.HealthResponse.model_fields
+    }
     return m.HealthResponse(
         status="ok",
         version=__version__,
         worlds_open=len(host.ids()),
-        max_worlds=s.max_worlds,
-        max_steps=s.max_steps,
-        idle_release_s=s.idle_release_s,
-        max_ticks_per_request=s.max_ticks_per_request,
-        max_body_bytes=s.max_body_bytes,
-        samples_kept=s.samples_kept,
-        samples_bytes_per_world=s.samples_bytes_per_world,
-        samples_bytes_total=s.samples_bytes_total,
+        **limits,
         samples_bytes_held=host.samples.bytes_held,
         catalogue=list(vehicle_names()),
     )

@@ -34,6 +34,7 @@ from leviathan.service.routers._common import (
     png_response,
     sensor_of_kind,
     survey_environment,
+    three_numbers,
 )
 from leviathan.specs import WaterSpec
 
@@ -128,18 +129,11 @@ class PosedWaterfallRequest(BaseModel):
         description="a catalogue vehicle's side-scan, 'vehicle/sensor'",
     )
     scene: SurveyScene = Field(default_factory=SurveyScene)
-    # Lists, not tuples: a strict model refuses JSON arrays for tuple fields.
-    position_ned_m: list[_Coordinate] = Field(
-        default=[-40.0, 0.0, 20.0],
-        min_length=3,
-        max_length=3,
-        description="vehicle body position at time 0, world NED [m], each within 100 km",
+    position_ned_m: list[_Coordinate] = three_numbers(
+        [-40.0, 0.0, 20.0], "vehicle body position at time 0, world NED [m], each within 100 km"
     )
-    rpy_deg: list[_Angle] = Field(
-        default=[0.0, 0.0, 0.0],
-        min_length=3,
-        max_length=3,
-        description="vehicle roll, pitch, yaw, ZYX [deg], held along the track",
+    rpy_deg: list[_Angle] = three_numbers(
+        [0.0, 0.0, 0.0], "vehicle roll, pitch, yaw, ZYX [deg], held along the track"
     )
     speed_m_per_s: float = Field(
         default=1.5, ge=0.0, le=10.0, description="speed along the body x axis [m/s]"

@@ -14,6 +14,7 @@ from typing import Annotated, Any, Literal
 import numpy as np
 from fastapi import APIRouter, Depends, Query, Response
 
+from leviathan._validation import refusals_at
 from leviathan.catalogue import get_vehicle
 from leviathan.documents import build_controller, build_environment, build_vehicle_setup
 from leviathan.service import _models as m
@@ -106,18 +107,14 @@ def summarise_groups(groups: list[Any], kinds: dict[str, str]) -> list[m.GroupSu
 def _setups(body: r.CreateWorldRequest) -> list[Any]:
     setups = []
     for i, v in enumerate(body.vehicles):
-        try:
+        with refusals_at(f"vehicles[{i}]."):
             setups.append(build_vehicle_setup(v, allow_paths=False))
-        except (TypeError, ValueError) as error:
-            raise type(error)(f"vehicles[{i}].{error}") from None
     return setups
 
 
 def _environment(doc: Any) -> Any:
-    try:
+    with refusals_at("environment."):
         return build_environment(doc)
-    except (TypeError, ValueError) as error:
-        raise type(error)(f"environment.{error}") from None
 
 
 @router.post(
