@@ -243,7 +243,7 @@ def ticks_for_duration(
             limit, unparsable or not finite.
         TypeError: ``seconds`` is a bool or not a number.
     """
-    from leviathan._validation import exact_rational
+    from leviathan._validation import exact_rational, refusals_at
     from leviathan.time import NonIntegerStepError, seconds_to_ns
     from leviathan.world import MAX_STEPS_PER_WORLD
 
@@ -251,11 +251,10 @@ def ticks_for_duration(
         raise ValueError(f"step_ns: expected a positive int of nanoseconds, got {step_ns!r}")
     step_text = f"{_seconds_text(step_ns)} s"
     try:
-        duration_ns: int | Fraction = seconds_to_ns(seconds)
+        with refusals_at(f"{name}: "):
+            duration_ns: int | Fraction = seconds_to_ns(seconds)
     except NonIntegerStepError:
         duration_ns = exact_rational(name, seconds, "s") * NS_PER_SECOND
-    except (TypeError, ValueError) as error:
-        raise type(error)(f"{name}: {error}") from None
     ticks = Fraction(duration_ns) / step_ns
     if ticks < minimum:
         raise ValueError(

@@ -5,12 +5,10 @@ from __future__ import annotations
 from collections.abc import Container, Mapping
 from typing import Any
 
-import numpy as np
-
 from leviathan.datasets._errors import DatasetError
 from leviathan.datasets._hdf5_layout import _SAMPLE_NAME_DIGITS
 from leviathan.sensors import sensor_declarations
-from leviathan.world import CaptureGroup, VehicleTrackRecord
+from leviathan.world import CaptureGroup
 
 
 def check_groups(
@@ -59,40 +57,3 @@ def check_groups(
                     f"written (/{name}); a sample index occurs once per sensor"
                 )
             names.add(name)
-
-
-def check_tracks(
-    tracks: tuple[Any, ...],
-    vehicles: Mapping[str, Any],
-    next_tick: Mapping[str, int | None],
-) -> None:
-    """Refuses tracks of vehicles not in ``vehicles``, two of one vehicle, and rows that are
-    not consecutive ticks at increasing times continuing at ``next_tick[vehicle]``."""
-    seen = set()
-    for i, track in enumerate(tracks):
-        if not isinstance(track, VehicleTrackRecord):
-            raise TypeError(
-                f"tracks[{i}]: expected a VehicleTrackRecord, got {type(track).__name__}"
-            )
-        if track.name not in vehicles:
-            raise DatasetError(
-                f"tracks[{i}].name: vehicle {track.name!r} was not declared; declared: "
-                f"{', '.join(vehicles)}"
-            )
-        if track.name in seen:
-            raise DatasetError(f"tracks[{i}].name: a second track of {track.name!r} in one call")
-        seen.add(track.name)
-        if not len(track):
-            continue
-        ticks = track.ticks
-        expected = next_tick[track.name]
-        if expected is not None and int(ticks[0]) != expected:
-            raise DatasetError(
-                f"tracks[{i}].ticks[0]: {track.name!r} rows start at tick {int(ticks[0])}; "
-                f"expected tick {expected}, right after the last row written"
-            )
-        if np.any(np.diff(ticks) != 1) or np.any(np.diff(track.times_ns) <= 0):
-            raise DatasetError(
-                f"tracks[{i}].ticks: {track.name!r} rows are not consecutive ticks at "
-                "increasing times"
-            )

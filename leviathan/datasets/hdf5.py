@@ -72,7 +72,7 @@ import numpy as np
 from leviathan._files import atomic_path, check_output_path
 from leviathan.datasets import typed_json
 from leviathan.datasets._errors import DatasetError
-from leviathan.datasets._hdf5_input import check_groups, check_tracks
+from leviathan.datasets._hdf5_input import check_groups
 from leviathan.datasets._hdf5_layout import (
     _GROUP_COLUMNS,
     _HASH_DTYPE,
@@ -102,7 +102,7 @@ from leviathan.datasets._hdf5_rows import ROWS_FORMAT_VERSION, SensorRows, as_ro
 from leviathan.datasets._hdf5_rules import channel_rules, write_rule_support
 from leviathan.datasets._hdf5_sparse import _checked_version
 from leviathan.datasets._hdf5_sparse_write import _write_channels
-from leviathan.datasets._writer import _Aborted, _ClosesOnExit
+from leviathan.datasets._writer import _Aborted, _ClosesOnExit, check_track_rows
 from leviathan.datasets.channels import CHANNEL_DOCS, sample_channel_doc
 from leviathan.identity import ENCODING_VERSION, content_hash, display_hash
 from leviathan.sensors import sensor_declarations
@@ -188,7 +188,7 @@ class Hdf5Writer(_ClosesOnExit):
         self._manifest = _plain_json(manifest, "manifest")
         self._vehicles = dict(vehicles)
         self._last: tuple[int, int] | None = None  # (tick, time_ns) of the last group written
-        self._next_track_tick: dict[str, int | None] = dict.fromkeys(vehicles)
+        self._last_rows: dict[str, tuple[int, int]] = {}  # vehicle -> its last (tick, time_ns)
         self._group_count = 0
         self._member_count = 0
         # Chunks filtering on the compression pool, written by the end of each write().
@@ -273,7 +273,8 @@ class Hdf5Writer(_ClosesOnExit):
         Args:
             groups: Capture groups in time order, each after every group written before.
             tracks: At most one :class:`~leviathan.world.VehicleTrackRecord` per declared
-                vehicle, its rows consecutive ticks continuing that vehicle's last row.
+                vehicle, its rows consecutive ticks at increasing times continuing that
+                vehicle's last row.
 
         Raises:
             DatasetError: A group out of order, a sample of an undeclared sensor or of
@@ -286,7 +287,7 @@ class Hdf5Writer(_ClosesOnExit):
             groups = tuple(groups)
             tracks = tuple(tracks)
             check_groups(groups, self._last, self._kinds, self._written)
-            check_tracks(tracks, self._vehicles, self._next_track_tick)
+            check_track_rows(tracks, self._vehicles, self._last_rows)
             self._write_groups(groups)
             for track in tracks:
                 self._append_track(track)
@@ -388,7 +389,7 @@ class Hdf5Writer(_ClosesOnExit):
         group = self._file["tracks"][track.name]
         for field in _TRACK_FIELDS:
             _append(group[field], getattr(track, field))
-        self._next_track_tick[track.name] = int(track.ticks[-1]) + 1
+        self._last_rows[track.name] = (int(track.ticks[-1]), int(track.times_ns[-1]))
 
     # ------------------------------------------------------------------ finishing
 

@@ -78,9 +78,9 @@ from typing import Any
 
 from leviathan._files import atomic_path
 from leviathan.datasets._errors import DatasetError
-from leviathan.datasets._mcap_messages import _ODOMETRY, _check_time, _json, _odometry, _Rows
+from leviathan.datasets._mcap_messages import _check_time, _json, _odometry, _Rows
 from leviathan.datasets._mcap_topics import _plan_topics
-from leviathan.datasets._writer import _Aborted, _ClosesOnExit
+from leviathan.datasets._writer import _Aborted, _ClosesOnExit, check_track_rows
 from leviathan.ros import header, message_definition, quaternion, vector3
 from leviathan.sensors import sensor_declarations
 from leviathan.specs import VehicleSpec
@@ -220,6 +220,7 @@ class McapWriter(_ClosesOnExit):
             DatasetError: A record out of order, an undeclared vehicle or sensor, a
                 sample of another kind than declared, or a time a ROS stamp cannot
                 hold. The writer is aborted first (no file is left).
+            TypeError: ``tracks`` holds something other than track records (aborted too).
         """
         with self._open_or_abort("write"):
             groups, rows, messages = self._checked(groups, tracks)
@@ -249,46 +250,13 @@ class McapWriter(_ClosesOnExit):
                 messages[(group.time_ns, sid)] = self._sample_messages(
                     where, sid, sample, group.time_ns
                 )
+        check_track_rows(tracks, self._vehicle_json, self._last_rows)
         rows: list[_Rows] = []
-        seen: set[str] = set()
         for j, track in enumerate(tracks):
-            where = f"tracks[{j}]"
-            if not isinstance(track, VehicleTrackRecord):
-                raise DatasetError(
-                    f"{where}: expected a VehicleTrackRecord, got {type(track).__name__}"
-                )
-            if f"/{track.name}/odometry" not in self._topics:
-                declared = sorted(n for n, t in self._topics.values() if t == _ODOMETRY)
-                raise DatasetError(
-                    f"{where}.name: vehicle {track.name!r} was not declared; "
-                    f"declared: {sorted(set(declared))}"
-                )
-            if track.name in seen:
-                raise DatasetError(f"{where}.name: a second record for {track.name!r} in one call")
-            seen.add(track.name)
             if len(track) == 0:
                 continue
-            ticks, times = track.ticks.tolist(), track.times_ns.tolist()
-            previous = self._last_rows.get(track.name)
-            if previous is not None and ticks[0] != previous[0] + 1:
-                raise DatasetError(
-                    f"{where}.ticks[0]: expected tick {previous[0] + 1} (the rows continue the "
-                    f"last one written, tick {previous[0]}), got {ticks[0]}"
-                )
-            for k in range(1, len(ticks)):
-                if ticks[k] != ticks[k - 1] + 1:
-                    raise DatasetError(
-                        f"{where}.ticks[{k}]: expected consecutive ticks, got {ticks[k - 1]} "
-                        f"then {ticks[k]}"
-                    )
-            start = previous[1] if previous is not None else None
-            for k, t in enumerate(times):
-                _check_time(f"{where}.times_ns[{k}]", t)
-                if start is not None and t <= start:
-                    raise DatasetError(
-                        f"{where}.times_ns[{k}]: {t} ns is not after the previous row ({start} ns)"
-                    )
-                start = t
+            for k, t in enumerate(track.times_ns.tolist()):
+                _check_time(f"tracks[{j}].times_ns[{k}]", t)
             rows.append(_Rows(track))
         return groups, rows, messages
 

@@ -58,16 +58,11 @@ class MultibeamCase(FixtureCase):
     def render(self, *, backend: str = "reference", device: str | None = None):
         """The ping as a :class:`~leviathan.sensors.SensorSample` (channels, content hash)."""
         from leviathan.multibeam import multibeam_ping
-        from leviathan.sensors import SensorSample
+        from leviathan.sensors import multibeam_sample
 
         ping = self._render_with(multibeam_ping, backend, device)
-        return SensorSample(
-            kind="multibeam",
-            sensor_id=self.sensor_id,
-            sample_index=self.sample_index,
-            time_ns=self.time_ns,
-            channels=ping.channels,
-            metadata=ping.metadata,
+        return multibeam_sample(
+            ping, sensor_id=self.sensor_id, sample_index=self.sample_index, time_ns=self.time_ns
         )
 
 

@@ -17,7 +17,8 @@ and never branches on sensor types. The built-in kinds:
 * ``pressure`` — :class:`PressureSensor`, :func:`measure_pressure`: absolute pressure
   at the sensor from the committed depth, the water's density and the surface pressure;
 * ``multibeam`` — :class:`MultibeamSensor`, :func:`measure_multibeam`: multibeam
-  echosounder, the water column, bottom detections, soundings and per-beam truth;
+  echosounder, the water column, bottom detections, soundings and per-beam truth
+  (:func:`multibeam_sample` wraps a :func:`leviathan.multibeam.multibeam_ping`);
 * ``side_scan`` — :class:`SideScanSensor`, lines from :func:`leviathan.side_scan.render`
   (a :class:`~leviathan.side_scan.SideScanLine`, port and starboard).
 
@@ -77,7 +78,7 @@ from leviathan.sensors._imu_noise import (
     gauss_markov_allan_deviation,
 )
 from leviathan.sensors._kinematics import GRAVITY_NED, BodyKinematics
-from leviathan.sensors._multibeam import MultibeamSensor, measure_multibeam
+from leviathan.sensors._multibeam import MultibeamSensor, measure_multibeam, multibeam_sample
 from leviathan.sensors._pressure import (
     PRESSURE_EFFECT,
     PRESSURE_MODEL_VERSION,
@@ -158,6 +159,7 @@ __all__ = [
     "measure_imu",
     "measure_multibeam",
     "measure_pressure",
+    "multibeam_sample",
     "product_types",
     "register_sensor_kind",
     "registered_sensor_kinds",

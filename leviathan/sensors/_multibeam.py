@@ -20,8 +20,8 @@ from typing import Any
 
 import numpy as np
 
-from leviathan.frames import Transform, sensor_pose
-from leviathan.multibeam import multibeam_ping
+from leviathan.frames import sensor_pose
+from leviathan.multibeam import MultibeamPing, multibeam_ping
 from leviathan.reference_cpu.multibeam import DETECTION_FLAGS
 from leviathan.ros import float32_values, frd_to_flu, header, vector3
 from leviathan.sensors._context import SampleContext
@@ -35,12 +35,11 @@ from leviathan.sensors._declarations import (
 )
 from leviathan.sensors._imaging_sonar import _AXES as _SONAR_AXES
 from leviathan.sensors._imaging_sonar import _CHANNELS as _SONAR_CHANNELS
-from leviathan.sensors._protocol import register_sensor_kind
+from leviathan.sensors._protocol import fan_sonar_check_water, register_sensor_kind
 from leviathan.sensors._sample import SensorSample
-from leviathan.sonar.beams import check_ping_period_in_water
-from leviathan.specs import MultibeamSpec, WaterSpec
+from leviathan.specs import MultibeamSpec
 
-__all__ = ["MultibeamSensor", "measure_multibeam", "water_column_png"]
+__all__ = ["MultibeamSensor", "measure_multibeam", "multibeam_sample", "water_column_png"]
 
 _RB = "range_bin, beam"
 _RBK = "range_bin, beam, k (dominance order)"
@@ -120,11 +119,23 @@ def measure_multibeam(
         sensor_pose(context.T_world_body, spec.mount.transform()),
         **context.ping_keywords(speckle=spec.speckle),
     )
-    return SensorSample(
-        kind="multibeam",
+    return multibeam_sample(
+        ping,
         sensor_id=context.sensor_id,
         sample_index=context.sample_index,
         time_ns=context.time_ns,
+    )
+
+
+def multibeam_sample(
+    ping: MultibeamPing, *, sensor_id: str, sample_index: int, time_ns: int
+) -> SensorSample:
+    """``ping`` as the multibeam kind's :class:`SensorSample` (its channels and metadata)."""
+    return SensorSample(
+        kind="multibeam",
+        sensor_id=sensor_id,
+        sample_index=sample_index,
+        time_ns=time_ns,
         channels=ping.channels,
         metadata=ping.metadata,
     )
@@ -276,11 +287,7 @@ class MultibeamSensor:
         definitions=_DEFINITIONS,
     )
 
-    def check_water(
-        self, spec: MultibeamSpec, water: WaterSpec, T_world_body: Transform, sensor_id: str
-    ) -> None:
-        """Refuses a ping period below ``2 R_max / c`` in ``water`` at this pose."""
-        check_ping_period_in_water(spec, water, T_world_body, sensor_id=sensor_id)
+    check_water = staticmethod(fan_sonar_check_water)
 
     def sample(self, spec: MultibeamSpec, context: SampleContext) -> SensorSample:
         """One ping of ``spec``; refuses a period below ``2 R_max / c`` in this water

@@ -35,6 +35,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any, Protocol, runtime_checkable
 
+from leviathan.frames import Transform
 from leviathan.ros import register_message_definitions
 from leviathan.sensors._context import SampleContext
 from leviathan.sensors._declarations import (
@@ -44,12 +45,14 @@ from leviathan.sensors._declarations import (
     PinholeIntrinsics,
     RosEncoding,
 )
-from leviathan.specs import register_sensor_spec, unregister_sensor_spec
+from leviathan.sonar.beams import check_ping_period_in_water
+from leviathan.specs import WaterSpec, register_sensor_spec, unregister_sensor_spec
 
 __all__ = [
     "SensorDeclarations",
     "SensorKind",
     "SensorProduct",
+    "fan_sonar_check_water",
     "kinds_producing",
     "product_types",
     "register_sensor_kind",
@@ -188,6 +191,15 @@ def _doc_table(kind: str, name: str, value: Any) -> Mapping[str, ChannelDoc]:
 
 def _no_footprint(spec: Any) -> None:
     return None
+
+
+def fan_sonar_check_water(
+    spec: Any, water: WaterSpec, T_world_body: Transform, sensor_id: str
+) -> None:
+    """A fan sonar kind's ``check_water`` (the multibeam's, the side-scan's): refuses a ping
+    period below ``2 R_max / c`` in ``water`` at this pose
+    (:func:`~leviathan.sonar.beams.check_ping_period_in_water`)."""
+    check_ping_period_in_water(spec, water, T_world_body, sensor_id=sensor_id)
 
 
 def _declarations(sensor: SensorKind) -> SensorDeclarations:

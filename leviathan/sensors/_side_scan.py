@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from leviathan.frames import Transform, sensor_pose
+from leviathan.frames import sensor_pose
 from leviathan.ros import float32_values, frd_to_acoustic, header, vector3
 from leviathan.sensors._context import SampleContext
 from leviathan.sensors._declarations import (
@@ -40,10 +40,9 @@ from leviathan.sensors._declarations import (
 from leviathan.sensors._imaging_sonar import _AXES as _SONAR_AXES
 from leviathan.sensors._imaging_sonar import _CHANNELS as _SONAR_CHANNELS
 from leviathan.sensors._imaging_sonar import _NAN, _ranges_and_sound_speed
-from leviathan.sensors._protocol import register_sensor_kind
+from leviathan.sensors._protocol import fan_sonar_check_water, register_sensor_kind
 from leviathan.side_scan import SIDE_SCAN_CHANNEL_NAMES, SideScanLine, render
-from leviathan.sonar.beams import check_ping_period_in_water
-from leviathan.specs import SideScanBeamPatternSpec, SideScanSonarSpec, WaterSpec
+from leviathan.specs import SideScanBeamPatternSpec, SideScanSonarSpec
 
 __all__ = ["SideScanSensor"]
 
@@ -153,11 +152,7 @@ class SideScanSensor:
         encode=_side_scan_message,
     )
 
-    def check_water(
-        self, spec: SideScanSonarSpec, water: WaterSpec, T_world_body: Transform, sensor_id: str
-    ) -> None:
-        """Refuses a ping period below ``2 R_max / c`` in ``water`` at this pose."""
-        check_ping_period_in_water(spec, water, T_world_body, sensor_id=sensor_id)
+    check_water = staticmethod(fan_sonar_check_water)
 
     def sample(self, spec: SideScanSonarSpec, context: SampleContext) -> SideScanLine:
         """One ping of ``spec``; refuses a period below ``2 R_max / c`` in this water

@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 
+from leviathan._validation import refusals_at
 from leviathan.controllers import Controller, DirectThrust
 from leviathan.dynamics import RigidBodyModel, VehicleState
 from leviathan.frames import Transform
@@ -119,10 +120,8 @@ def tick_length_ns(name: str, step: Any) -> int:
     """A tick length [ns] from an int of ns or seconds (str/float/Decimal/Fraction), bounded."""
     if isinstance(step, bool):
         raise TypeError(f"{name}: expected nanoseconds (int) or seconds (str/float), got a bool")
-    try:
+    with refusals_at(f"{name}: "):
         step_ns = step if isinstance(step, int) else seconds_to_ns(step)
-    except (TypeError, ValueError) as error:
-        raise type(error)(f"{name}: {error}") from None
     if not MIN_STEP_NS <= step_ns <= MAX_STEP_NS:
         raise ValueError(
             f"{name}: a tick must be between {MIN_STEP_NS} ns and {MAX_STEP_NS} ns "

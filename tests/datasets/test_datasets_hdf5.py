@@ -549,9 +549,25 @@ def test_a_track_that_does_not_continue_is_refused(recorded: Recorded, tmp_path:
     writer = Hdf5Writer(tmp_path / "out.h5", vehicles=_vehicles(world), manifest={})
     writer.write([], [world.track_states("survey", from_tick=0)])
     with pytest.raises(
-        DatasetError, match=r"tracks\[0\].ticks\[0\]: 'survey' rows start at tick 5"
+        DatasetError, match=r"tracks\[0\]\.ticks\[0\]: expected tick \d+ \(the rows continue.*got 5"
     ):
         writer.write([], [world.track_states("survey", from_tick=5)])
+    assert _siblings(tmp_path) == []
+
+
+def test_a_track_row_not_after_the_last_time_written_is_refused(
+    recorded: Recorded, tmp_path: Path
+) -> None:
+    track = recorded.world.track_states("survey")
+    writer = Hdf5Writer(tmp_path / "out.h5", vehicles=_vehicles(recorded.world), manifest={})
+    writer.write([], [track.rows(0, 5)])
+    next_rows = track.rows(5, 9)
+    times_ns = next_rows.times_ns.copy()
+    times_ns[0] = track.times_ns[4]  # the next tick, stamped at the last time written
+    with pytest.raises(
+        DatasetError, match=r"tracks\[0\]\.times_ns\[0\]: \d+ ns is not after the previous row"
+    ):
+        writer.write([], [dataclasses.replace(next_rows, times_ns=times_ns)])
     assert _siblings(tmp_path) == []
 
 

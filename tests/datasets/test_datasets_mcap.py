@@ -727,6 +727,13 @@ def test_undeclared_vehicle_track_is_refused(bag: Bag, tmp_path: Path) -> None:
     assert list(tmp_path.iterdir()) == []
 
 
+def test_a_track_entry_that_is_no_track_record_is_refused(bag: Bag, tmp_path: Path) -> None:
+    writer = McapWriter(tmp_path / "run.mcap", vehicles=bag.vehicles, manifest={})
+    with pytest.raises(TypeError, match=r"tracks\[0\]: expected a VehicleTrackRecord, got str"):
+        writer.write([], ["survey"])
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_undeclared_sensor_sample_is_refused(bag: Bag, tmp_path: Path) -> None:
     path = tmp_path / "run.mcap"
     only_survey = {"survey": bag.vehicles["survey"]}
