@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import warp as wp
 
+from leviathan.kernels.ground_truth import CellBatch
 from leviathan.kernels.physics import clipped_acos
 
 wp.set_module_options(
@@ -94,9 +95,7 @@ def cell_channels(
     semantic_index: wp.array(dtype=wp.int32),
     moving: wp.array(dtype=wp.uint8),
     top_k: wp.int32,
-    cell_first: wp.int32,
-    cell_end: wp.int32,
-    cells_per_thread: wp.int32,
+    batch: CellBatch,
     out_linear_return: wp.array(dtype=wp.float64),
     out_sample_count: wp.array(dtype=wp.int32),
     out_validity: wp.array(dtype=wp.uint16),
@@ -124,8 +123,8 @@ def cell_channels(
     out_topk_energy_fraction: wp.array(dtype=wp.float64),
 ):
     """A run of cells: every channel's slots of each, written once."""
-    first = cell_first + wp.tid() * cells_per_thread
-    last = wp.min(first + cells_per_thread, cell_end)
+    first = batch.cell_first + wp.tid() * batch.cells_per_thread
+    last = wp.min(first + batch.cells_per_thread, batch.cell_end)
     for c in range(first, last):
         m = count[c]
         ret = linear_return[c]

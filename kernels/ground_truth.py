@@ -30,7 +30,7 @@ wp.set_module_options(
     {"fuse_fp": False, "fast_math": False, "enable_backward": False, "optimization_level": 3}
 )
 
-__all__ = ["bin_cells", "cell_ground_truth", "group_by_cell", "sample_before"]
+__all__ = ["CellBatch", "bin_cells", "cell_ground_truth", "group_by_cell", "sample_before"]
 
 ZERO = wp.constant(wp.float64(0.0))
 NAN = wp.constant(wp.float64(float("nan")))
@@ -56,6 +56,17 @@ FLAG_SEA_SURFACE = wp.constant(32)
 FLAG_MIXED_STATUS = wp.constant(64)
 FLAG_MULTIPLE_INSTANCES = wp.constant(128)
 FLAG_TRUNCATED = wp.constant(256)
+
+
+@wp.struct
+class CellBatch:
+    """The cells one launch of a cell kernel covers: ``cell_first`` to ``cell_end``
+    (excluded), ``cells_per_thread`` consecutive cells per thread (thread ``t`` from
+    ``cell_first + t * cells_per_thread``)."""
+
+    cell_first: wp.int32
+    cell_end: wp.int32
+    cells_per_thread: wp.int32
 
 
 @wp.func
@@ -123,9 +134,7 @@ def bin_cells(
     count: wp.array(dtype=wp.int32),
     sample_row: wp.array(dtype=wp.int64),
     contribution: wp.array(dtype=wp.float64),
-    cell_first: wp.int32,
-    cell_end: wp.int32,
-    cells_per_thread: wp.int32,
+    batch: CellBatch,
     grouped: wp.array(dtype=wp.int32),
     linear_return: wp.array(dtype=wp.float64),
 ):
@@ -136,8 +145,8 @@ def bin_cells(
     ``grouped`` (already ascending for the fans whose rows ascend with the ray index,
     when it costs one pass).
     """
-    first = cell_first + wp.tid() * cells_per_thread
-    last = wp.min(first + cells_per_thread, cell_end)
+    first = batch.cell_first + wp.tid() * batch.cells_per_thread
+    last = wp.min(first + batch.cells_per_thread, batch.cell_end)
     for c in range(first, last):
         start = cell_start[c]
         end = start + count[c]
@@ -246,9 +255,7 @@ def cell_ground_truth(
     geometric_weight_no_absorption: wp.array(dtype=wp.float64),
     top_k: wp.int32,
     medium_supported: wp.int32,
-    cell_first: wp.int32,
-    cell_end: wp.int32,
-    cells_per_thread: wp.int32,
+    batch: CellBatch,
     order: wp.array(dtype=wp.int32),
     scratch: wp.array(dtype=wp.int32),
     sample_dominance: wp.array(dtype=wp.float64),
@@ -261,8 +268,8 @@ def cell_ground_truth(
 
     Thread ``t`` takes cells ``cell_first + t * cells_per_thread`` onwards, before ``cell_end``.
     """
-    first = cell_first + wp.tid() * cells_per_thread
-    last = wp.min(first + cells_per_thread, cell_end)
+    first = batch.cell_first + wp.tid() * batch.cells_per_thread
+    last = wp.min(first + batch.cells_per_thread, batch.cell_end)
     for c in range(first, last):
         m = count[c]
         start = cell_start[c]

@@ -145,17 +145,26 @@ def _launch_cells(
 ) -> None:
     """Launches a cell kernel over batches of consecutive cells (:func:`run_cpu_batches`).
 
-    The kernel takes ``inputs``, then ``cell_first``, ``cell_end`` and
-    ``cells_per_thread``, then ``outputs``; every array is whole, and a batch is a
-    range of cells, each owning its own slots and those of its samples.
+    The kernel takes ``inputs``, then the batch's
+    :class:`leviathan.kernels.ground_truth.CellBatch`, then ``outputs``; every array is
+    whole, and a batch is a range of cells, each owning its own slots and those of its
+    samples.
     """
     wp = init_warp()
+    from leviathan.kernels import ground_truth as kg
+    from leviathan.kernels.physics import struct_of
 
     def launch(a: int, b: int) -> None:
+        batch = struct_of(
+            kg.CellBatch,
+            cell_first=wp.int32(a),
+            cell_end=wp.int32(b),
+            cells_per_thread=wp.int32(HOST_CELLS_PER_THREAD),
+        )
         wp.launch(
             kernel,
             dim=-(-(b - a) // HOST_CELLS_PER_THREAD),
-            inputs=[*inputs, wp.int32(a), wp.int32(b), wp.int32(HOST_CELLS_PER_THREAD)],
+            inputs=[*inputs, batch],
             outputs=outputs,
             device="cpu",
         )

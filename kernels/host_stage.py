@@ -91,16 +91,20 @@ def sample_index(
     inst_dev = cpu_array(hit_instance, wp.int32)
     bin_dev = cpu_array(ray_bin, wp.int64)
     if rays:
+        window = kp.struct_of(
+            kp.RangeWindow,
+            range_min_m=wp.float64(range_min_m),
+            range_max_m=wp.float64(range_max_m),
+            width=wp.float64(range_bin_width_m),
+            bin_count=wp.int64(range_bin_count),
+        )
         wp.launch(
             kp.count_samples,
             dim=threads,
             inputs=[
                 t_dev,
                 inst_dev,
-                wp.float64(range_min_m),
-                wp.float64(range_max_m),
-                wp.float64(range_bin_width_m),
-                wp.int64(range_bin_count),
+                window,
                 wp.int32(rays),
                 wp.int32(per_thread),
             ],

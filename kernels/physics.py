@@ -33,6 +33,7 @@ wp.set_module_options(
 )
 
 __all__ = [
+    "RangeWindow",
     "acos_clipped",
     "clipped_acos",
     "compact_samples",
@@ -41,6 +42,7 @@ __all__ = [
     "launch_sample_physics",
     "range_bin",
     "sample_physics",
+    "struct_of",
     "triangle_ranges",
     "triangle_t",
     "world_rays",
@@ -52,6 +54,17 @@ TWO = wp.constant(wp.float64(2.0))
 TEN = wp.constant(wp.float64(10.0))
 # float("nan") is 0x7ff8000000000000, numpy's np.nan; a float32 NaN widened is the same.
 NAN = wp.constant(wp.float64(float("nan")))
+
+
+@wp.struct
+class RangeWindow:
+    """:func:`range_bin`'s window: ``[range_min_m, range_max_m)`` in ``bin_count`` bins of
+    ``width``, the host's ``(range_max_m - range_min_m) / bin_count``."""
+
+    range_min_m: wp.float64
+    range_max_m: wp.float64
+    width: wp.float64
+    bin_count: wp.int64
 
 
 @wp.kernel
@@ -81,16 +94,16 @@ def world_rays(
 
 
 @wp.func
-def range_bin(
-    r: wp.float64, range_min_m: wp.float64, range_max_m: wp.float64, width: wp.float64, n: wp.int64
-) -> wp.int64:
+def range_bin(r: wp.float64, window: RangeWindow) -> wp.int64:
     """:func:`leviathan.sonar.range_bin` of one range: ``min(floor((R - r_min) / width), N - 1)``.
 
-    -1 outside the half-open window ``[r_min, r_max)`` or for NaN; ``width`` is the
-    host's ``(r_max - r_min) / N``.
+    -1 outside the half-open window ``[r_min, r_max)`` or for NaN.
     """
-    if r >= range_min_m and r < range_max_m:
-        return wp.min(wp.int64(wp.floor((r - range_min_m) / width)), n - wp.int64(1))
+    if r >= window.range_min_m and r < window.range_max_m:
+        return wp.min(
+            wp.int64(wp.floor((r - window.range_min_m) / window.width)),
+            window.bin_count - wp.int64(1),
+        )
     return wp.int64(-1)
 
 
@@ -98,10 +111,7 @@ def range_bin(
 def count_samples(
     hit_t: wp.array(dtype=wp.float64),
     hit_instance: wp.array(dtype=wp.int32),
-    range_min_m: wp.float64,
-    range_max_m: wp.float64,
-    width: wp.float64,
-    bin_count: wp.int64,
+    window: RangeWindow,
     ray_count: wp.int32,
     rays_per_thread: wp.int32,
     ray_bin: wp.array(dtype=wp.int64),
@@ -115,7 +125,7 @@ def count_samples(
     for r in range(first, last):
         k = wp.int64(-1)
         if hit_instance[r] >= 0:
-            k = range_bin(hit_t[r], range_min_m, range_max_m, width, bin_count)
+            k = range_bin(hit_t[r], window)
         ray_bin[r] = k
         if k >= wp.int64(0):
             found = found + 1
@@ -303,6 +313,20 @@ def acos_clipped(
     last = wp.min(first + per_thread, count)
     for k in range(first, last):
         angle[k] = clipped_acos(x[k])
+
+
+def struct_of(kind, **fields):
+    """A host-built instance of the ``@wp.struct`` ``kind`` with every field set by name.
+
+    Built once per launch (a few microseconds) and passed to the kernels in place of
+    the values it bundles. Only scalars are bundled in the host stage's structs: an
+    array inside a struct misses Warp's CPU fast path for contiguous array arguments
+    (their strides made compile-time constants), which costs per-element kernels ~10%.
+    """
+    instance = kind()
+    for name in kind.vars:
+        setattr(instance, name, fields[name])
+    return instance
 
 
 def launch_acos_clipped(*, x, angle, per_thread: int) -> None:

@@ -45,6 +45,31 @@ STACK_CAPACITY = 512
 _MORTON_MAX = float((1 << 21) - 1)
 
 
+@wp.struct
+class TriangleBounds:
+    """Each triangle's axis-aligned box: ``tri_min`` and ``tri_max``, float64 [n, 3]."""
+
+    tri_min: wp.array2d(dtype=wp.float64)
+    tri_max: wp.array2d(dtype=wp.float64)
+
+
+@wp.struct
+class KeyedOrder:
+    """One buffer of the radix sort: Morton ``keys`` and the triangle ``order`` they carry."""
+
+    keys: wp.array(dtype=wp.uint64)
+    order: wp.array(dtype=wp.int32)
+
+
+@wp.struct
+class Tree:
+    """The nodes: ``node_child[n]`` the two children (-1, -1 for a leaf) and
+    ``node_range[n]`` the first slot and count of the node's triangles, int32 [nodes, 2]."""
+
+    node_child: wp.array2d(dtype=wp.int32)
+    node_range: wp.array2d(dtype=wp.int32)
+
+
 @wp.func
 def spread_bits(v: wp.uint64) -> wp.uint64:
     x = v & wp.uint64(0x1FFFFF)
@@ -65,17 +90,16 @@ def quantise(c: wp.float64, lo: wp.float64, scale: wp.float64) -> wp.uint64:
 
 @wp.kernel
 def morton_codes(
-    tri_min: wp.array2d(dtype=wp.float64),
-    tri_max: wp.array2d(dtype=wp.float64),
+    bounds: TriangleBounds,
     lo: wp.array(dtype=wp.float64),
     scale: wp.array(dtype=wp.float64),
     codes: wp.array(dtype=wp.uint64),
 ):
     i = wp.tid()
     half = wp.float64(0.5)
-    cx = (tri_min[i, 0] + tri_max[i, 0]) * half
-    cy = (tri_min[i, 1] + tri_max[i, 1]) * half
-    cz = (tri_min[i, 2] + tri_max[i, 2]) * half
+    cx = (bounds.tri_min[i, 0] + bounds.tri_max[i, 0]) * half
+    cy = (bounds.tri_min[i, 1] + bounds.tri_max[i, 1]) * half
+    cz = (bounds.tri_min[i, 2] + bounds.tri_max[i, 2]) * half
     codes[i] = (
         (spread_bits(quantise(cx, lo[0], scale[0])) << wp.uint64(2))
         | (spread_bits(quantise(cy, lo[1], scale[1])) << wp.uint64(1))
@@ -85,10 +109,8 @@ def morton_codes(
 
 @wp.func
 def counting_pass(
-    src_keys: wp.array(dtype=wp.uint64),
-    src_order: wp.array(dtype=wp.int32),
-    dst_keys: wp.array(dtype=wp.uint64),
-    dst_order: wp.array(dtype=wp.int32),
+    src: KeyedOrder,
+    dst: KeyedOrder,
     counts: wp.array(dtype=wp.int32),
     n: wp.int32,
     shift: wp.uint64,
@@ -97,7 +119,7 @@ def counting_pass(
     for d in range(256):
         counts[d] = 0
     for i in range(n):
-        d = wp.int32((src_keys[i] >> shift) & wp.uint64(255))
+        d = wp.int32((src.keys[i] >> shift) & wp.uint64(255))
         counts[d] = counts[d] + 1
     total = wp.int32(0)
     for d in range(256):
@@ -105,32 +127,30 @@ def counting_pass(
         counts[d] = total
         total = total + c
     for i in range(n):
-        d = wp.int32((src_keys[i] >> shift) & wp.uint64(255))
+        d = wp.int32((src.keys[i] >> shift) & wp.uint64(255))
         j = counts[d]
         counts[d] = j + 1
-        dst_keys[j] = src_keys[i]
-        dst_order[j] = src_order[i]
+        dst.keys[j] = src.keys[i]
+        dst.order[j] = src.order[i]
 
 
 @wp.kernel
 def stable_order(
     codes: wp.array(dtype=wp.uint64),
     n: wp.int32,
-    keys_a: wp.array(dtype=wp.uint64),
-    keys_b: wp.array(dtype=wp.uint64),
-    order_a: wp.array(dtype=wp.int32),
-    order_b: wp.array(dtype=wp.int32),
+    a: KeyedOrder,
+    b: KeyedOrder,
     counts: wp.array(dtype=wp.int32),
 ):
     # Eight stable counting passes, least significant byte first, a -> b -> a: the
-    # result ends in keys_a / order_a.
+    # result ends in a.
     for i in range(n):
-        keys_a[i] = codes[i]
-        order_a[i] = i
+        a.keys[i] = codes[i]
+        a.order[i] = i
     for p in range(4):
         low = wp.uint64(16 * p)
-        counting_pass(keys_a, order_a, keys_b, order_b, counts, n, low)
-        counting_pass(keys_b, order_b, keys_a, order_a, counts, n, low + wp.uint64(8))
+        counting_pass(a, b, counts, n, low)
+        counting_pass(b, a, counts, n, low + wp.uint64(8))
 
 
 @wp.func
@@ -161,8 +181,7 @@ def build_tree(
     codes: wp.array(dtype=wp.uint64),
     n: wp.int32,
     leaf_size: wp.int32,
-    node_child: wp.array2d(dtype=wp.int32),
-    node_range: wp.array2d(dtype=wp.int32),
+    tree: Tree,
     stack: wp.array2d(dtype=wp.int32),
     result: wp.array(dtype=wp.int32),
 ):
@@ -178,8 +197,8 @@ def build_tree(
         node = stack[top, 0]
         a = stack[top, 1]
         b = stack[top, 2]
-        node_range[node, 0] = wp.int32(a)
-        node_range[node, 1] = wp.int32(b - a)
+        tree.node_range[node, 0] = wp.int32(a)
+        tree.node_range[node, 1] = wp.int32(b - a)
         if b - a > leaf_size:
             ca = codes[a]
             cb = codes[b - wp.int32(1)]
@@ -192,8 +211,8 @@ def build_tree(
             pos = wp.min(wp.max(pos, a + wp.int32(1)), b - wp.int32(1))
             left = next_id
             next_id = next_id + wp.int32(2)
-            node_child[node, 0] = wp.int32(left)
-            node_child[node, 1] = wp.int32(left + wp.int32(1))
+            tree.node_child[node, 0] = wp.int32(left)
+            tree.node_child[node, 1] = wp.int32(left + wp.int32(1))
             if top + wp.int32(2) > wp.int32(stack.shape[0]):
                 result[1] = wp.int32(1)
                 return
@@ -205,18 +224,16 @@ def build_tree(
             stack[top + wp.int32(1), 2] = pos
             top = top + wp.int32(2)
         else:
-            node_child[node, 0] = wp.int32(-1)
-            node_child[node, 1] = wp.int32(-1)
+            tree.node_child[node, 0] = wp.int32(-1)
+            tree.node_child[node, 1] = wp.int32(-1)
     result[0] = next_id
 
 
 @wp.kernel
 def fit_boxes(
-    tri_min: wp.array2d(dtype=wp.float64),
-    tri_max: wp.array2d(dtype=wp.float64),
+    bounds: TriangleBounds,
     order: wp.array(dtype=wp.int32),
-    node_child: wp.array2d(dtype=wp.int32),
-    node_range: wp.array2d(dtype=wp.int32),
+    tree: Tree,
     node_count: wp.int32,
     pad: wp.float64,
     box: wp.array2d(dtype=wp.float64),
@@ -225,7 +242,7 @@ def fit_boxes(
     # box holds the unpadded bounds; node_bounds the padded ones.
     for r in range(node_count):
         node = node_count - 1 - r
-        left = node_child[node, 0]
+        left = tree.node_child[node, 0]
         x0 = wp.float64(0.0)
         y0 = wp.float64(0.0)
         z0 = wp.float64(0.0)
@@ -233,24 +250,24 @@ def fit_boxes(
         y1 = wp.float64(0.0)
         z1 = wp.float64(0.0)
         if left < 0:
-            start = node_range[node, 0]
+            start = tree.node_range[node, 0]
             t = order[start]
-            x0 = tri_min[t, 0]
-            y0 = tri_min[t, 1]
-            z0 = tri_min[t, 2]
-            x1 = tri_max[t, 0]
-            y1 = tri_max[t, 1]
-            z1 = tri_max[t, 2]
-            for j in range(1, node_range[node, 1]):
+            x0 = bounds.tri_min[t, 0]
+            y0 = bounds.tri_min[t, 1]
+            z0 = bounds.tri_min[t, 2]
+            x1 = bounds.tri_max[t, 0]
+            y1 = bounds.tri_max[t, 1]
+            z1 = bounds.tri_max[t, 2]
+            for j in range(1, tree.node_range[node, 1]):
                 t = order[start + j]
-                x0 = wp.min(x0, tri_min[t, 0])
-                y0 = wp.min(y0, tri_min[t, 1])
-                z0 = wp.min(z0, tri_min[t, 2])
-                x1 = wp.max(x1, tri_max[t, 0])
-                y1 = wp.max(y1, tri_max[t, 1])
-                z1 = wp.max(z1, tri_max[t, 2])
+                x0 = wp.min(x0, bounds.tri_min[t, 0])
+                y0 = wp.min(y0, bounds.tri_min[t, 1])
+                z0 = wp.min(z0, bounds.tri_min[t, 2])
+                x1 = wp.max(x1, bounds.tri_max[t, 0])
+                y1 = wp.max(y1, bounds.tri_max[t, 1])
+                z1 = wp.max(z1, bounds.tri_max[t, 2])
         else:
-            right = node_child[node, 1]
+            right = tree.node_child[node, 1]
             x0 = wp.min(box[left, 0], box[right, 0])
             y0 = wp.min(box[left, 1], box[right, 1])
             z0 = wp.min(box[left, 2], box[right, 2])
@@ -302,41 +319,37 @@ def build_arrays(
     load()
     n = int(tri_min.shape[0])
     cpu = "cpu"
-    t_min = wp.array(tri_min, dtype=wp.float64, device=cpu)
-    t_max = wp.array(tri_max, dtype=wp.float64, device=cpu)
+    triangles = TriangleBounds()
+    triangles.tri_min = wp.array(tri_min, dtype=wp.float64, device=cpu)
+    triangles.tri_max = wp.array(tri_max, dtype=wp.float64, device=cpu)
     codes = wp.empty(n, dtype=wp.uint64, device=cpu)
     wp.launch(
         morton_codes,
         dim=n,
         inputs=[
-            t_min,
-            t_max,
+            triangles,
             wp.array(lo, dtype=wp.float64, device=cpu),
             wp.array(scale, dtype=wp.float64, device=cpu),
             codes,
         ],
         device=cpu,
     )
-    keys_a = wp.empty(n, dtype=wp.uint64, device=cpu)
-    keys_b = wp.empty(n, dtype=wp.uint64, device=cpu)
-    order = wp.empty(n, dtype=wp.int32, device=cpu)
-    order_b = wp.empty(n, dtype=wp.int32, device=cpu)
+    a, b = KeyedOrder(), KeyedOrder()
+    for buffer in (a, b):
+        buffer.keys = wp.empty(n, dtype=wp.uint64, device=cpu)
+        buffer.order = wp.empty(n, dtype=wp.int32, device=cpu)
     counts = wp.empty(256, dtype=wp.int32, device=cpu)
-    wp.launch(
-        stable_order,
-        dim=1,
-        inputs=[codes, wp.int32(n), keys_a, keys_b, order, order_b, counts],
-        device=cpu,
-    )
+    wp.launch(stable_order, dim=1, inputs=[codes, wp.int32(n), a, b, counts], device=cpu)
     capacity = max(2 * n - 1, 1)
-    node_child = wp.empty((capacity, 2), dtype=wp.int32, device=cpu)
-    node_range = wp.empty((capacity, 2), dtype=wp.int32, device=cpu)
+    tree = Tree()
+    tree.node_child = wp.empty((capacity, 2), dtype=wp.int32, device=cpu)
+    tree.node_range = wp.empty((capacity, 2), dtype=wp.int32, device=cpu)
     stack = wp.empty((STACK_CAPACITY, 3), dtype=wp.int32, device=cpu)
     result = wp.zeros(2, dtype=wp.int32, device=cpu)
     wp.launch(
         build_tree,
         dim=1,
-        inputs=[keys_a, wp.int32(n), wp.int32(leaf_size), node_child, node_range, stack, result],
+        inputs=[a.keys, wp.int32(n), wp.int32(leaf_size), tree, stack, result],
         device=cpu,
     )
     node_count, overflow = (int(v) for v in result.numpy())
@@ -351,11 +364,9 @@ def build_arrays(
         fit_boxes,
         dim=1,
         inputs=[
-            t_min,
-            t_max,
-            order,
-            node_child,
-            node_range,
+            triangles,
+            a.order,
+            tree,
             wp.int32(node_count),
             wp.float64(pad),
             box,
@@ -365,7 +376,7 @@ def build_arrays(
     )
     return (
         np.ascontiguousarray(bounds.numpy()),
-        np.ascontiguousarray(node_child.numpy()[:node_count]),
-        np.ascontiguousarray(node_range.numpy()[:node_count]),
-        np.ascontiguousarray(order.numpy()),
+        np.ascontiguousarray(tree.node_child.numpy()[:node_count]),
+        np.ascontiguousarray(tree.node_range.numpy()[:node_count]),
+        np.ascontiguousarray(a.order.numpy()),
     )
