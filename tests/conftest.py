@@ -12,7 +12,8 @@ shrinks the survey demo's seabed for tests of the demo's files and errors.
 Shared builders (small vehicles, scenes, Worlds) are plain functions in
 ``tests/world_cases.py``, seeded tracing geometry in ``tests/trace_cases.py``, a real
 service on loopback in ``tests/service_helpers.py`` (for the service and the
-Dashboard tests), and the reference implementations the fast paths are checked
+Dashboard tests), a test's own sensor kind registered only while it is used in
+``tests/sensor_helpers.py``, and the reference implementations the fast paths are checked
 against in ``tests/reference_impls.py``: test modules import them by name (pytest
 puts ``tests/``, the folder of this conftest, on ``sys.path``; no test edits it), and
 so do test modules that run themselves as a subprocess worker. A conftest cannot be
