@@ -323,8 +323,14 @@ def struct_of(kind, **fields):
     array inside a struct misses Warp's CPU fast path for contiguous array arguments
     (their strides made compile-time constants), which costs per-element kernels ~10%.
     """
+    names = list(kind.vars)
+    if sorted(fields) != sorted(names):
+        # Warp itself would take a missing field as zero and never see a misspelt one.
+        raise TypeError(
+            f"{kind.key}: expected the fields {', '.join(names)}, got {', '.join(fields)}"
+        )
     instance = kind()
-    for name in kind.vars:
+    for name in names:
         setattr(instance, name, fields[name])
     return instance
 

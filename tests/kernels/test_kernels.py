@@ -462,3 +462,26 @@ def test_cuda_code_has_no_fused_or_approximate_float64_arithmetic(arch: int, tmp
     assert not [op for op in full if op.startswith("fma")]
     assert all(".rn." in op for op in full), sorted(set(full))
     assert ".approx" not in ptx and ".ftz" not in ptx
+
+
+@pytest.mark.parametrize(
+    "fields",
+    [
+        {"range_min_m": 1.0, "range_max_m": 2.0, "width": 0.5},
+        {"range_min_m": 1.0, "range_max_m": 2.0, "width": 0.5, "bin_count": 2, "bins": 2},
+    ],
+    ids=["missing", "unknown"],
+)
+def test_a_kernel_struct_is_built_from_exactly_its_fields(fields: dict[str, Any]) -> None:
+    # Warp would read a field left out as zero; struct_of refuses instead.
+    from leviathan.kernels import physics as kp
+
+    with pytest.raises(TypeError, match=r"^RangeWindow: expected the fields range_min_m, "):
+        kp.struct_of(kp.RangeWindow, **fields)
+    whole = kp.struct_of(kp.RangeWindow, range_min_m=1.0, range_max_m=2.0, width=0.5, bin_count=2)
+    assert (whole.range_min_m, whole.range_max_m, whole.width, whole.bin_count) == (
+        1.0,
+        2.0,
+        0.5,
+        2,
+    )
