@@ -22,12 +22,11 @@ from __future__ import annotations
 
 import warp as wp
 
+from leviathan._kernel_options import KERNEL_OPTIONS
 from leviathan.kernels.ground_truth import CellBatch
-from leviathan.kernels.physics import clipped_acos
+from leviathan.kernels.physics import clipped_acos, thread_run
 
-wp.set_module_options(
-    {"fuse_fp": False, "fast_math": False, "enable_backward": False, "optimization_level": 3}
-)
+wp.set_module_options(KERNEL_OPTIONS)
 
 __all__ = ["canonical", "cell_channels"]
 
@@ -123,8 +122,7 @@ def cell_channels(
     out_topk_energy_fraction: wp.array(dtype=wp.float64),
 ):
     """A run of cells: every channel's slots of each, written once."""
-    first = batch.cell_first + wp.tid() * batch.cells_per_thread
-    last = wp.min(first + batch.cells_per_thread, batch.cell_end)
+    first, last = thread_run(batch.cell_first, wp.tid(), batch.cells_per_thread, batch.cell_end)
     for c in range(first, last):
         m = count[c]
         ret = linear_return[c]

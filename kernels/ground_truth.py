@@ -26,9 +26,10 @@ from __future__ import annotations
 
 import warp as wp
 
-wp.set_module_options(
-    {"fuse_fp": False, "fast_math": False, "enable_backward": False, "optimization_level": 3}
-)
+from leviathan._kernel_options import KERNEL_OPTIONS
+from leviathan.kernels.physics import thread_run
+
+wp.set_module_options(KERNEL_OPTIONS)
 
 __all__ = ["CellBatch", "bin_cells", "cell_ground_truth", "group_by_cell", "sample_before"]
 
@@ -145,8 +146,7 @@ def bin_cells(
     ``grouped`` (already ascending for the fans whose rows ascend with the ray index,
     when it costs one pass).
     """
-    first = batch.cell_first + wp.tid() * batch.cells_per_thread
-    last = wp.min(first + batch.cells_per_thread, batch.cell_end)
+    first, last = thread_run(batch.cell_first, wp.tid(), batch.cells_per_thread, batch.cell_end)
     for c in range(first, last):
         start = cell_start[c]
         end = start + count[c]
@@ -268,8 +268,7 @@ def cell_ground_truth(
 
     Thread ``t`` takes cells ``cell_first + t * cells_per_thread`` onwards, before ``cell_end``.
     """
-    first = batch.cell_first + wp.tid() * batch.cells_per_thread
-    last = wp.min(first + batch.cells_per_thread, batch.cell_end)
+    first, last = thread_run(batch.cell_first, wp.tid(), batch.cells_per_thread, batch.cell_end)
     for c in range(first, last):
         m = count[c]
         start = cell_start[c]

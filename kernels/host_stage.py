@@ -40,6 +40,17 @@ HOST_BATCH_SAMPLES = 32768
 #: Samples per Warp thread within a launch (the CPU pays a fixed cost per thread).
 HOST_SAMPLES_PER_THREAD = 256
 
+# What sample_index gives per sample, in compact_samples' output order (int64, but the
+# float64 range).
+_INDEX_OUTPUTS = (
+    "ray",
+    "range_m",
+    "instance",
+    "triangle",
+    "elevation_index",
+    "bearing_index",
+    "cell",
+)
 _FLOAT_OUTPUTS = (
     "cos_incidence",
     "mu",
@@ -115,13 +126,8 @@ def sample_index(
     first = exclusive_offsets(found)
     n = int(first[-1]) + int(found[-1])
     out = {
-        "ray": np.empty(n, dtype=np.int64),
-        "range_m": np.empty(n, dtype=np.float64),
-        "instance": np.empty(n, dtype=np.int64),
-        "triangle": np.empty(n, dtype=np.int64),
-        "elevation_index": np.empty(n, dtype=np.int64),
-        "bearing_index": np.empty(n, dtype=np.int64),
-        "cell": np.empty(n, dtype=np.int64),
+        name: np.empty(n, dtype=np.float64 if name == "range_m" else np.int64)
+        for name in _INDEX_OUTPUTS
     }
     if n:
         wp.launch(
@@ -140,16 +146,8 @@ def sample_index(
                 wp.int32(per_thread),
             ],
             outputs=[
-                cpu_array(out[name], wp.float64 if name == "range_m" else wp.int64)
-                for name in (
-                    "ray",
-                    "range_m",
-                    "instance",
-                    "triangle",
-                    "elevation_index",
-                    "bearing_index",
-                    "cell",
-                )
+                cpu_array(a, wp.float64 if name == "range_m" else wp.int64)
+                for name, a in out.items()
             ],
             device="cpu",
         )

@@ -28,9 +28,9 @@ from __future__ import annotations
 
 import warp as wp
 
-wp.set_module_options(
-    {"fuse_fp": False, "fast_math": False, "enable_backward": False, "optimization_level": 3}
-)
+from leviathan._kernel_options import KERNEL_OPTIONS
+
+wp.set_module_options(KERNEL_OPTIONS)
 
 __all__ = [
     "RangeWindow",
@@ -38,11 +38,13 @@ __all__ = [
     "clipped_acos",
     "compact_samples",
     "count_samples",
+    "kernel_inputs",
     "launch_acos_clipped",
     "launch_sample_physics",
     "range_bin",
     "sample_physics",
     "struct_of",
+    "thread_run",
     "triangle_ranges",
     "triangle_t",
     "world_rays",
@@ -67,6 +69,14 @@ class RangeWindow:
     bin_count: wp.int64
 
 
+@wp.func
+def thread_run(start: wp.int32, t: wp.int32, per_thread: wp.int32, end: wp.int32):
+    """The items ``[first, last)`` thread ``t`` owns: ``per_thread`` consecutive ones from
+    ``start + t * per_thread``, the last thread's run cut at ``end``."""
+    first = start + t * per_thread
+    return first, wp.min(first + per_thread, end)
+
+
 @wp.kernel
 def world_rays(
     directions_sensor: wp.array(dtype=wp.vec3d),
@@ -81,8 +91,7 @@ def world_rays(
 
     :meth:`leviathan.frames.Transform.apply_direction`'s order, element by element.
     """
-    first = wp.tid() * rays_per_thread
-    last = wp.min(first + rays_per_thread, ray_count)
+    first, last = thread_run(0, wp.tid(), rays_per_thread, ray_count)
     for r in range(first, last):
         v = directions_sensor[r]
         directions[r] = wp.vec3d(
@@ -119,8 +128,7 @@ def count_samples(
 ):
     """A run of rays: each ray's range bin (-1: no sample) and the run's sample count."""
     t = wp.tid()
-    first = t * rays_per_thread
-    last = wp.min(first + rays_per_thread, ray_count)
+    first, last = thread_run(0, t, rays_per_thread, ray_count)
     found = int(0)
     for r in range(first, last):
         k = wp.int64(-1)
@@ -154,8 +162,7 @@ def compact_samples(
 ):
     """A run of rays: its samples, in ray order, from the run's first slot on."""
     t = wp.tid()
-    first = t * rays_per_thread
-    last = wp.min(first + rays_per_thread, ray_count)
+    first, last = thread_run(0, t, rays_per_thread, ray_count)
     s = thread_first_sample[t]
     for r in range(first, last):
         k = ray_bin[r]
@@ -200,8 +207,7 @@ def sample_physics(
     contribution: wp.array(dtype=wp.float64),
 ):
     """One run of samples: geometry, surface and the return terms of each."""
-    first = wp.tid() * samples_per_thread
-    last = wp.min(first + samples_per_thread, sample_count)
+    first, last = thread_run(0, wp.tid(), samples_per_thread, sample_count)
     for s in range(first, last):
         r = sample_ray[s]
         R = hit_t[r]
@@ -277,8 +283,7 @@ def triangle_ranges(
     row ``triangle`` of ``v0, e1, e2``, or ``(0 - oz) / dz`` (the plane ``z = 0``, as
     :func:`leviathan.raycast.intersect_sea_surface`) where its instance is the sea
     surface's."""
-    first = wp.tid() * rays_per_thread
-    last = wp.min(first + rays_per_thread, ray_count)
+    first, last = thread_run(0, wp.tid(), rays_per_thread, ray_count)
     for r in range(first, last):
         o = origins[r]
         d = directions[r]
@@ -309,10 +314,16 @@ def acos_clipped(
     angle: wp.array(dtype=wp.float64),
 ):
     """:func:`clipped_acos` of a run of values (the channels kernel calls the same func)."""
-    first = wp.tid() * per_thread
-    last = wp.min(first + per_thread, count)
+    first, last = thread_run(0, wp.tid(), per_thread, count)
     for k in range(first, last):
         angle[k] = clipped_acos(x[k])
+
+
+def _in_order(key: str, what: str, names: list[str], values: dict) -> list:
+    """``values`` in the order of ``names``; refuses a name missing or one not among them."""
+    if sorted(values) != sorted(names):
+        raise TypeError(f"{key}: expected the {what} {', '.join(names)}, got {', '.join(values)}")
+    return [values[name] for name in names]
 
 
 def struct_of(kind, **fields):
@@ -324,15 +335,22 @@ def struct_of(kind, **fields):
     (their strides made compile-time constants), which costs per-element kernels ~10%.
     """
     names = list(kind.vars)
-    if sorted(fields) != sorted(names):
-        # Warp itself would take a missing field as zero and never see a misspelt one.
-        raise TypeError(
-            f"{kind.key}: expected the fields {', '.join(names)}, got {', '.join(fields)}"
-        )
+    # Warp itself would take a missing field as zero and never see a misspelt one.
+    values = _in_order(kind.key, "fields", names, fields)
     instance = kind()
-    for name in names:
-        setattr(instance, name, fields[name])
+    for name, value in zip(names, values, strict=True):
+        setattr(instance, name, value)
     return instance
+
+
+def kernel_inputs(kernel, **arguments) -> list:
+    """Every argument of the ``@wp.kernel`` ``kernel``, given by parameter name, in its order.
+
+    What ``wp.launch`` takes as ``inputs`` (outputs included), so a launch names each
+    array once, as the kernel does, instead of repeating the kernel's parameter list.
+    """
+    names = [arg.label for arg in kernel.adj.args]
+    return _in_order(kernel.key, "arguments", names, arguments)
 
 
 def launch_acos_clipped(*, x, angle, per_thread: int) -> None:
@@ -351,65 +369,37 @@ def launch_acos_clipped(*, x, angle, per_thread: int) -> None:
 
 def launch_sample_physics(
     *,
-    sample_ray,
-    hit_t,
-    hit_instance,
-    hit_triangle,
-    origins,
-    directions,
-    normal_rows,
-    normal_start,
     sea_surface_instance: int,
-    instance_status,
-    instance_mu,
     known_status: int,
-    two_way_gain,
-    solid_angle_sr,
     alpha_db_per_m: float | None,
     outputs: dict,
     samples_per_thread: int,
+    **arrays,
 ) -> None:
     """Launches :func:`sample_physics` over every sample on the ``cpu`` device.
 
-    ``alpha_db_per_m`` ``None`` means the medium is unsupported (``gw`` and ``c`` NaN).
-    ``outputs`` holds the eight output arrays by the kernel's parameter names.
+    ``arrays`` holds the kernel's eleven input arrays (``sample_ray`` to
+    ``solid_angle_sr``) and ``outputs`` its eight output arrays, both by the kernel's
+    parameter names. ``alpha_db_per_m`` ``None`` means the medium is unsupported
+    (``gw`` and ``c`` NaN).
     """
-    count = int(sample_ray.shape[0])
+    count = int(arrays["sample_ray"].shape[0])
     if count == 0:
         return
     threads = -(-count // samples_per_thread)
     wp.launch(
         sample_physics,
         dim=threads,
-        inputs=[
-            sample_ray,
-            hit_t,
-            hit_instance,
-            hit_triangle,
-            origins,
-            directions,
-            normal_rows,
-            normal_start,
-            wp.int32(sea_surface_instance),
-            instance_status,
-            instance_mu,
-            wp.uint8(known_status),
-            two_way_gain,
-            solid_angle_sr,
-            wp.float64(0.0 if alpha_db_per_m is None else alpha_db_per_m),
-            wp.int32(0 if alpha_db_per_m is None else 1),
-            wp.int32(count),
-            wp.int32(samples_per_thread),
-        ],
-        outputs=[
-            outputs["point"],
-            outputs["normal"],
-            outputs["cos_incidence"],
-            outputs["status"],
-            outputs["mu"],
-            outputs["geometric_weight_no_absorption"],
-            outputs["geometric_weight"],
-            outputs["contribution"],
-        ],
+        inputs=kernel_inputs(
+            sample_physics,
+            **arrays,
+            sea_surface_instance=wp.int32(sea_surface_instance),
+            known_status=wp.uint8(known_status),
+            alpha_db_per_m=wp.float64(0.0 if alpha_db_per_m is None else alpha_db_per_m),
+            medium_supported=wp.int32(0 if alpha_db_per_m is None else 1),
+            sample_count=wp.int32(count),
+            samples_per_thread=wp.int32(samples_per_thread),
+            **outputs,
+        ),
         device="cpu",
     )

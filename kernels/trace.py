@@ -27,13 +27,12 @@ from __future__ import annotations
 
 import warp as wp
 
+from leviathan._kernel_options import KERNEL_OPTIONS
 from leviathan.reference_cpu.trace import BARY_HI as _BARY_HI
 from leviathan.reference_cpu.trace import BARY_LO as _BARY_LO
 from leviathan.reference_cpu.trace import INV_DIR_ZERO as _INV_DIR_ZERO
 
-wp.set_module_options(
-    {"fuse_fp": False, "fast_math": False, "enable_backward": False, "optimization_level": 3}
-)
+wp.set_module_options(KERNEL_OPTIONS)
 
 __all__ = [
     "BARY_HI",

@@ -56,6 +56,7 @@ CANONICAL_MODULES = (
     "leviathan/__init__.py",
     "leviathan/_fan_product.py",
     "leviathan/_frozen.py",
+    "leviathan/_kernel_options.py",
     "leviathan/_rational.py",
     "leviathan/_validation.py",
     "leviathan/_version.py",

@@ -33,9 +33,9 @@ from __future__ import annotations
 import numpy as np
 import warp as wp
 
-wp.set_module_options(
-    {"fuse_fp": False, "fast_math": False, "enable_backward": False, "optimization_level": 3}
-)
+from leviathan._kernel_options import KERNEL_OPTIONS
+
+wp.set_module_options(KERNEL_OPTIONS)
 
 __all__ = ["STACK_CAPACITY", "build_arrays", "load"]
 
@@ -137,13 +137,13 @@ def counting_pass(
 @wp.kernel
 def stable_order(
     codes: wp.array(dtype=wp.uint64),
-    n: wp.int32,
     a: KeyedOrder,
     b: KeyedOrder,
     counts: wp.array(dtype=wp.int32),
 ):
     # Eight stable counting passes, least significant byte first, a -> b -> a: the
     # result ends in a.
+    n = codes.shape[0]
     for i in range(n):
         a.keys[i] = codes[i]
         a.order[i] = i
@@ -179,7 +179,6 @@ def lower_bound(codes: wp.array(dtype=wp.uint64), a: wp.int32, b: wp.int32, key:
 @wp.kernel
 def build_tree(
     codes: wp.array(dtype=wp.uint64),
-    n: wp.int32,
     leaf_size: wp.int32,
     tree: Tree,
     stack: wp.array2d(dtype=wp.int32),
@@ -189,7 +188,7 @@ def build_tree(
     top = wp.int32(0)
     stack[0, 0] = wp.int32(0)
     stack[0, 1] = wp.int32(0)
-    stack[0, 2] = n
+    stack[0, 2] = codes.shape[0]
     top = wp.int32(1)
     next_id = wp.int32(1)
     while top > wp.int32(0):
@@ -234,12 +233,12 @@ def fit_boxes(
     bounds: TriangleBounds,
     order: wp.array(dtype=wp.int32),
     tree: Tree,
-    node_count: wp.int32,
     pad: wp.float64,
     box: wp.array2d(dtype=wp.float64),
     node_bounds: wp.array2d(dtype=wp.float64),
 ):
-    # box holds the unpadded bounds; node_bounds the padded ones.
+    # box holds the unpadded bounds; node_bounds the padded ones, one row per node.
+    node_count = box.shape[0]
     for r in range(node_count):
         node = node_count - 1 - r
         left = tree.node_child[node, 0]
@@ -339,7 +338,7 @@ def build_arrays(
         buffer.keys = wp.empty(n, dtype=wp.uint64, device=cpu)
         buffer.order = wp.empty(n, dtype=wp.int32, device=cpu)
     counts = wp.empty(256, dtype=wp.int32, device=cpu)
-    wp.launch(stable_order, dim=1, inputs=[codes, wp.int32(n), a, b, counts], device=cpu)
+    wp.launch(stable_order, dim=1, inputs=[codes, a, b, counts], device=cpu)
     capacity = max(2 * n - 1, 1)
     tree = Tree()
     tree.node_child = wp.empty((capacity, 2), dtype=wp.int32, device=cpu)
@@ -349,7 +348,7 @@ def build_arrays(
     wp.launch(
         build_tree,
         dim=1,
-        inputs=[a.keys, wp.int32(n), wp.int32(leaf_size), tree, stack, result],
+        inputs=[a.keys, wp.int32(leaf_size), tree, stack, result],
         device=cpu,
     )
     node_count, overflow = (int(v) for v in result.numpy())
@@ -363,15 +362,7 @@ def build_arrays(
     wp.launch(
         fit_boxes,
         dim=1,
-        inputs=[
-            triangles,
-            a.order,
-            tree,
-            wp.int32(node_count),
-            wp.float64(pad),
-            box,
-            bounds,
-        ],
+        inputs=[triangles, a.order, tree, wp.float64(pad), box, bounds],
         device=cpu,
     )
     return (

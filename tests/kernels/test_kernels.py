@@ -18,6 +18,7 @@ import numpy as np
 import pytest
 import warp as wp
 
+from leviathan._kernel_options import KERNEL_OPTIONS
 from leviathan.kernels import trace as kt
 from leviathan.kernels.backend import (
     CompileReport,
@@ -29,7 +30,8 @@ from leviathan.kernels.backend import nearest_hits as warp_trace
 from leviathan.raycast import PreparedScene, prepare_instance
 from leviathan.reference_cpu import trace as ref
 
-wp.set_module_options({"fuse_fp": False, "fast_math": False, "enable_backward": False})
+# The trace module's own options: its funcs are inlined into the kernels below.
+wp.set_module_options(KERNEL_OPTIONS)
 
 
 @wp.kernel
@@ -485,3 +487,12 @@ def test_a_kernel_struct_is_built_from_exactly_its_fields(fields: dict[str, Any]
         0.5,
         2,
     )
+
+
+def test_kernel_inputs_are_the_kernels_arguments_by_name_in_its_order() -> None:
+    from leviathan.kernels import physics as kp
+
+    given = {"angle": "a", "per_thread": 2, "x": "x", "count": 1}
+    assert kp.kernel_inputs(kp.acos_clipped, **given) == ["x", 1, 2, "a"]
+    with pytest.raises(TypeError, match=r"^acos_clipped: expected the arguments x, count, "):
+        kp.kernel_inputs(kp.acos_clipped, **{**given, "angles": "a"})
