@@ -52,8 +52,7 @@ class Body:
 class Thrusters:
     """Per-thruster columns of the thrust matrix, limits and time constants, (T,) each."""
 
-    direction: wp.array(dtype=wp.vec3f)
-    moment_arm: wp.array(dtype=wp.vec3f)
+    column: wp.array(dtype=wp.spatial_vectorf)  # (direction, moment arm r × d): T's column
     min_n: wp.array(dtype=wp.float32)
     max_n: wp.array(dtype=wp.float32)
     time_constant_s: wp.array(dtype=wp.float32)
@@ -75,6 +74,15 @@ class VehicleArrays:
     mass_scale: wp.array(dtype=wp.float32)
     damping_scale: wp.array(dtype=wp.float32)
     current_ned: wp.array(dtype=wp.vec3f)
+
+
+@wp.struct
+class DrawRanges:
+    """The :class:`~leviathan.learning.vehicles.Randomization` ranges, ``(low, high)`` each."""
+
+    mass_scale: wp.vec2f
+    damping_scale: wp.vec2f
+    current_speed_m_s: wp.vec2f
 
 
 # --------------------------------------------------------------------------- device functions
@@ -106,12 +114,16 @@ def _derivative(
     q: wp.vec4f,
     v: wp.vec3f,
     w: wp.vec3f,
-    tau_v: wp.vec3f,
-    tau_w: wp.vec3f,
+    tau: wp.spatial_vectorf,
     current_ned: wp.vec3f,
     b: Body,
 ):
-    """``(ṗ_ned, q̇, v̇, ω̇)`` of :func:`leviathan.dynamics._equations._derivative`, in float32."""
+    """``(ṗ_ned, q̇, v̇, ω̇)`` of :func:`leviathan.dynamics._equations._derivative`, in float32.
+
+    ``tau`` is the thrusters' generalised force ``T f``: force (3) then moment (3).
+    """
+    tau_v = wp.spatial_top(tau)
+    tau_w = wp.spatial_bottom(tau)
     # R_world_body from the normalised q, as leviathan.dynamics.rotation_rows_from_quaternion.
     rot = rotation_normalised(q)
     rot_t = wp.transpose(rot)
@@ -161,9 +173,10 @@ def _rk4_sum(h: wp.float32, k1: Any, k2: Any, k3: Any, k4: Any):
 
 
 @wp.func
-def _uniform_in(seed: wp.uint32, env: wp.uint32, parameter: int, low: float, high: float):
-    """Uniform in [low, high) from the vehicle's keyed draw ``parameter``."""
-    return low + (high - low) * keyed_uniform(seed, env, wp.uint32(parameter))
+def _uniform_in(seed: wp.uint32, env: wp.uint32, parameter: int, bounds: wp.vec2f):
+    """Uniform in [low, high) = ``bounds`` from the vehicle's keyed draw ``parameter``."""
+    low = bounds[0]
+    return low + (bounds[1] - low) * keyed_uniform(seed, env, wp.uint32(parameter))
 
 
 # --------------------------------------------------------------------------- kernels
@@ -184,12 +197,9 @@ def step_kernel(
     current = s.current_ned[i]
 
     # Saturated command held over the step; exact first-order response at 0, h/2, h.
-    tau_v0 = wp.vec3f(0.0)
-    tau_w0 = wp.vec3f(0.0)
-    tau_vh = wp.vec3f(0.0)
-    tau_wh = wp.vec3f(0.0)
-    tau_v1 = wp.vec3f(0.0)
-    tau_w1 = wp.vec3f(0.0)
+    tau_0 = wp.spatial_vectorf(0.0)
+    tau_h = wp.spatial_vectorf(0.0)
+    tau_1 = wp.spatial_vectorf(0.0)
     for j in range(s.thrust_n.shape[1]):
         command = wp.min(wp.max(commands_n[i, j], thrusters.min_n[j]), thrusters.max_n[j])
         f_start = command
@@ -202,14 +212,10 @@ def step_kernel(
             f_start = f0
             f_half = command + offset * wp.exp(-half / tc)
             f_end = command + offset * wp.exp(-h / tc)
-        d = thrusters.direction[j]
-        m = thrusters.moment_arm[j]
-        tau_v0 += d * f_start
-        tau_w0 += m * f_start
-        tau_vh += d * f_half
-        tau_wh += m * f_half
-        tau_v1 += d * f_end
-        tau_w1 += m * f_end
+        column = thrusters.column[j]
+        tau_0 += column * f_start
+        tau_h += column * f_half
+        tau_1 += column * f_end
         s.thrust_n[i, j] = f_end
 
     p0 = s.position_ned[i]
@@ -217,16 +223,14 @@ def step_kernel(
     v0 = s.linear_velocity[i]
     w0 = s.angular_velocity[i]
 
-    kp1, kq1, kv1, kw1 = _derivative(q0, v0, w0, tau_v0, tau_w0, current, b)
+    kp1, kq1, kv1, kw1 = _derivative(q0, v0, w0, tau_0, current, b)
     kp2, kq2, kv2, kw2 = _derivative(
-        q0 + half * kq1, v0 + half * kv1, w0 + half * kw1, tau_vh, tau_wh, current, b
+        q0 + half * kq1, v0 + half * kv1, w0 + half * kw1, tau_h, current, b
     )
     kp3, kq3, kv3, kw3 = _derivative(
-        q0 + half * kq2, v0 + half * kv2, w0 + half * kw2, tau_vh, tau_wh, current, b
+        q0 + half * kq2, v0 + half * kv2, w0 + half * kw2, tau_h, current, b
     )
-    kp4, kq4, kv4, kw4 = _derivative(
-        q0 + h * kq3, v0 + h * kv3, w0 + h * kw3, tau_v1, tau_w1, current, b
-    )
+    kp4, kq4, kv4, kw4 = _derivative(q0 + h * kq3, v0 + h * kv3, w0 + h * kw3, tau_1, current, b)
 
     s.position_ned[i] = p0 + _rk4_sum(h, kp1, kp2, kp3, kp4)
     q = q0 + _rk4_sum(h, kq1, kq2, kq3, kq4)
@@ -242,12 +246,7 @@ def reset_kernel(
     new_position_ned: wp.array(dtype=wp.vec3f),
     new_yaw_rad: wp.array(dtype=wp.float32),
     seeds: wp.array(dtype=wp.uint32),
-    mass_scale_low: wp.float32,
-    mass_scale_high: wp.float32,
-    damping_scale_low: wp.float32,
-    damping_scale_high: wp.float32,
-    current_speed_low: wp.float32,
-    current_speed_high: wp.float32,
+    ranges: DrawRanges,
     s: VehicleArrays,
 ):
     i = wp.tid()
@@ -264,10 +263,8 @@ def reset_kernel(
 
     seed = seeds[i]
     env = wp.uint32(i)
-    s.mass_scale[i] = _uniform_in(seed, env, _DRAW_MASS, mass_scale_low, mass_scale_high)
-    s.damping_scale[i] = _uniform_in(
-        seed, env, _DRAW_DAMPING, damping_scale_low, damping_scale_high
-    )
+    s.mass_scale[i] = _uniform_in(seed, env, _DRAW_MASS, ranges.mass_scale)
+    s.damping_scale[i] = _uniform_in(seed, env, _DRAW_DAMPING, ranges.damping_scale)
     direction = _TWO_PI * keyed_uniform(seed, env, wp.uint32(_DRAW_CURRENT_DIRECTION))
-    speed = _uniform_in(seed, env, _DRAW_CURRENT_SPEED, current_speed_low, current_speed_high)
+    speed = _uniform_in(seed, env, _DRAW_CURRENT_SPEED, ranges.current_speed_m_s)
     s.current_ned[i] = wp.vec3f(speed * wp.cos(direction), speed * wp.sin(direction), 0.0)

@@ -55,6 +55,7 @@ from leviathan.kernels.backend import check_device
 from leviathan.learning._device_inputs import device_array
 from leviathan.learning._vehicle_kernels import (
     Body,
+    DrawRanges,
     Thrusters,
     VehicleArrays,
     reset_kernel,
@@ -234,8 +235,7 @@ class BatchedVehicles:
         self.thrust_min_n.flags.writeable = False
         self.thrust_max_n.flags.writeable = False
         thrusters = Thrusters()
-        thrusters.direction = wp.array(columns[:, :3], dtype=wp.vec3f, device=device)
-        thrusters.moment_arm = wp.array(columns[:, 3:], dtype=wp.vec3f, device=device)
+        thrusters.column = wp.array(columns, dtype=wp.spatial_vectorf, device=device)
         thrusters.min_n = wp.array(self.thrust_min_n, dtype=wp.float32, device=device)
         thrusters.max_n = wp.array(self.thrust_max_n, dtype=wp.float32, device=device)
         thrusters.time_constant_s = wp.array(
@@ -372,6 +372,9 @@ class BatchedVehicles:
         )
         if keys.dtype == wp.int32:
             keys = keys.view(wp.uint32)
+        ranges = DrawRanges()
+        for name in DrawRanges.vars:
+            setattr(ranges, name, wp.vec2f(*getattr(self.randomization, name)))
         wp.launch(
             reset_kernel,
             dim=n,
@@ -380,9 +383,7 @@ class BatchedVehicles:
                 position,
                 yaw,
                 keys,
-                *self.randomization.mass_scale,
-                *self.randomization.damping_scale,
-                *self.randomization.current_speed_m_s,
+                ranges,
                 self._arrays,
             ],
             device=dev,
