@@ -119,17 +119,10 @@ def label_base_rgb(label: str) -> tuple[float, float, float]:
     return tuple(0.25 + 0.75 * (b / 255.0) for b in digest[:3])  # type: ignore[return-value]
 
 
-def _intrinsics(spec: CameraSpec) -> dict[str, Any]:
-    return {
-        "width_px": int(spec.width_px),
-        "height_px": int(spec.height_px),
-        "fx_px": float(spec.fx_px),
-        "fy_px": float(spec.fy_px),
-        "cx_px": float(spec.cx_px),
-        "cy_px": float(spec.cy_px),
-        "near_m": float(spec.near_m),
-        "far_m": float(spec.far_m),
-    }
+def _intrinsics(spec: CameraSpec) -> PinholeIntrinsics:
+    """The spec's pinhole model: its fields that :class:`PinholeIntrinsics` names."""
+    fields = dataclasses.fields(PinholeIntrinsics)
+    return PinholeIntrinsics(**{f.name: getattr(spec, f.name) for f in fields})
 
 
 def render_camera(
@@ -179,7 +172,7 @@ def render_camera(
         ValueError: If an identifier is malformed or ``prepared`` belongs to
             another scene.
     """
-    _check_sample_inputs(
+    ids = _check_sample_inputs(
         spec, CameraSpec, (sensor_id, sample_index, time_ns), T_world_body=T_world_body
     )
     prepared = _prepared_for(scene, prepared)
@@ -275,7 +268,7 @@ def render_camera(
     )
     metadata = {
         "model": CAMERA_MODEL_VERSION,
-        "intrinsics": _intrinsics(spec),
+        "intrinsics": dataclasses.asdict(_intrinsics(spec)),
         "T_world_sensor": T_world_sensor.to_dict(),
         "T_world_camera": T_world_camera.to_dict(),
         "T_body_sensor": T_body_sensor.to_dict(),
@@ -288,9 +281,7 @@ def render_camera(
     }
     return SensorSample(
         kind="camera",
-        sensor_id=sensor_id,
-        sample_index=sample_index,
-        time_ns=time_ns,
+        **ids,
         channels=channels,
         metadata=metadata,
         display={"preview_srgb": preview},
@@ -471,8 +462,7 @@ class CameraSensor:
 
     def intrinsics(self, spec: CameraSpec) -> PinholeIntrinsics:
         """The spec's pinhole model (the USD export authors a ``UsdGeom.Camera`` from it)."""
-        fields = dataclasses.fields(PinholeIntrinsics)
-        return PinholeIntrinsics(**{f.name: getattr(spec, f.name) for f in fields})
+        return _intrinsics(spec)
 
     def preview(self, sample: SensorSample) -> bytes:
         """The sRGB preview as PNG bytes (:func:`camera_preview_png`)."""
@@ -481,12 +471,7 @@ class CameraSensor:
     def sample(self, spec: CameraSpec, context: SampleContext) -> SensorSample:
         """One camera frame of ``spec`` from the committed pose of ``context``."""
         return render_camera(
-            context.scene,
-            spec,
-            context.T_world_body,
-            **context.ids(),
-            backend=context.backend,
-            device=context.device,
+            context.scene, spec, context.T_world_body, **context.ids(), **context.tracing()
         )
 
 

@@ -116,6 +116,10 @@ class SampleContext:
             "time_ns": self.time_ns,
         }
 
+    def tracing(self) -> dict[str, str]:
+        """The tracing keywords every ray-casting sensor function takes: backend, device."""
+        return {"backend": self.backend, "device": self.device}
+
     def ping_keywords(self, *, speckle: bool) -> dict[str, Any]:
         """The keywords every acoustic ping function takes from the context: the ids, the
         root seed (only where the spec draws ``speckle``), the water, backend and device."""
@@ -123,6 +127,5 @@ class SampleContext:
             **self.ids(),
             "seed": self.root_seed if speckle else None,
             "water": self.water,
-            "backend": self.backend,
-            "device": self.device,
+            **self.tracing(),
         }

@@ -143,22 +143,19 @@ def dvl_beam_directions(spec: DVLSpec) -> np.ndarray:
     return np.array(rows, dtype=np.float64)
 
 
-def _physics_spec(spec: DVLSpec) -> dict[str, Any]:
-    """The spec fields that define the output (the mount enters through the pose)."""
-    return {
-        "beam_count": int(spec.beam_count),
-        "beam_angle_deg": float(spec.beam_angle_deg),
-        "min_range_m": float(spec.min_range_m),
-        "max_range_m": float(spec.max_range_m),
-        "velocity_noise_std_m_per_s": float(spec.velocity_noise_std_m_per_s),
-    }
-
-
 def _spec_constants(spec: DVLSpec) -> tuple[Any, ...]:
     """Per-spec constants: the mount's and the spec's
     (:func:`~leviathan.sensors._sample._mount_constants`), then the frozen beam directions."""
+    # The spec fields that define the output (the mount enters through the pose).
+    physics_fields = (
+        "beam_count",
+        "beam_angle_deg",
+        "min_range_m",
+        "max_range_m",
+        "velocity_noise_std_m_per_s",
+    )
     return (
-        *_mount_constants(spec, _physics_spec(spec)),
+        *_mount_constants(spec, physics_fields),
         frozen_array(dvl_beam_directions(spec)),
     )
 
@@ -220,7 +217,7 @@ def measure_dvl(
         ValueError: If an identifier is malformed, ``prepared`` belongs to another
             scene, or noise is enabled without a ``seed``.
     """
-    _check_sample_inputs(spec, DVLSpec, (sensor_id, sample_index, time_ns), kin=kin)
+    ids = _check_sample_inputs(spec, DVLSpec, (sensor_id, sample_index, time_ns), kin=kin)
     std = float(spec.velocity_noise_std_m_per_s)
     check_seed(seed, needed_by="DVL velocity noise (std > 0)" if std > 0.0 else None)
     prepared = _prepared_for(scene, prepared)
@@ -319,9 +316,7 @@ def measure_dvl(
         metadata["relative_track"] = relative
     return SensorSample(
         kind="dvl",
-        sensor_id=sensor_id,
-        sample_index=sample_index,
-        time_ns=time_ns,
+        **ids,
         channels=channels,
         metadata=metadata,
     )
@@ -463,8 +458,7 @@ class DVLSensor:
             context.kinematics,
             **context.ids(),
             seed=context.root_seed,
-            backend=context.backend,
-            device=context.device,
+            **context.tracing(),
             surface_kinematics=context.surface_kinematics,
         )
 

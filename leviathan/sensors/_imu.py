@@ -86,17 +86,9 @@ IMU_GYRO_EFFECT = "imu_gyro"
 _AXES = frozen_array(np.arange(3))
 
 
-def _physics_spec(spec: IMUSpec) -> dict[str, Any]:
-    """The spec fields that define the output (the mount enters through the pose)."""
-    return {
-        "accel_noise_std_m_per_s2": float(spec.accel_noise_std_m_per_s2),
-        "gyro_noise_std_rad_per_s": float(spec.gyro_noise_std_rad_per_s),
-    }
-
-
 def _mount_and_spec(spec: IMUSpec) -> tuple[Any, ...]:
     """Per-spec constants (:func:`~leviathan.sensors._sample._mount_constants`)."""
-    return _mount_constants(spec, _physics_spec(spec))
+    return _mount_constants(spec, ("accel_noise_std_m_per_s2", "gyro_noise_std_rad_per_s"))
 
 
 def measure_imu(
@@ -135,7 +127,7 @@ def measure_imu(
         ValueError: If an identifier or ``gravity_ned`` is malformed, or noise is
             enabled without a ``seed``.
     """
-    _check_sample_inputs(spec, IMUSpec, (sensor_id, sample_index, time_ns), kin=kin)
+    ids = _check_sample_inputs(spec, IMUSpec, (sensor_id, sample_index, time_ns), kin=kin)
     accel_std = float(spec.accel_noise_std_m_per_s2)
     gyro_std = float(spec.gyro_noise_std_rad_per_s)
     needed = [
@@ -203,9 +195,7 @@ def measure_imu(
     }
     return SensorSample(
         kind="imu",
-        sensor_id=sensor_id,
-        sample_index=sample_index,
-        time_ns=time_ns,
+        **ids,
         channels=channels,
         metadata=metadata,
     )

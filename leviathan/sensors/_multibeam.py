@@ -119,12 +119,7 @@ def measure_multibeam(
         sensor_pose(context.T_world_body, spec.mount.transform()),
         **context.ping_keywords(speckle=spec.speckle),
     )
-    return multibeam_sample(
-        ping,
-        sensor_id=context.sensor_id,
-        sample_index=context.sample_index,
-        time_ns=context.time_ns,
-    )
+    return multibeam_sample(ping, **context.ids())
 
 
 def multibeam_sample(

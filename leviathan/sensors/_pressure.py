@@ -126,7 +126,7 @@ def measure_pressure(
         TypeError: If an argument has the wrong type.
         ValueError: If an identifier is malformed, or noise is enabled without a seed.
     """
-    _check_sample_inputs(spec, PressureSpec, (sensor_id, sample_index, time_ns), kin=kin)
+    ids = _check_sample_inputs(spec, PressureSpec, (sensor_id, sample_index, time_ns), kin=kin)
     water = WaterSpec() if water is None else water
     if not isinstance(water, WaterSpec):
         raise TypeError(f"water: expected a WaterSpec, got {type(water).__name__}")
@@ -165,9 +165,7 @@ def measure_pressure(
     }
     return SensorSample(
         kind="pressure",
-        sensor_id=sensor_id,
-        sample_index=sample_index,
-        time_ns=time_ns,
+        **ids,
         channels=channels,
         metadata=metadata,
     )

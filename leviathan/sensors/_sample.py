@@ -123,11 +123,15 @@ _STATE_ARGUMENTS: dict[str, tuple[type, str]] = {
 
 def _check_sample_inputs(
     spec: Any, spec_type: type, identifiers: tuple[Any, Any, Any], **state: Any
-) -> None:
+) -> dict[str, Any]:
     """The argument checks a body-mounted sensor's function opens with: ``spec`` a
     ``spec_type``, the vehicle ``state`` (``kin`` a :class:`BodyKinematics`, or the pose
     ``T_world_body`` a :class:`~leviathan.frames.Transform`) and ``identifiers``
     ``(sensor_id, sample_index, time_ns)`` well formed.
+
+    Returns:
+        The identifiers as the keywords :class:`SensorSample` takes (``sensor_id``,
+        ``sample_index``, ``time_ns``), like :meth:`SampleContext.ids`.
 
     Raises:
         TypeError, ValueError: Naming the argument, what was given and what was expected.
@@ -141,19 +145,22 @@ def _check_sample_inputs(
         if not isinstance(value, expected):
             raise TypeError(f"{argument}: expected {described}, got {type(value).__name__}")
     check_sample_identifiers(*identifiers)
+    return dict(zip(("sensor_id", "sample_index", "time_ns"), identifiers, strict=True))
 
 
-def _mount_constants(spec: Any, physics_spec: dict[str, Any]) -> tuple[Any, ...]:
+def _mount_constants(spec: Any, physics_fields: tuple[str, ...]) -> tuple[Any, ...]:
     """A body-mounted sensor's per-spec constants (build them through :func:`_spec_derived`):
     ``T_body_sensor``, the ``R_sensor_body`` rows and the lever arm [m] as floats, and the
-    frozen mount and spec (``physics_spec``) metadata records."""
+    frozen mount and spec metadata records; the spec record holds the fields
+    ``physics_fields`` that define the output (plain ints and floats: a validated spec's
+    numbers are), the mount entering through the pose."""
     T_body_sensor = spec.mount.transform()
     return (
         T_body_sensor,
         T_body_sensor.inverse().rotation.tolist(),
         T_body_sensor.translation.tolist(),
         freeze(T_body_sensor.to_dict()),
-        freeze(physics_spec),
+        freeze({name: getattr(spec, name) for name in physics_fields}),
     )
 
 

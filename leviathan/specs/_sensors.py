@@ -51,6 +51,11 @@ from leviathan.specs._schedule import ScheduleSpec
 from leviathan.specs._side_scan import SideScanSonarSpec
 
 
+def _noise_std_field(noise: str) -> Any:
+    """A sensor's noise level: a standard deviation >= 0, 0 (no noise) by default."""
+    return Field(default=0.0, ge=0, description=f"Standard deviation of {noise}")
+
+
 class BeamPatternSpec(SpecModel):
     """One-way intensity beam pattern relative to the boresight (two-way is its square)."""
 
@@ -170,9 +175,7 @@ class DVLSpec(SpecModel):
     max_range_m: Annotated[Real, _above("min_range_m")] = Field(
         description="Maximum altitude / range for a lock [m], > min"
     )
-    velocity_noise_std_m_per_s: Real = Field(
-        default=0.0, ge=0, description="Standard deviation of velocity noise [m/s]"
-    )
+    velocity_noise_std_m_per_s: Real = _noise_std_field("velocity noise [m/s]")
     schedule: ScheduleSpec = _schedule_field()
     mount: MountSpec = _mount_field()
     hardware_note: Text = _hardware_note_field()
@@ -185,12 +188,8 @@ class IMUSpec(SpecModel):
 
     kind: Literal["imu"] = Field(default="imu", description="Sensor type tag")
     name: Text = _name_field("Sensor name, unique on its vehicle, e.g. 'imu'")
-    accel_noise_std_m_per_s2: Real = Field(
-        default=0.0, ge=0, description="Standard deviation of accelerometer noise [m/s²]"
-    )
-    gyro_noise_std_rad_per_s: Real = Field(
-        default=0.0, ge=0, description="Standard deviation of gyroscope noise [rad/s]"
-    )
+    accel_noise_std_m_per_s2: Real = _noise_std_field("accelerometer noise [m/s²]")
+    gyro_noise_std_rad_per_s: Real = _noise_std_field("gyroscope noise [rad/s]")
     schedule: ScheduleSpec = _schedule_field()
     mount: MountSpec = _mount_field()
     hardware_note: Text = _hardware_note_field()
@@ -250,9 +249,7 @@ class PressureSpec(SpecModel):
         description="Absolute pressure at the sea surface (the atmosphere's) [Pa]; 101325 Pa "
         "is one standard atmosphere",
     )
-    noise_std_pa: Real = Field(
-        default=0.0, ge=0, description="Standard deviation of the keyed pressure noise [Pa]"
-    )
+    noise_std_pa: Real = _noise_std_field("the keyed pressure noise [Pa]")
     schedule: ScheduleSpec = _schedule_field()
     mount: MountSpec = _mount_field()
     hardware_note: Text = _hardware_note_field()

@@ -64,19 +64,6 @@ NamePattern = Annotated[Text, Field(min_length=1, pattern=_NAME_PATTERN)]
 # A non-blank text: what the library's materials and scene objects require.
 _NON_BLANK = r"\S"
 
-AUTOPILOT_GAIN_DEFAULTS: dict[str, float] = {
-    "speed_bandwidth_rad_s": 0.5,
-    "depth_bandwidth_rad_s": 0.5,
-    "max_depth_rate_m_per_s": 0.25,
-    "heading_natural_frequency_rad_s": 1.0,
-    "heading_damping_ratio": 1.0,
-    "level_natural_frequency_rad_s": 1.5,
-    "level_damping_ratio": 1.0,
-    "integral_limit_fraction": 0.5,
-}
-"""The gain options of :class:`~leviathan.controllers.Autopilot` and their defaults
-(a test keeps them equal to its signature's)."""
-
 
 # --------------------------------------------------------------------------- controllers
 
@@ -101,41 +88,40 @@ class _AutopilotGains(SpecModel):
     """The gain options every autopilot-driven controller takes (defaults: the Autopilot's)."""
 
     speed_bandwidth_rad_s: PositiveFloat = Field(
-        AUTOPILOT_GAIN_DEFAULTS["speed_bandwidth_rad_s"],
-        description="Surge loop bandwidth [rad/s], > 0",
+        0.5, description="Surge loop bandwidth [rad/s], > 0"
     )
     depth_bandwidth_rad_s: PositiveFloat = Field(
-        AUTOPILOT_GAIN_DEFAULTS["depth_bandwidth_rad_s"],
-        description="Depth loop bandwidth [rad/s], > 0",
+        0.5, description="Depth loop bandwidth [rad/s], > 0"
     )
     max_depth_rate_m_per_s: PositiveFloat = Field(
-        AUTOPILOT_GAIN_DEFAULTS["max_depth_rate_m_per_s"],
-        description="Largest commanded depth rate [m/s], > 0",
+        0.25, description="Largest commanded depth rate [m/s], > 0"
     )
     heading_natural_frequency_rad_s: PositiveFloat = Field(
-        AUTOPILOT_GAIN_DEFAULTS["heading_natural_frequency_rad_s"],
-        description="Heading loop natural frequency [rad/s], > 0",
+        1.0, description="Heading loop natural frequency [rad/s], > 0"
     )
     heading_damping_ratio: PositiveFloat = Field(
-        AUTOPILOT_GAIN_DEFAULTS["heading_damping_ratio"],
-        description="Heading loop damping ratio [-], > 0",
+        1.0, description="Heading loop damping ratio [-], > 0"
     )
     level_natural_frequency_rad_s: NonNegativeFloat = Field(
-        AUTOPILOT_GAIN_DEFAULTS["level_natural_frequency_rad_s"],
-        description="Roll and pitch hold natural frequency [rad/s], >= 0 (0: off)",
+        1.5, description="Roll and pitch hold natural frequency [rad/s], >= 0 (0: off)"
     )
     level_damping_ratio: PositiveFloat = Field(
-        AUTOPILOT_GAIN_DEFAULTS["level_damping_ratio"],
-        description="Roll and pitch hold damping ratio [-], > 0",
+        1.0, description="Roll and pitch hold damping ratio [-], > 0"
     )
     integral_limit_fraction: NonNegativeFloat = Field(
-        AUTOPILOT_GAIN_DEFAULTS["integral_limit_fraction"],
-        description="Surge anti-windup limit, fraction of the surge force authority [-], >= 0",
+        0.5, description="Surge anti-windup limit, fraction of the surge force authority [-], >= 0"
     )
 
     def gains(self) -> dict[str, float]:
         """The gain options by keyword (what ``Autopilot(**gains)`` takes)."""
         return {name: getattr(self, name) for name in AUTOPILOT_GAIN_DEFAULTS}
+
+
+AUTOPILOT_GAIN_DEFAULTS: dict[str, float] = {
+    name: field.default for name, field in _AutopilotGains.model_fields.items()
+}
+"""The gain options of :class:`~leviathan.controllers.Autopilot` and their defaults
+(a test keeps them equal to its signature's)."""
 
 
 class AutopilotDocument(_AutopilotGains):
