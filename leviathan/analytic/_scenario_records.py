@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 import numpy as np
@@ -74,16 +74,9 @@ class VehicleRun:
     fault_active: np.ndarray
 
     def arrays(self) -> dict[str, np.ndarray]:
-        """The arrays by name (what the npz file holds)."""
-        return {
-            "ticks": self.ticks,
-            "time_ns": self.time_ns,
-            "states": self.states,
-            "thrust_n": self.thrust_n,
-            "command_n": self.command_n,
-            "applied_command_n": self.applied_command_n,
-            "fault_active": self.fault_active,
-        }
+        """The arrays by name (what the npz file holds): every array field, in order."""
+        named = ((f.name, getattr(self, f.name)) for f in fields(self))
+        return {name: value for name, value in named if isinstance(value, np.ndarray)}
 
 
 @dataclass(frozen=True, eq=False)

@@ -46,6 +46,7 @@ __all__ = [
     "error_for",
     "errors",
     "install_error_handlers",
+    "not_found",
 ]
 
 _LOG = logging.getLogger("leviathan.service")
@@ -78,6 +79,14 @@ class ServiceError(Exception):
     def body(self) -> dict[str, Any]:
         """The JSON error shape."""
         return error_body(self.code, self.message, self.field, self.value, self.expected)
+
+
+def not_found(field: str, value: Any, missing: str, *, expected: str) -> ServiceError:
+    """404 ``not_found`` for a ``field`` whose ``value`` names nothing that exists; the
+    message is ``"{field}: {missing}"``."""
+    return ServiceError(
+        404, "not_found", f"{field}: {missing}", field=field, value=value, expected=expected
+    )
 
 
 def _short(value: Any) -> Any:

@@ -62,10 +62,13 @@ SIDE_SCAN_STAGES: tuple[str, ...] = (
     "channels",
     "line",
 )
+# The SideScanRays fields a fan is made of, under fan_rays' names, and its per-ray angles.
+_FAN_FIELDS = ("directions", "two_way_gain", "solid_angle_sr", "column", "row")
 _ANGLES = ("across_track_rad", "along_track_rad")
 
 
-def _geometry(spec: SideScanSonarSpec) -> tuple[Any, ...]:
+def _geometry(spec: SideScanSonarSpec) -> tuple[tuple[str, Any], ...]:
+    """The spec's :func:`side_scan_rays` arguments, as ``(name, value)`` pairs (a cache key)."""
     bp = spec.beam_pattern
     widths = lengths = None
     if bp.kind == "gaussian":
@@ -75,43 +78,28 @@ def _geometry(spec: SideScanSonarSpec) -> tuple[Any, ...]:
         )
     elif bp.kind == "sinc2":
         lengths = (float(bp.along_track_array_length_m), float(bp.across_track_array_length_m))
-    return (
-        math.radians(spec.depression_deg),
-        math.radians(spec.aperture_min_depression_deg),
-        math.radians(spec.aperture_max_depression_deg),
-        int(spec.across_track_sample_count),
-        math.radians(spec.along_track_aperture_deg),
-        int(spec.along_track_sample_count),
-        bp.kind,
-        widths,
-        lengths,
-        float(spec.frequency_hz),
-    )
+    arguments = {
+        "depression_rad": math.radians(spec.depression_deg),
+        "min_depression_rad": math.radians(spec.aperture_min_depression_deg),
+        "max_depression_rad": math.radians(spec.aperture_max_depression_deg),
+        "across_count": int(spec.across_track_sample_count),
+        "along_aperture_rad": math.radians(spec.along_track_aperture_deg),
+        "along_count": int(spec.along_track_sample_count),
+        "pattern": bp.kind,
+        "widths_rad": widths,
+        "array_lengths_m": lengths,
+        "frequency_hz": float(spec.frequency_hz),
+    }
+    return tuple(arguments.items())
 
 
 @lru_cache(maxsize=16)
-def _fan(key: tuple[Any, ...]) -> tuple[Any, FanRays]:
-    dep, lo, hi, m, along, a, kind, widths, lengths, f = key
-    rays = side_scan_rays(
-        depression_rad=dep,
-        min_depression_rad=lo,
-        max_depression_rad=hi,
-        across_count=m,
-        along_aperture_rad=along,
-        along_count=a,
-        pattern=kind,
-        widths_rad=widths,
-        array_lengths_m=lengths,
-        frequency_hz=f,
-    )
+def _fan(key: tuple[tuple[str, Any], ...]) -> tuple[Any, FanRays]:
+    rays = side_scan_rays(**dict(key))
     fan = fan_rays(
-        directions=rays.directions,
-        two_way_gain=rays.two_way_gain,
-        solid_angle_sr=rays.solid_angle_sr,
-        column=rays.column,
-        row=rays.row,
+        **{name: getattr(rays, name) for name in _FAN_FIELDS},
         column_count=2,
-        angles={"across_track_rad": rays.across_track_rad, "along_track_rad": rays.along_track_rad},
+        angles={name: getattr(rays, name) for name in _ANGLES},
     )
     return rays, fan
 

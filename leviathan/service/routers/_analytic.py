@@ -20,7 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from leviathan.analytic import sonar_image, sonar_image_png
 from leviathan.sensors import SonarNoiseModel
 from leviathan.service._deps import get_host
-from leviathan.service._errors import ServiceError, errors
+from leviathan.service._errors import errors, not_found
 from leviathan.service._hosting import WorldHost
 from leviathan.service._params import VehicleName, WorldId
 from leviathan.service._requests import VEHICLE_NAME_PATTERN
@@ -184,13 +184,11 @@ async def vehicle_sonar_image(
         spec = world.vehicle_spec(vehicle)
         if request.sensor not in [s.name for s in spec.sensors if s.kind == "imaging_sonar"]:
             sonars = [s.name for s in spec.sensors if s.kind == "imaging_sonar"]
-            raise ServiceError(
-                404,
-                "not_found",
-                f"sensor: {vehicle} has no imaging sonar {request.sensor!r}; sonars: "
+            raise not_found(
+                "sensor",
+                request.sensor,
+                f"{vehicle} has no imaging sonar {request.sensor!r}; sonars: "
                 f"{', '.join(sonars) or 'none'}",
-                field="sensor",
-                value=request.sensor,
                 expected=f"one of {', '.join(sonars)}" if sonars else "a vehicle with a sonar",
             )
         return sonar_image(world=world, vehicle=vehicle, sensor=request.sensor, **_options(request))

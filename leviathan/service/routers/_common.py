@@ -10,7 +10,7 @@ from fastapi import Response
 from pydantic import BaseModel, ConfigDict, Field
 
 from leviathan.service import _models as m
-from leviathan.service._errors import ServiceError
+from leviathan.service._errors import ServiceError, not_found
 from leviathan.service._hosting import HostedWorld, WorldHost
 from leviathan.world import World
 
@@ -73,13 +73,10 @@ def world_info(hosted: HostedWorld, host: WorldHost) -> m.WorldInfo:
 def vehicle_of(world: World, vehicle: str, field: str = "vehicle") -> str:
     """``vehicle`` if the World has it; else 404 naming the vehicles it has."""
     if vehicle not in world.vehicle_names:
-        raise ServiceError(
-            404,
-            "not_found",
-            f"{field}: the World has no vehicle {vehicle!r}; vehicles: "
-            f"{', '.join(world.vehicle_names)}",
-            field=field,
-            value=vehicle,
+        raise not_found(
+            field,
+            vehicle,
+            f"the World has no vehicle {vehicle!r}; vehicles: {', '.join(world.vehicle_names)}",
             expected=f"one of {', '.join(world.vehicle_names)}",
         )
     return vehicle
@@ -92,22 +89,18 @@ def sensor_of_kind(
     sensor of that name; else 404 naming the vehicles, or the vehicle's ``words``
     (e.g. ``"side-scan"``)."""
     if vehicle not in world.vehicle_names:
-        raise ServiceError(
-            404,
-            "not_found",
-            f"vehicle: {world_id} has no vehicle {vehicle!r}",
-            field="vehicle",
-            value=vehicle,
+        raise not_found(
+            "vehicle",
+            vehicle,
+            f"{world_id} has no vehicle {vehicle!r}",
             expected=f"one of {', '.join(world.vehicle_names)}",
         )
     names = [s.name for s in world.vehicle_spec(vehicle).sensors if s.kind == kind]
     if sensor not in names:
-        raise ServiceError(
-            404,
-            "not_found",
-            f"sensor: {vehicle} has no {words} {sensor!r}; {words}s: {', '.join(names) or 'none'}",
-            field="sensor",
-            value=sensor,
+        raise not_found(
+            "sensor",
+            sensor,
+            f"{vehicle} has no {words} {sensor!r}; {words}s: {', '.join(names) or 'none'}",
             expected=f"one of {', '.join(names)}" if names else f"a vehicle with a {words}",
         )
     return f"{vehicle}/{sensor}"

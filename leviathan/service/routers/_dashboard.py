@@ -18,7 +18,7 @@ from pathlib import Path, PurePosixPath
 from fastapi import APIRouter
 from fastapi.responses import FileResponse
 
-from leviathan.service._errors import ServiceError
+from leviathan.service._errors import ServiceError, not_found
 
 __all__ = ["dashboard_dir", "is_public_path", "router"]
 
@@ -51,12 +51,10 @@ def is_public_path(method: str, path: str) -> bool:
 
 
 def _not_found(path: str) -> ServiceError:
-    return ServiceError(
-        404,
-        "not_found",
-        f"path: no Dashboard file {path!r}",
-        field="path",
-        value=path,
+    return not_found(
+        "path",
+        path,
+        f"no Dashboard file {path!r}",
         expected="a file shipped in leviathan/service/dashboard (e.g. app.js)",
     )
 

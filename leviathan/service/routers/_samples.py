@@ -15,7 +15,7 @@ import numpy as np
 from fastapi import APIRouter, Depends, Response
 
 from leviathan.service._deps import get_host
-from leviathan.service._errors import ServiceError, errors
+from leviathan.service._errors import errors, not_found
 from leviathan.service._hosting import WorldHost
 from leviathan.service._params import SampleId, WorldId
 from leviathan.wire import encode_record
@@ -34,15 +34,13 @@ async def _sample(host: WorldHost, world_id: str, sample_id: str) -> Any:
         sample = host.samples.get(hosted.world_id, sample_id)
         if sample is None:
             s = host.settings
-            raise ServiceError(
-                404,
-                "not_found",
-                f"sample_id: {sample_id!r} is not among the samples {world_id} keeps (its "
+            raise not_found(
+                "sample_id",
+                sample_id,
+                f"{sample_id!r} is not among the samples {world_id} keeps (its "
                 f"newest, at most {s.samples_kept} samples and {s.samples_bytes_per_world} bytes "
                 f"per World, {s.samples_bytes_total} bytes in all; none from before a reset); ids "
                 "are the members' content hashes from a step",
-                field="sample_id",
-                value=sample_id,
                 expected="the sample_id of a recent capture-group member",
             )
         return sample

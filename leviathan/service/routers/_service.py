@@ -11,7 +11,7 @@ from leviathan.catalogue import get_vehicle, vehicle_names
 from leviathan.service import _models as m
 from leviathan.service._catalogue import CatalogueResponse, catalogue_response
 from leviathan.service._deps import get_host
-from leviathan.service._errors import ServiceError, errors
+from leviathan.service._errors import errors, not_found
 from leviathan.service._hosting import WorldHost
 from leviathan.service._requests import CATALOGUE_NAMES
 from leviathan.specs import VehicleSpec
@@ -69,12 +69,10 @@ async def catalogue_vehicle(
     """The built-in vehicle document ``name`` (usable inline in a create request); 404 for
     any other name."""
     if name not in CATALOGUE_NAMES:
-        raise ServiceError(
-            404,
-            "not_found",
-            f"name: no catalogue vehicle {name!r}",
-            field="name",
-            value=name,
+        raise not_found(
+            "name",
+            name,
+            f"no catalogue vehicle {name!r}",
             expected=f"one of {', '.join(CATALOGUE_NAMES)}",
         )
     return get_vehicle(name)
