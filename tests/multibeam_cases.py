@@ -9,24 +9,22 @@ from sonar_cases import sonar_test_spec
 from leviathan.frames import Transform
 from leviathan.geometry import heightfield_mesh, plane_mesh
 from leviathan.materials import TEST_LAMBERT_MEDIUM
+from leviathan.parity._multibeam_scenes import MULTIBEAM_FIELDS
 from leviathan.scene import Instance, Scene
 from leviathan.specs import MultibeamSpec
 
 
 def multibeam_spec(**over: object) -> MultibeamSpec:
-    """A small multibeam: 130 degree swath, 33 beams, 1 degree beams, 0.05 m bins."""
-    base: dict[str, object] = dict(
-        name="multibeam",
-        frequency_hz=400e3,
+    """A small multibeam: the parity fixture's (400 kHz, equiangular Gaussian beams, 3 rays
+    along-track, from 0.5 m) over a 130 degree swath of 33 one-degree beams, 7 rays across
+    each, 0.05 m bins to 100 m."""
+    base = dict(
+        MULTIBEAM_FIELDS,
         swath_deg=130.0,
         beam_count=33,
-        beam_spacing="equiangular",
         along_track_width_deg=1.0,
         across_track_width_deg=1.0,
-        beam_pattern="gaussian",
-        along_track_sample_count=3,
         across_track_sample_count=7,
-        range_min_m=0.5,
         range_max_m=100.0,
         range_bin_count=2000,
     )

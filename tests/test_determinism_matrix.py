@@ -106,10 +106,10 @@ def _openblas_core() -> str:
 
 
 def _matrix_world() -> Any:
-    from world_cases import seabed_plane, small_survey_spec, with_sensor
+    from world_cases import autopilot_setup, seabed_plane, small_survey_spec, with_sensor
 
     from leviathan.catalogue import get_vehicle
-    from leviathan.controllers import Autopilot, WaypointFollower, lawnmower
+    from leviathan.controllers import WaypointFollower, lawnmower
     from leviathan.frames import Transform
     from leviathan.geometry import box_mesh
     from leviathan.materials import TEST_LAMBERT_BRIGHT
@@ -163,17 +163,21 @@ def _matrix_world() -> Any:
                 WaypointFollower(waypoints, speed_m_per_s=1.2, acceptance_radius_m=1.5),
                 position_ned_m=(-2.0, -1.0, 20.0),
             ),
-            VehicleSetup(
+            autopilot_setup(
                 "rov",
                 rov,
-                Autopilot(speed_m_per_s=0.3, depth_m=26.0, heading_rad=0.7),
+                speed_m_per_s=0.3,
+                depth_m=26.0,
+                heading_rad=0.7,
                 position_ned_m=(4.0, 2.0, 25.0),
                 rpy_rad=(0.0, 0.0, 0.2),
             ),
-            VehicleSetup(
+            autopilot_setup(
                 "torpedo",
                 torpedo,
-                Autopilot(speed_m_per_s=1.5, depth_m=12.0, heading_rad=-0.9),
+                speed_m_per_s=1.5,
+                depth_m=12.0,
+                heading_rad=-0.9,
                 position_ned_m=(-5.0, 6.0, 10.0),
             ),
         ],

@@ -24,6 +24,7 @@ import numpy as np
 import pytest
 from numpy.lib.stride_tricks import as_strided
 from numpy.testing import assert_array_equal
+from world_cases import small_inspector_spec
 
 from leviathan import Environment, VehicleSetup, World
 from leviathan._frozen import FrozenMapping, freeze, frozen_array
@@ -34,7 +35,6 @@ from leviathan.materials import TEST_LAMBERT_MEDIUM
 from leviathan.scene import Instance, Scene, TriangleMesh
 from leviathan.sensors import GRAVITY_NED, SensorSample, render_camera
 from leviathan.sonar import SonarFrame
-from leviathan.specs import CameraSpec, MountSpec, ScheduleSpec
 from leviathan.world import CaptureGroup, WorldSnapshot
 
 # --------------------------------------------------------------------------- products
@@ -62,21 +62,9 @@ def _survey_world(controller: Any = None) -> World:
 
 
 def _camera_sample() -> SensorSample:
-    """A small camera sample looking at a wall (channels, metadata and a preview)."""
-    spec = CameraSpec(
-        name="cam",
-        width_px=9,
-        height_px=7,
-        fx_px=6.0,
-        fy_px=6.0,
-        cx_px=4.0,
-        cy_px=3.0,
-        near_m=0.05,
-        far_m=50.0,
-        schedule=ScheduleSpec(period_ns=100_000_000),
-        mount=MountSpec(translation_m=(0.0, 0.0, 0.0), rpy_deg=(0.0, 0.0, 0.0)),
-        hardware_note="declared test value, not a device specification",
-    )
+    """A small camera sample looking at a wall (channels, metadata and a preview): the
+    catalogue ROV's front camera at 16 x 12 px, as the World tests use it."""
+    spec = small_inspector_spec(focal_px=6.0).sensor("front_camera")
     vertices = np.array(
         [[10.0, -50.0, -20.0], [10.0, 50.0, -20.0], [10.0, 50.0, 40.0], [10.0, -50.0, 40.0]]
     )

@@ -12,7 +12,9 @@ They sample coarsely (a few hundred rays per ping): bits, not pictures.
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
+from types import MappingProxyType
 
 import numpy as np
 
@@ -66,8 +68,10 @@ class MultibeamCase(FixtureCase):
         )
 
 
-def _spec(**over: object) -> MultibeamSpec:
-    base: dict[str, object] = dict(
+# What the fixture's multibeam declares before :func:`fixture_spec` adds what every fixture's
+# sensor shares; the tests' multibeam (``tests/multibeam_cases.py``) starts from it too.
+MULTIBEAM_FIELDS: Mapping[str, object] = MappingProxyType(
+    dict(
         name="multibeam",
         frequency_hz=400e3,
         swath_deg=120.0,
@@ -82,7 +86,11 @@ def _spec(**over: object) -> MultibeamSpec:
         range_max_m=60.0,
         range_bin_count=238,
     )
-    return fixture_spec(MultibeamSpec, base, period_ns=_PERIOD_NS, over=over)
+)
+
+
+def _spec(**over: object) -> MultibeamSpec:
+    return fixture_spec(MultibeamSpec, MULTIBEAM_FIELDS, period_ns=_PERIOD_NS, over=over)
 
 
 def _pose(depth: float, *, x: float = 0.0, y: float = 0.0, roll: float = 0.0) -> Transform:

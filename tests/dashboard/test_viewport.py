@@ -20,10 +20,11 @@ import numpy as np
 import pytest
 from browser_helpers import DELETED_WORLD_READ, open_dashboard, shot, show_in_viewport
 from service_helpers import wait_until
+from world_cases import autopilot_setup
 
 from leviathan.catalogue import get_vehicle
 from leviathan.client import ServiceClient
-from leviathan.controllers import Autopilot, DirectThrust
+from leviathan.controllers import DirectThrust
 from leviathan.frames import Transform
 from leviathan.geometry import box_mesh, seabed_mesh
 from leviathan.materials import get_material
@@ -105,10 +106,12 @@ def _create_world(service: Any, token: str | None = None) -> str:
     with ServiceClient(service.url, token) as client:
         world = client.create_world(
             vehicles=[
-                VehicleSetup(
+                autopilot_setup(
                     "auv",
                     _cheap_survey_spec(),
-                    Autopilot(speed_m_per_s=1.5, depth_m=8.0, heading_rad=0.6),
+                    speed_m_per_s=1.5,
+                    depth_m=8.0,
+                    heading_rad=0.6,
                     position_ned_m=(0.0, 0.0, 3.0),
                     rpy_rad=(0.0, 0.0, 0.5),
                 ),
