@@ -12,14 +12,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from functools import cached_property
 from typing import Any, ClassVar, Self
 
 import numpy as np
 
 from leviathan._frozen import FrozenMapping, freeze, frozen_array
 from leviathan._validation import check_mapping
-from leviathan.identity import content_hash
+from leviathan.identity import content_hash, content_hash_property
 
 __all__ = ["FanProduct", "FrozenChannels", "freeze_channels"]
 
@@ -134,10 +133,7 @@ class FanProduct:
     def __content__(self) -> dict[str, Any]:
         return {"metadata": dict(self.metadata), "channels": dict(self.channels)}
 
-    @cached_property
-    def content_hash(self) -> str:
-        """SHA-256 of the scientific content (hex)."""
-        return content_hash(self)
+    content_hash = content_hash_property("SHA-256 of the scientific content (hex).")
 
     def channel_hashes(self) -> dict[str, str]:
         """SHA-256 of each channel's canonical encoding, by channel name."""

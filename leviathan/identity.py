@@ -131,6 +131,7 @@ import struct
 from collections.abc import Mapping
 from decimal import Decimal
 from fractions import Fraction
+from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -147,6 +148,7 @@ __all__ = [
     "canonical_encode",
     "canonicalize_floats",
     "content_hash",
+    "content_hash_property",
     "display_hash",
 ]
 
@@ -230,6 +232,22 @@ def content_hash(obj: Any) -> str:
         A 64-character lowercase hexadecimal digest.
     """
     return _digest(CONTENT_DOMAIN, obj)
+
+
+def content_hash_property(doc: str) -> cached_property:
+    """A class's ``content_hash`` attribute: :func:`content_hash` of the instance, computed
+    once and kept (the classes are immutable), documented by ``doc``.
+
+    Write ``content_hash = content_hash_property("SHA-256 of …")`` in the class body; the
+    class needs an instance ``__dict__`` (a frozen dataclass without slots has one).
+    """
+
+    def hashed(self: Any) -> str:
+        return content_hash(self)
+
+    hashed.__name__ = hashed.__qualname__ = "content_hash"
+    hashed.__doc__ = doc
+    return cached_property(hashed)
 
 
 def _digest(domain: bytes, obj: Any) -> str:

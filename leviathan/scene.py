@@ -30,7 +30,7 @@ from pathlib import Path
 import numpy as np
 
 from leviathan.frames import Transform
-from leviathan.identity import content_hash
+from leviathan.identity import content_hash_property
 from leviathan.materials import AcousticMaterial, AcousticStatus, material_status
 
 __all__ = [
@@ -187,10 +187,7 @@ class TriangleMesh:
     def __content__(self) -> dict:
         return {"vertices": self.vertices, "faces": self.faces}
 
-    @cached_property
-    def content_hash(self) -> str:
-        """SHA-256 of the mesh's canonical content."""
-        return content_hash(self)
+    content_hash = content_hash_property("SHA-256 of the mesh's canonical content.")
 
 
 @dataclass(frozen=True, eq=False)
@@ -375,7 +372,4 @@ class Scene:
             "sea_surface": self.sea_surface.__content__(),
         }
 
-    @cached_property
-    def content_hash(self) -> str:
-        """SHA-256 of the scene's canonical content."""
-        return content_hash(self)
+    content_hash = content_hash_property("SHA-256 of the scene's canonical content.")

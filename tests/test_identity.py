@@ -663,3 +663,25 @@ def test_a_frozen_mapping_the_general_encoder_helped_to_write_is_not_kept() -> N
     for _ in range(2):
         assert canonical_encode(record) == CONTENT_DOMAIN + _general_encoding(record)
     assert id(record) not in identity._FROZEN_ENCODINGS
+
+
+def test_content_hash_property_hashes_the_instance_once_under_its_own_doc() -> None:
+    calls = []
+
+    @dataclasses.dataclass(frozen=True, eq=False)
+    class Record:
+        value: float
+
+        def __content__(self) -> dict:
+            calls.append(self.value)
+            return {"value": self.value}
+
+        content_hash = identity.content_hash_property("SHA-256 of the record.")
+
+    record = Record(-0.0)
+    first = record.content_hash
+    assert calls == [-0.0]
+    assert record.content_hash == first and calls == [-0.0]  # kept, not hashed again
+    assert first == content_hash(Record(0.0)) != Record(1.0).content_hash
+    assert Record.content_hash.__doc__ == "SHA-256 of the record."
+    assert Record.content_hash.attrname == "content_hash"

@@ -29,7 +29,6 @@ import functools
 import struct
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -37,7 +36,7 @@ import numpy as np
 from leviathan._frozen import FrozenMapping, freeze, frozen_array
 from leviathan._validation import check_mapping, check_sample_identifiers
 from leviathan.frames import Transform
-from leviathan.identity import content_hash, display_hash
+from leviathan.identity import content_hash, content_hash_property, display_hash
 from leviathan.random import RandomEffectRecord
 from leviathan.raycast import PreparedScene, prepare_scene
 from leviathan.scene import Scene
@@ -251,10 +250,9 @@ class SensorSample:
             "channels": dict(self.channels),
         }
 
-    @cached_property
-    def content_hash(self) -> str:
-        """SHA-256 (hex) of :meth:`__content__`; equals ``leviathan.content_hash(sample)``."""
-        return content_hash(self)
+    content_hash = content_hash_property(
+        "SHA-256 (hex) of :meth:`__content__`; equals ``leviathan.content_hash(sample)``."
+    )
 
     def channel_hashes(self) -> dict[str, str]:
         """SHA-256 (hex) of each channel's canonical encoding, by channel name."""

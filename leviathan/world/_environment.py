@@ -9,7 +9,7 @@ from functools import cached_property
 import numpy as np
 
 from leviathan.frames import Transform
-from leviathan.identity import content_hash
+from leviathan.identity import content_hash_property
 from leviathan.materials import AcousticMaterial, material_status
 from leviathan.scene import Instance, Scene, TriangleMesh
 from leviathan.specs import WaterSpec
@@ -174,7 +174,4 @@ class Environment:
             "objects": [o.__content__() for o in self.objects],
         }
 
-    @cached_property
-    def content_hash(self) -> str:
-        """SHA-256 of the environment's canonical content."""
-        return content_hash(self)
+    content_hash = content_hash_property("SHA-256 of the environment's canonical content.")

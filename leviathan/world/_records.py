@@ -11,14 +11,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from functools import cached_property
 from typing import Any
 
 import numpy as np
 
 from leviathan._frozen import FrozenMapping, freeze, frozen_array
 from leviathan._validation import check_integer
-from leviathan.identity import content_hash
+from leviathan.identity import content_hash, content_hash_property
 from leviathan.sensors import SensorProduct, product_types
 
 __all__ = ["CaptureGroup", "VehicleTrackRecord", "WorldSnapshot", "run_summary"]
@@ -90,10 +89,7 @@ class CaptureGroup:
             "samples": {k: s.content_hash for k, s in self.samples.items()},
         }
 
-    @cached_property
-    def content_hash(self) -> str:
-        """SHA-256 over the tick, time and members' content hashes."""
-        return content_hash(self)
+    content_hash = content_hash_property("SHA-256 over the tick, time and members' content hashes.")
 
     def manifest_entry(self) -> dict[str, Any]:
         """The group as a run manifest lists it: ``tick``, ``time_ns``, ``content_hash``
@@ -173,10 +169,7 @@ class WorldSnapshot:
             "off_tick": list(self.off_tick),
         }
 
-    @cached_property
-    def content_hash(self) -> str:
-        """SHA-256 of the snapshot's canonical content."""
-        return content_hash(self)
+    content_hash = content_hash_property("SHA-256 of the snapshot's canonical content.")
 
 
 @dataclass(frozen=True, eq=False)
