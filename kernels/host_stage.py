@@ -40,8 +40,8 @@ HOST_BATCH_SAMPLES = 32768
 #: Samples per Warp thread within a launch (the CPU pays a fixed cost per thread).
 HOST_SAMPLES_PER_THREAD = 256
 
-# What sample_index gives per sample, in compact_samples' output order (int64, but the
-# float64 range).
+# What sample_index gives per sample, in compact_samples' output order: range_m float64,
+# the rest int64.
 _INDEX_OUTPUTS = (
     "ray",
     "range_m",
@@ -145,10 +145,7 @@ def sample_index(
                 wp.int32(rays),
                 wp.int32(per_thread),
             ],
-            outputs=[
-                cpu_array(a, wp.float64 if name == "range_m" else wp.int64)
-                for name, a in out.items()
-            ],
+            outputs=[cpu_array(a, wp.dtype_from_numpy(a.dtype)) for a in out.values()],
             device="cpu",
         )
         wp.synchronize_device("cpu")

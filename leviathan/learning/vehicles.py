@@ -42,7 +42,7 @@ here is differentiated, and it halves the compile time.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import Any
 
 import numpy as np
@@ -52,6 +52,7 @@ from leviathan._validation import check_count, check_finite, check_interval
 from leviathan._warp_output import load_modules_quietly
 from leviathan.dynamics import RigidBodyModel
 from leviathan.kernels.backend import check_device
+from leviathan.kernels.physics import struct_of
 from leviathan.learning._device_inputs import device_array
 from leviathan.learning._vehicle_kernels import (
     Body,
@@ -372,9 +373,10 @@ class BatchedVehicles:
         )
         if keys.dtype == wp.int32:
             keys = keys.view(wp.uint32)
-        ranges = DrawRanges()
-        for name in DrawRanges.vars:
-            setattr(ranges, name, wp.vec2f(*getattr(self.randomization, name)))
+        # Randomization's fields by name; struct_of refuses a field either side lacks.
+        ranges = struct_of(
+            DrawRanges, **{k: wp.vec2f(*v) for k, v in asdict(self.randomization).items()}
+        )
         wp.launch(
             reset_kernel,
             dim=n,
