@@ -53,6 +53,7 @@ __all__ = [
     "load_kernels",
     "map_joined",
     "nearest_hits",
+    "nearest_hits_with_sea_surface",
     "run_cpu_batches",
 ]
 
@@ -235,10 +236,16 @@ def _launch_rays(
     *,
     device: str,
     rays_per_thread: int,
+    sea_surface_instance: int | None,
 ) -> None:
-    """Traces the rays ``o``/``d`` into ``best_*`` (CPU: in place, over numpy memory)."""
+    """Traces the rays ``o``/``d`` into ``best_*`` (CPU: in place, over numpy memory),
+    from their sea-surface hits first unless ``sea_surface_instance`` is ``None``."""
     wp = _warp()
-    from leviathan.kernels.trace import launch_inverse_directions, launch_trace_instance
+    from leviathan.kernels.trace import (
+        launch_inverse_directions,
+        launch_seed_sea_surface,
+        launch_trace_instance,
+    )
 
     on_cpu = device == "cpu"
     o_dev = wp.array(o, dtype=wp.vec3d, device=device, copy=not on_cpu)
@@ -248,6 +255,18 @@ def _launch_rays(
     best_tri_dev = wp.array(best_tri, dtype=wp.int32, device=device, copy=not on_cpu)
     inv_dev = wp.empty(o.shape[0], dtype=wp.vec3d, device=device)
     launch_inverse_directions(directions=d_dev, inv_directions=inv_dev, device=device)
+    if sea_surface_instance is not None:
+        launch_seed_sea_surface(
+            origins=o_dev,
+            directions=d_dev,
+            t_max=t_max,
+            sea_surface_instance=sea_surface_instance,
+            best_t=best_t_dev,
+            best_instance=best_inst_dev,
+            best_triangle=best_tri_dev,
+            rays_per_thread=rays_per_thread,
+            device=device,
+        )
     for k, uploaded in enumerate(arrays):
         if uploaded is None:
             continue  # no ray reaches the instance's box (_reachable)
@@ -403,6 +422,54 @@ def nearest_hits(
             calling thread, and calls the compiled kernel through ctypes, which
             releases the GIL, so batches launched from a thread pool run on every core.
     """
+    return _nearest(prepared, origins, directions, t_max, device, threads, None)
+
+
+def nearest_hits_with_sea_surface(
+    prepared: PreparedScene,
+    origins: np.ndarray,
+    directions: np.ndarray,
+    *,
+    t_max: float,
+    sea_surface_instance: int,
+    device: str = "cpu",
+    threads: int | None = None,
+) -> TraceResult:
+    """:func:`nearest_hits` with the analytic sea surface, in one pass on the device.
+
+    The same result, bit for bit, as
+    :func:`leviathan.raycast.combine_with_sea_surface` of :func:`nearest_hits` (the
+    plane wins only where it is strictly nearer than the mesh hit): each ray starts
+    from its sea-surface hit (:func:`leviathan.kernels.trace.seed_sea_surface`) and
+    the meshes are traced against it, so a ray that meets the surface first also culls
+    every box beyond it. :func:`leviathan.raycast.trace_rays` runs it for the Warp
+    backend. Arguments as :func:`nearest_hits`, plus ``sea_surface_instance``, the
+    scene's last instance index (``scene.sea_surface_instance``), which no mesh
+    instance of ``prepared`` may have (any index after theirs gives the same rule).
+
+    Raises:
+        ValueError: If ``sea_surface_instance`` is not an int after the meshes' indices.
+    """
+    count = len(prepared.instances)
+    if type(sea_surface_instance) is not int or not count <= sea_surface_instance < 2**31:
+        raise ValueError(
+            f"sea_surface_instance: expected an int index after the prepared scene's "
+            f"{count} mesh instances (scene.sea_surface_instance, {count}), got "
+            f"{sea_surface_instance!r}"
+        )
+    return _nearest(prepared, origins, directions, t_max, device, threads, sea_surface_instance)
+
+
+def _nearest(
+    prepared: PreparedScene,
+    origins: np.ndarray,
+    directions: np.ndarray,
+    t_max: float,
+    device: str,
+    threads: int | None,
+    sea_surface_instance: int | None,
+) -> TraceResult:
+    """:func:`nearest_hits`, with the sea surface seeded first unless it is ``None``."""
     o, d = check_rays(origins, directions)
     t_max = check_t_max(t_max)
     device = check_device(device)
@@ -434,6 +501,7 @@ def nearest_hits(
             best_tri[a:b],
             device=device,
             rays_per_thread=rays_per_thread,
+            sea_surface_instance=sea_surface_instance,
         )
 
     if device == "cpu":

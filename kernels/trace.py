@@ -49,7 +49,9 @@ __all__ = [
     "larger",
     "larger_finite",
     "launch_inverse_directions",
+    "launch_seed_sea_surface",
     "launch_trace_instance",
+    "seed_sea_surface",
     "smaller",
     "smaller_finite",
     "trace_instance",
@@ -312,6 +314,40 @@ def inverse_directions(directions: wp.array(dtype=wp.vec3d), inv_d: wp.array(dty
 
 
 @wp.kernel
+def seed_sea_surface(
+    origins: wp.array(dtype=wp.vec3d),
+    directions: wp.array(dtype=wp.vec3d),
+    t_max: wp.float64,
+    sea_surface_instance: wp.int32,
+    best_t: wp.array(dtype=wp.float64),
+    best_instance: wp.array(dtype=wp.int32),
+    best_triangle: wp.array(dtype=wp.int32),
+    ray_count: wp.int32,
+    rays_per_thread: wp.int32,
+):
+    """Makes the sea surface each ray's first candidate, before any mesh is traced.
+
+    The plane ``z = 0`` as :func:`leviathan.raycast.intersect_sea_surface` tests it,
+    ``t = (0 - oz) / dz``, a hit where ``dz != 0`` and ``0 < t <= t_max``: a hit
+    becomes the ray's best ``(t, sea_surface_instance, 0)``. The sea surface's index
+    is the scene's last, so under the traversal's lexicographic ``(t, instance,
+    triangle)`` rule a mesh hit replaces it exactly where
+    :func:`leviathan.raycast.combine_with_sea_surface` keeps the mesh: at a nearer or
+    equal ``t``. Thread ``i`` owns the same run of rays as in :func:`trace_instance`.
+    """
+    first = wp.tid() * rays_per_thread
+    last = wp.min(first + rays_per_thread, ray_count)
+    for r in range(first, last):
+        dz = directions[r][2]
+        if dz != ZERO:
+            t = (ZERO - origins[r][2]) / dz
+            if t > ZERO and t <= t_max:
+                best_t[r] = t
+                best_instance[r] = sea_surface_instance
+                best_triangle[r] = 0
+
+
+@wp.kernel
 def trace_instance(
     origins: wp.array(dtype=wp.vec3d),
     directions: wp.array(dtype=wp.vec3d),
@@ -372,6 +408,29 @@ def launch_inverse_directions(
     )
 
 
+def launch_seed_sea_surface(
+    *,
+    origins: wp.array,
+    directions: wp.array,
+    t_max: float,
+    sea_surface_instance: int,
+    best_t: wp.array,
+    best_instance: wp.array,
+    best_triangle: wp.array,
+    rays_per_thread: int,
+    device: str,
+) -> None:
+    """Launches :func:`seed_sea_surface` over every ray (before the instances)."""
+    _launch_runs(
+        seed_sea_surface,
+        origins.shape[0],
+        rays_per_thread,
+        [origins, directions, wp.float64(t_max), wp.int32(sea_surface_instance)],
+        [best_t, best_instance, best_triangle],
+        device,
+    )
+
+
 def launch_trace_instance(
     *,
     origins: wp.array,
@@ -393,22 +452,22 @@ def launch_trace_instance(
     bvh = _InstanceBvh()
     for name in _InstanceBvh.vars:
         setattr(bvh, name, arrays[name])
-    ray_count = origins.shape[0]
-    wp.launch(
+    _launch_runs(
         trace_instance,
+        origins.shape[0],
+        rays_per_thread,
+        [origins, directions, inv_directions, wp.float64(t_max), wp.int32(instance_index), bvh],
+        [best_t, best_instance, best_triangle],
+        device,
+    )
+
+
+def _launch_runs(kernel, ray_count: int, rays_per_thread: int, inputs, best, device: str) -> None:
+    """Launches a kernel whose threads own runs of ``rays_per_thread`` rays: its ``inputs``,
+    the ``best`` arrays, then the ray count and the run length, as its parameters end."""
+    wp.launch(
+        kernel,
         dim=(ray_count + rays_per_thread - 1) // rays_per_thread,
-        inputs=[
-            origins,
-            directions,
-            inv_directions,
-            wp.float64(t_max),
-            wp.int32(instance_index),
-            bvh,
-            best_t,
-            best_instance,
-            best_triangle,
-            wp.int32(ray_count),
-            wp.int32(rays_per_thread),
-        ],
+        inputs=[*inputs, *best, wp.int32(ray_count), wp.int32(rays_per_thread)],
         device=device,
     )

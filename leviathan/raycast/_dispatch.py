@@ -16,8 +16,10 @@ get the same answer from every backend, bit for bit:
   on the CPU falls back to the reference (same results) and logs a warning.
 
 Only the nearest mesh hit (``nearest_hits``, the same name in both backends)
-differs between backends; preparation, the sea surface and everything after
-the hit are shared host code.
+differs between backends; preparation and everything after the hit are shared
+host code. The sea surface is composed on the host after the reference's mesh
+search, and seeded on the device before Warp's (each ray starts from its plane
+hit), which gives the same answer in one pass.
 
 Both backends are imported when first used: the reference imports this
 package's shared stages, and Warp is optional and slow to import.
@@ -132,12 +134,44 @@ def trace_rays(
 
     The one composition of tracing with the sea surface: the sonar, the camera
     and the DVL all trace through it. Same arguments as :func:`trace_meshes`,
-    plus the sea surface's instance index (``scene.sea_surface_instance``).
+    plus the sea surface's instance index (``scene.sea_surface_instance``). The
+    reference composes the plane after its mesh search
+    (:func:`~leviathan.raycast._sea_surface.combine_with_sea_surface`); Warp seeds it
+    before (:func:`leviathan.kernels.backend.nearest_hits_with_sea_surface`): the
+    same result, bit for bit.
     """
+    name, dev = resolve_backend(backend, device)
+    if name == "warp" and _after_meshes(sea_surface_instance, prepared):
+        # The sea surface seeded on the device before the meshes are traced: the same
+        # answer as the composition below, in one pass (nearest_hits_with_sea_surface,
+        # which checks the rays).
+        from leviathan.kernels.backend import nearest_hits_with_sea_surface
+
+        checkpoint()  # a stopped command (Ctrl-C) stops before a trace, not after it
+        hits = nearest_hits_with_sea_surface(
+            prepared,
+            origins,
+            directions,
+            t_max=t_max,
+            sea_surface_instance=int(sea_surface_instance),
+            device=dev,
+        )
+        checkpoint()
+        return hits
     o, d = check_rays(origins, directions)
     checkpoint()  # a stopped command (Ctrl-C) stops before a trace, not after it
-    meshes = trace_meshes(prepared, o, d, t_max=t_max, backend=backend, device=device)
+    meshes = trace_meshes(prepared, o, d, t_max=t_max, backend=name, device=dev)
     checkpoint()
     return combine_with_sea_surface(
         meshes, o, d, t_max=t_max, sea_surface_instance=sea_surface_instance
+    )
+
+
+def _after_meshes(sea_surface_instance: object, prepared: PreparedScene) -> bool:
+    """Whether the sea surface's index follows every mesh instance's, as a scene's does
+    (``scene.sea_surface_instance``): then the traversal's tie rule is the composition's."""
+    return (
+        isinstance(sea_surface_instance, int | np.integer)
+        and not isinstance(sea_surface_instance, bool)
+        and int(sea_surface_instance) >= len(prepared.instances)
     )

@@ -1,10 +1,11 @@
-"""The analytic sea surface, added on the host after either backend's mesh search.
+"""The analytic sea surface, added on the host after the reference's mesh search.
 
 The sea surface is the plane ``z = 0`` of world NED (instance
-``scene.sea_surface_instance``, triangle 0). No backend traces it: after the
+``scene.sea_surface_instance``, triangle 0). No BVH holds it: after the reference's
 nearest mesh hit, :func:`combine_with_sea_surface` lets the plane win where it is
-strictly nearer. :func:`leviathan.raycast.trace_rays` is the one place that
-composes the two.
+strictly nearer; the Warp backend starts each ray from the same plane hit instead
+(:func:`leviathan.kernels.trace.seed_sea_surface`), which its tie rule makes the same
+answer. :func:`leviathan.raycast.trace_rays` is the one place that composes the two.
 """
 
 from __future__ import annotations
@@ -30,7 +31,8 @@ def intersect_sea_surface(
         ``(hit, t)``: hit where ``dz != 0`` and ``0 < t <= t_max``; bool [n], float64 [n].
     """
     dz = d[:, 2]
-    with np.errstate(divide="ignore", invalid="ignore"):
+    # dz = 0 gives an infinity or a NaN (no hit), a subnormal dz may overflow to inf.
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         t = (0.0 - o[:, 2]) / dz
     hit = (dz != 0.0) & (t > 0.0) & (t <= t_max)
     return hit, t
