@@ -435,17 +435,11 @@ def nearest_hits_with_sea_surface(
     device: str = "cpu",
     threads: int | None = None,
 ) -> TraceResult:
-    """:func:`nearest_hits` with the analytic sea surface, in one pass on the device.
-
-    The same result, bit for bit, as
-    :func:`leviathan.raycast.combine_with_sea_surface` of :func:`nearest_hits` (the
-    plane wins only where it is strictly nearer than the mesh hit): each ray starts
-    from its sea-surface hit (:func:`leviathan.kernels.trace.seed_sea_surface`) and
-    the meshes are traced against it, so a ray that meets the surface first also culls
-    every box beyond it. :func:`leviathan.raycast.trace_rays` runs it for the Warp
-    backend. Arguments as :func:`nearest_hits`, plus ``sea_surface_instance``, the
-    scene's last instance index (``scene.sea_surface_instance``), which no mesh
-    instance of ``prepared`` may have (any index after theirs gives the same rule).
+    """:func:`nearest_hits` and the analytic sea surface in one pass: the result of
+    ``raycast._sea_surface.combine_with_sea_surface`` after :func:`nearest_hits`, bit
+    for bit, with each ray started from its plane hit
+    (:func:`leviathan.kernels.trace.seed_sea_surface`), which also culls every box
+    beyond it. ``sea_surface_instance`` is the scene's (after every mesh instance).
 
     Raises:
         ValueError: If ``sea_surface_instance`` is not an int after the meshes' indices.
@@ -460,15 +454,7 @@ def nearest_hits_with_sea_surface(
     return _nearest(prepared, origins, directions, t_max, device, threads, sea_surface_instance)
 
 
-def _nearest(
-    prepared: PreparedScene,
-    origins: np.ndarray,
-    directions: np.ndarray,
-    t_max: float,
-    device: str,
-    threads: int | None,
-    sea_surface_instance: int | None,
-) -> TraceResult:
+def _nearest(prepared, origins, directions, t_max, device, threads, sea_surface_instance):
     """:func:`nearest_hits`, with the sea surface seeded first unless it is ``None``."""
     o, d = check_rays(origins, directions)
     t_max = check_t_max(t_max)

@@ -332,7 +332,7 @@ def seed_sea_surface(
     becomes the ray's best ``(t, sea_surface_instance, 0)``. The sea surface's index
     is the scene's last, so under the traversal's lexicographic ``(t, instance,
     triangle)`` rule a mesh hit replaces it exactly where
-    :func:`leviathan.raycast.combine_with_sea_surface` keeps the mesh: at a nearer or
+    ``raycast._sea_surface.combine_with_sea_surface`` keeps the mesh: at a nearer or
     equal ``t``. Thread ``i`` owns the same run of rays as in :func:`trace_instance`.
     """
     first = wp.tid() * rays_per_thread
