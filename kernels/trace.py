@@ -374,8 +374,14 @@ def trace_instance(
         o = origins[r]
         inv_d = inv_directions[r]
         bt = best_t[r]
-        # Instance culling: the root box is the instance's padded bounds.
-        visit, _near = intersect_ray_box(o, inv_d, bvh.node_box[0], bt)
+        # Instance culling: the root box is the instance's padded bounds (the NaN-free
+        # test where no slab can be NaN, as in the traversal).
+        finite_inv = is_finite3(inv_d)
+        visit = bool(False)
+        if finite_inv:
+            visit, _near = intersect_ray_box_finite(o, inv_d, bvh.node_box[0], bt)
+        else:
+            visit, _near = intersect_ray_box(o, inv_d, bvh.node_box[0], bt)
         if visit:
             bi = best_instance[r]
             btr = best_triangle[r]
@@ -383,7 +389,7 @@ def trace_instance(
                 o,
                 directions[r],
                 inv_d,
-                is_finite3(inv_d),
+                finite_inv,
                 t_max,
                 instance_index,
                 bvh,

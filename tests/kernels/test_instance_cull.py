@@ -71,3 +71,29 @@ def test_random_batches_on_both_sides_of_the_cull_limit_equal_the_reference(coun
         nearest_hits(scene, o, d, t_max=60.0, device="cpu"),
         reference_nearest_hits(scene, o, d, t_max=60.0),
     )
+
+
+def test_rays_from_the_instance_boxes_faces_are_culled_as_the_reference() -> None:
+    # More rays than the host cull takes, so every instance's root box is tested per ray
+    # in the kernel: its NaN-free test where the ray's inverse direction is finite, the
+    # NaN-propagating one where it is not (subnormal components), as in the traversal.
+    scene = _scene()
+    rng = np.random.default_rng(77)
+    n = 3 * HOST_CULL_MAX_RAYS
+    box = np.stack([scene.instances[k].bounds for k in rng.integers(0, 3, n)])
+    o = box[:, :3] + rng.uniform(-0.2, 1.2, (n, 3)) * (box[:, 3:] - box[:, :3])
+    axis = rng.integers(0, 3, n)
+    rows = np.arange(n)
+    o[rows, axis] = box[rows, axis + 3 * rng.integers(0, 2, n)]  # on a face plane
+    d = unit(rng.normal(size=(n, 3)))
+    along = rng.random(n) < 0.2
+    d[along, axis[along]] = 0.0  # along the face
+    tiny = rng.random(n) < 0.1
+    d[tiny, axis[tiny]] = 1e-310  # an inverse that overflows: the general test
+    with np.errstate(over="ignore"):
+        finite = np.isfinite(1.0 / np.where(d == 0.0, 1.0, d)).all(axis=1)
+    assert 0.5 * n < finite.sum() < n
+    for t_max in (60.0, 0.5, 1e-9):
+        with np.errstate(over="ignore", invalid="ignore"):  # the reference's slabs: inf, NaN
+            want = reference_nearest_hits(scene, o, d, t_max=t_max)
+        _assert_same(nearest_hits(scene, o, d, t_max=t_max, device="cpu"), want)
