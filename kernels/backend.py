@@ -137,12 +137,13 @@ def load_kernels(device: str = "cpu") -> CompileReport:
         report = _reports.get(device)
         if report is None:
             wp = _warp()
-            from leviathan.kernels import channels, ground_truth, physics, trace
+            from leviathan.kernels import channels, ground_truth, physics, trace, trace_native
 
             t0 = time.perf_counter()
             with quiet_warp():
                 wp.load_module(trace, device=device)
-                # The compiled host stage runs on the CPU whatever device traces.
+                # The compiled host stage (and the CPU walk) run on the CPU whatever traces.
+                wp.load_module(trace_native, device="cpu")
                 wp.load_module(physics, device="cpu")
                 wp.load_module(ground_truth, device="cpu")
                 wp.load_module(channels, device="cpu")
@@ -241,11 +242,8 @@ def _launch_rays(
     """Traces the rays ``o``/``d`` into ``best_*`` (CPU: in place, over numpy memory),
     from their sea-surface hits first unless ``sea_surface_instance`` is ``None``."""
     wp = _warp()
-    from leviathan.kernels.trace import (
-        launch_inverse_directions,
-        launch_seed_sea_surface,
-        launch_trace_instance,
-    )
+    from leviathan.kernels.trace import launch_inverse_directions, launch_seed_sea_surface
+    from leviathan.kernels.trace_native import launch_trace
 
     on_cpu = device == "cpu"
     o_dev = wp.array(o, dtype=wp.vec3d, device=device, copy=not on_cpu)
@@ -270,7 +268,7 @@ def _launch_rays(
     for k, uploaded in enumerate(arrays):
         if uploaded is None:
             continue  # no ray reaches the instance's box (_reachable)
-        launch_trace_instance(
+        launch_trace(
             origins=o_dev,
             directions=d_dev,
             inv_directions=inv_dev,

@@ -53,6 +53,7 @@ CANONICAL_MODULES = (
     "kernels/host_stage.py",
     "kernels/physics.py",
     "kernels/trace.py",
+    "kernels/trace_native.py",
     "leviathan/__init__.py",
     "leviathan/_fan_product.py",
     "leviathan/_frozen.py",
