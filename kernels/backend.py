@@ -242,8 +242,8 @@ def _launch_rays(
     """Traces the rays ``o``/``d`` into ``best_*`` (CPU: in place, over numpy memory),
     from their sea-surface hits first unless ``sea_surface_instance`` is ``None``."""
     wp = _warp()
-    from leviathan.kernels.trace import launch_inverse_directions, launch_seed_sea_surface
-    from leviathan.kernels.trace_native import launch_trace
+    from leviathan.kernels import trace as kt
+    from leviathan.kernels.trace_native import trace_instance_cpu
 
     on_cpu = device == "cpu"
     o_dev = wp.array(o, dtype=wp.vec3d, device=device, copy=not on_cpu)
@@ -252,9 +252,9 @@ def _launch_rays(
     best_inst_dev = wp.array(best_inst, dtype=wp.int32, device=device, copy=not on_cpu)
     best_tri_dev = wp.array(best_tri, dtype=wp.int32, device=device, copy=not on_cpu)
     inv_dev = wp.empty(o.shape[0], dtype=wp.vec3d, device=device)
-    launch_inverse_directions(directions=d_dev, inv_directions=inv_dev, device=device)
+    kt.launch_inverse_directions(directions=d_dev, inv_directions=inv_dev, device=device)
     if sea_surface_instance is not None:
-        launch_seed_sea_surface(
+        kt.launch_seed_sea_surface(
             origins=o_dev,
             directions=d_dev,
             t_max=t_max,
@@ -268,7 +268,7 @@ def _launch_rays(
     for k, uploaded in enumerate(arrays):
         if uploaded is None:
             continue  # no ray reaches the instance's box (_reachable)
-        launch_trace(
+        kt.launch_trace_instance(
             origins=o_dev,
             directions=d_dev,
             inv_directions=inv_dev,
@@ -280,6 +280,7 @@ def _launch_rays(
             best_triangle=best_tri_dev,
             rays_per_thread=rays_per_thread,
             device=device,
+            kernel=trace_instance_cpu if on_cpu else None,
         )
     if not on_cpu:
         best_t[...] = best_t_dev.numpy()

@@ -40,6 +40,7 @@ __all__ = [
     "INV_DIR_ZERO",
     "STACK_CAPACITY",
     "box6d",
+    "enters_instance",
     "intersect_ray_box",
     "intersect_ray_box_finite",
     "intersect_ray_triangle",
@@ -306,6 +307,20 @@ def traverse_instance(
     return bt, bi, btr
 
 
+@wp.func(inline=True)
+def enters_instance(o: wp.vec3d, inv_d: wp.vec3d, root: box6d, t_best: wp.float64):
+    """Instance culling: whether the ray passes the instance's root box (its padded
+    bounds), and whether its ``inv_d`` is finite, which picks the slab test here and in
+    the walk (:func:`intersect_ray_box_finite` where no slab can be NaN)."""
+    finite_inv = is_finite3(inv_d)
+    visit = bool(False)
+    if finite_inv:
+        visit, _near = intersect_ray_box_finite(o, inv_d, root, t_best)
+    else:
+        visit, _near = intersect_ray_box(o, inv_d, root, t_best)
+    return visit, finite_inv
+
+
 @wp.kernel
 def inverse_directions(directions: wp.array(dtype=wp.vec3d), inv_d: wp.array(dtype=wp.vec3d)):
     """Per-ray :func:`inverse_direction`, computed once per trace."""
@@ -374,14 +389,7 @@ def trace_instance(
         o = origins[r]
         inv_d = inv_directions[r]
         bt = best_t[r]
-        # Instance culling: the root box is the instance's padded bounds (the NaN-free
-        # test where no slab can be NaN, as in the traversal).
-        finite_inv = is_finite3(inv_d)
-        visit = bool(False)
-        if finite_inv:
-            visit, _near = intersect_ray_box_finite(o, inv_d, bvh.node_box[0], bt)
-        else:
-            visit, _near = intersect_ray_box(o, inv_d, bvh.node_box[0], bt)
+        visit, finite_inv = enters_instance(o, inv_d, bvh.node_box[0], bt)
         if visit:
             bi = best_instance[r]
             btr = best_triangle[r]
@@ -450,16 +458,19 @@ def launch_trace_instance(
     best_triangle: wp.array,
     rays_per_thread: int,
     device: str,
+    kernel: wp.Kernel | None = None,
 ) -> None:
     """Launches :func:`trace_instance` over every ray for one uploaded instance.
 
-    ``arrays`` holds the instance's uploaded arrays by :class:`_InstanceBvh`'s field names.
+    ``arrays`` holds the instance's uploaded arrays by :class:`_InstanceBvh`'s field names;
+    ``kernel`` is another kernel of ``trace_instance``'s parameters to launch instead (the
+    CPU's :func:`leviathan.kernels.trace_native.trace_instance_cpu`).
     """
     bvh = _InstanceBvh()
     for name in _InstanceBvh.vars:
         setattr(bvh, name, arrays[name])
     _launch_runs(
-        trace_instance,
+        trace_instance if kernel is None else kernel,
         origins.shape[0],
         rays_per_thread,
         [origins, directions, inv_directions, wp.float64(t_max), wp.int32(instance_index), bvh],

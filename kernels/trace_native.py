@@ -16,7 +16,8 @@ indexing (each access reloads its stride and wraps a negative index) and on copi
 loop-carried values; the snippet reads contiguous rows directly. Measured on 65,536 rays
 of the bench sonar over a 10**6-triangle seabed, one thread, same run: 600-626 ns/ray
 with the Warp-language walk, 466-488 with this one. CUDA keeps the Warp-language
-kernel (one ray per thread; not measured here).
+kernel (one ray per thread; not measured here): the backend launches this one on the
+CPU through :func:`leviathan.kernels.trace.launch_trace_instance`'s ``kernel``.
 """
 
 from __future__ import annotations
@@ -29,18 +30,14 @@ from leviathan.kernels.trace import (
     BARY_LO,
     STACK_CAPACITY,
     _InstanceBvh,
-    _launch_runs,
     box6d,
-    intersect_ray_box,
-    intersect_ray_box_finite,
-    is_finite3,
-    launch_trace_instance,
+    enters_instance,
     tri9d,
 )
 
 wp.set_module_options(KERNEL_OPTIONS)
 
-__all__ = ["launch_trace", "trace_instance_cpu", "walk_native"]
+__all__ = ["trace_instance_cpu", "walk_native"]
 
 # The walk of traverse_instance, line for line; SMALLER/LARGER are kernels.trace's
 # smaller/larger (NaN-propagating, ``a`` first), their _FINITE forms smaller_finite and
@@ -207,12 +204,7 @@ def trace_instance_cpu(
     for r in range(first, last):
         o = origins[r]
         inv_d = inv_directions[r]
-        finite_inv = is_finite3(inv_d)
-        visit = bool(False)
-        if finite_inv:
-            visit, _near = intersect_ray_box_finite(o, inv_d, bvh.node_box[0], best_t[r])
-        else:
-            visit, _near = intersect_ray_box(o, inv_d, bvh.node_box[0], best_t[r])
+        visit, finite_inv = enters_instance(o, inv_d, bvh.node_box[0], best_t[r])
         if visit:
             walk_native(
                 o,
@@ -233,47 +225,3 @@ def trace_instance_cpu(
                 best_instance,
                 best_triangle,
             )
-
-
-def launch_trace(
-    *,
-    origins: wp.array,
-    directions: wp.array,
-    inv_directions: wp.array,
-    t_max: float,
-    instance_index: int,
-    arrays: dict[str, wp.array],
-    best_t: wp.array,
-    best_instance: wp.array,
-    best_triangle: wp.array,
-    rays_per_thread: int,
-    device: str,
-) -> None:
-    """:func:`leviathan.kernels.trace.launch_trace_instance` (its arguments), on the CPU
-    with :func:`trace_instance_cpu`, elsewhere with the Warp-language kernel."""
-    if device != "cpu":
-        launch_trace_instance(
-            origins=origins,
-            directions=directions,
-            inv_directions=inv_directions,
-            t_max=t_max,
-            instance_index=instance_index,
-            arrays=arrays,
-            best_t=best_t,
-            best_instance=best_instance,
-            best_triangle=best_triangle,
-            rays_per_thread=rays_per_thread,
-            device=device,
-        )
-        return
-    bvh = _InstanceBvh()
-    for name in _InstanceBvh.vars:
-        setattr(bvh, name, arrays[name])
-    _launch_runs(
-        trace_instance_cpu,
-        origins.shape[0],
-        rays_per_thread,
-        [origins, directions, inv_directions, wp.float64(t_max), wp.int32(instance_index), bvh],
-        [best_t, best_instance, best_triangle],
-        device,
-    )

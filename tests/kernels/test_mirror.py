@@ -36,6 +36,7 @@ WARP_ONLY = {
     "inverse_direction": "one ray's 1/d; the reference's inverse_directions is vectorised",
     "intersect_ray_box_finite": "intersect_ray_box's fast path for finite 1/d (same result)",
     "is_finite3": "selects that fast path per ray",
+    "enters_instance": "one ray's instance culling (the reference tests the bounds vectorised)",
     "trace_instance": "the kernel running nearest_hits' per-instance loop body on each ray",
     "launch_inverse_directions": "host launch wrapper of the inverse_directions kernel",
     "launch_trace_instance": "host launch wrapper of the trace_instance kernel",

@@ -60,7 +60,7 @@ def _rays(n: int):
     return np.ascontiguousarray(o), np.ascontiguousarray(d), rows
 
 
-def _trace(scene, o, d, t_max: float, launch) -> tuple[np.ndarray, ...]:
+def _trace(scene, o, d, t_max: float, kernel) -> tuple[np.ndarray, ...]:
     n = o.shape[0]
     best = [np.full(n, t_max), np.full(n, -1, np.int32), np.full(n, -1, np.int32)]
     o_dev = wp.array(o, dtype=wp.vec3d, device="cpu")
@@ -69,7 +69,7 @@ def _trace(scene, o, d, t_max: float, launch) -> tuple[np.ndarray, ...]:
     kt.launch_inverse_directions(directions=d_dev, inv_directions=inv_dev, device="cpu")
     best_dev = [wp.array(b, device="cpu", copy=False) for b in best]
     for k, prep in enumerate(scene.instances):
-        launch(
+        kt.launch_trace_instance(
             origins=o_dev,
             directions=d_dev,
             inv_directions=inv_dev,
@@ -81,6 +81,7 @@ def _trace(scene, o, d, t_max: float, launch) -> tuple[np.ndarray, ...]:
             best_triangle=best_dev[2],
             rays_per_thread=64,
             device="cpu",
+            kernel=kernel,
         )
     wp.synchronize_device("cpu")
     return tuple(best)
@@ -94,8 +95,8 @@ def test_the_native_walk_equals_the_warp_walk_bit_for_bit(t_max: float) -> None:
     with np.errstate(over="ignore", divide="ignore"):
         finite = np.isfinite(1.0 / np.where(d == 0.0, 1.0, d)).all(axis=1)
     assert 0.8 * len(d) < finite.sum() < len(d)  # both slab tests are reached
-    want = _trace(scene, o, d, t_max, kt.launch_trace_instance)
-    got = _trace(scene, o, d, t_max, kn.launch_trace)
+    want = _trace(scene, o, d, t_max, kt.trace_instance)
+    got = _trace(scene, o, d, t_max, kn.trace_instance_cpu)
     # Every instance wins somewhere but the plane's twin, which loses every tie to it.
     assert (want[1] >= 0).sum() > 1000 and set(want[1][want[1] >= 0].tolist()) == {0, 1, 2}
     assert (want[0][-(len(_TICKS) ** 2) :] == 6.0).sum() > 500  # the tie rays reach the plane
@@ -109,8 +110,8 @@ def test_a_t_max_at_a_hit_distance_keeps_that_hit_in_both_walks() -> None:
     with np.errstate(over="ignore", invalid="ignore"):
         t_exact = reference_nearest_hits(scene, o, d, t_max=60.0).t
     t_max = float(t_exact[np.isfinite(t_exact)][7])
-    want = _trace(scene, o, d, t_max, kt.launch_trace_instance)
-    got = _trace(scene, o, d, t_max, kn.launch_trace)
+    want = _trace(scene, o, d, t_max, kt.trace_instance)
+    got = _trace(scene, o, d, t_max, kn.trace_instance_cpu)
     assert (want[0] == t_max).any()
     for a, b in zip(got, want, strict=True):
         np.testing.assert_array_equal(a.view(np.uint8), b.view(np.uint8))
